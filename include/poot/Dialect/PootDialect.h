@@ -1,0 +1,42 @@
+//===- PootDialect.h - The poot dialect -------------------------*- C++ -*-===//
+//
+// Declares the poot dialect, its ops, and the names of the graph-convention
+// attributes it verifies on functions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_DIALECT_POOTDIALECT_H
+#define POOT_DIALECT_POOTDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferIntRangeInterface.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "poot/Dialect/PootDialect.h.inc"
+#include "poot/Dialect/PootEnums.h.inc"
+
+#define GET_OP_CLASSES
+#include "poot/Dialect/PootOps.h.inc"
+
+namespace poot {
+
+/// Argument/result attributes of the graph conventions (DESIGN 4.1).
+namespace attrs {
+inline constexpr llvm::StringLiteral kSlot = "poot.slot";
+inline constexpr llvm::StringLiteral kRange = "poot.range";
+inline constexpr llvm::StringLiteral kState = "poot.state";
+inline constexpr llvm::StringLiteral kValidation = "poot.validation";
+inline constexpr llvm::StringLiteral kName = "poot.name";
+} // namespace attrs
+
+/// The slot names a graph input may declare.
+bool isKnownSlot(llvm::StringRef slot);
+
+} // namespace poot
+
+#endif // POOT_DIALECT_POOTDIALECT_H

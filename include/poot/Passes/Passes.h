@@ -1,0 +1,20 @@
+//===- Passes.h - poot passes -----------------------------------*- C++ -*-===//
+#ifndef POOT_PASSES_PASSES_H
+#define POOT_PASSES_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include "poot/Dialect/PootDialect.h"
+
+namespace poot {
+
+#define GEN_PASS_DECL
+#include "poot/Passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "poot/Passes/Passes.h.inc"
+
+} // namespace poot
+
+#endif // POOT_PASSES_PASSES_H

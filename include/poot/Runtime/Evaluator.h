@@ -1,0 +1,55 @@
+//===- Evaluator.h - The reference evaluator (the oracle) -------*- C++ -*-===//
+//
+// Evaluates a Graph of eqn records exactly per op semantics on the host.
+//
+// Two numeric modes:
+//  - Native: each op computes in f32 (f64 for f64 values) and rounds its
+//    results to the value's dtype, so f16/bf16 rounding is emulated op by op;
+//    sums (reduce_sum, matmul) accumulate in f32 in index order.
+//  - Reference: every float op computes and accumulates in f64 and nothing is
+//    rounded; this is the oracle other results are compared against.
+//
+// A run either succeeds and publishes everything (outputs written, state
+// buffers updated in place) or fails with a typed Status and publishes
+// nothing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_RUNTIME_EVALUATOR_H
+#define POOT_RUNTIME_EVALUATOR_H
+
+#include "poot/Runtime/Graph.h"
+#include "poot/Runtime/Status.h"
+
+#include <map>
+#include <string>
+
+namespace poot::rt {
+
+enum class NumericMode { Native, Reference };
+
+/// What a run reads and writes. Inputs are looked up by GraphInput::name.
+/// For a state pair, the caller binds the state buffer under the input's name
+/// in `state`; on success it is overwritten in place with the outgoing value.
+struct Bindings {
+  std::map<std::string, const Tensor *> inputs;
+  std::map<std::string, Tensor *> state;
+};
+
+/// Checks every input: bound exactly once, known name, dtype and shape as
+/// declared, integer values inside a declared poot.range. Runs nothing.
+Status checkBindings(const Graph &graph, const Bindings &bindings);
+
+/// Evaluates `graph`. On success fills `outputs` (by GraphOutput::name; state
+/// outputs are not repeated there) and updates the state buffers. On failure
+/// neither `outputs` nor any state buffer is touched.
+Status evaluate(const Graph &graph, const Bindings &bindings,
+                NumericMode mode, std::map<std::string, Tensor> &outputs);
+
+/// Evaluates one eqn on its operand tensors (used by evaluate and by tests).
+Status evaluateEqn(const Eqn &eqn, const std::vector<const Tensor *> &operands,
+                   const std::vector<TensorType> &resultTypes, NumericMode mode,
+                   std::vector<Tensor> &results);
+
+} // namespace poot::rt
+
+#endif // POOT_RUNTIME_EVALUATOR_H

@@ -1,0 +1,31 @@
+//===- Npy.h - Reading and writing .npy files -------------------*- C++ -*-===//
+//
+// NumPy's .npy format (versions 1.0-3.0), little-endian, C order. Supported
+// element types: f2, f4, f8, i4, i8, b1 (bool), and bfloat16 as raw 2-byte
+// words ('<u2' or 'V2', as ml_dtypes writes it). A bf16 tensor is written as
+// f4 (an exact widening) so any reader can load it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_RUNTIME_NPY_H
+#define POOT_RUNTIME_NPY_H
+
+#include "poot/Runtime/Status.h"
+#include "poot/Runtime/Tensor.h"
+
+#include <string>
+
+namespace poot::rt {
+
+/// Reads `path` into `out`. When `expected` is given, a file of another
+/// element type is converted to it (rounded), and a shape mismatch is an error
+/// naming both shapes. A truncated or malformed file is a typed Malformed
+/// error naming the file.
+Status readNpy(const std::string &path, const TensorType *expected,
+               Tensor &out);
+
+/// Writes `tensor` to `path` (bf16 widened to f4, i1 as b1).
+Status writeNpy(const std::string &path, const Tensor &tensor);
+
+} // namespace poot::rt
+
+#endif // POOT_RUNTIME_NPY_H
