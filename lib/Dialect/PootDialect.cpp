@@ -68,7 +68,8 @@ static LogicalResult verifyStatePair(FunctionOpInterface fn, bool isResult,
              << mine[index] << ", got " << other[i] << " on the " << otherKind;
     return success();
   }
-  return fn.emitOpError() << "expected a " << otherKind
+  return fn.emitOpError() << "expected " << (isResult ? "an " : "a ")
+                          << otherKind
                           << " with poot.state = " << state << ", got none";
 }
 
@@ -182,4 +183,12 @@ LogicalResult PootDialect::verifyRegionResultAttribute(Operation *op,
   return fn.emitOpError() << "expected a poot result attribute "
                              "(poot.validation, poot.state, poot.name), got "
                           << attr.getName();
+}
+
+Operation *PootDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return builder.create<ConstantOp>(loc, elements);
 }

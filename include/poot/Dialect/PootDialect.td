@@ -22,6 +22,7 @@ def Poot_Dialect : Dialect {
     `poot.range`, `poot.state`, `poot.validation`, `poot.name`) say what each
     input and output is; the dialect verifies them on the function.
   }];
+  let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
   let useDefaultAttributePrinterParser = 0;

@@ -1,0 +1,59 @@
+//===- RandomInputs.cpp - Seeded random bindings for a graph --------------===//
+
+#include "poot/Runtime/RandomInputs.h"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+using namespace poot::rt;
+
+Tensor poot::rt::randomInput(const Graph &graph, const GraphInput &input,
+                             uint64_t seed, int64_t headroom) {
+  const TensorType &type = graph.values[input.value];
+  // One stream per input name, so adding an input does not reshuffle others.
+  std::seed_seq seq{static_cast<uint32_t>(seed),
+                    static_cast<uint32_t>(seed >> 32),
+                    static_cast<uint32_t>(std::hash<std::string>()(input.name))};
+  std::mt19937_64 rng(seq);
+  Tensor t(type);
+  int64_t n = t.size();
+  if (isFloat(type.dtype)) {
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    for (int64_t i = 0; i < n; ++i) {
+      double v = 0.0;
+      while (v == 0.0)
+        v = roundTo(type.dtype, dist(rng));
+      t.at(i) = v;
+    }
+    return t;
+  }
+  if (type.dtype == DType::I1) {
+    std::bernoulli_distribution dist(0.5);
+    for (int64_t i = 0; i < n; ++i)
+      t.at(i) = dist(rng) ? 1.0 : 0.0;
+    return t;
+  }
+  int64_t lo = 0, hi = 4;
+  if (input.range) {
+    lo = input.range->first;
+    hi = input.range->second;
+  }
+  if (input.slot == "write_map") {
+    // Distinct pool slots (never -1, so every new row lands somewhere).
+    int64_t start = std::max<int64_t>(lo, 0);
+    std::vector<int64_t> slots(std::max<int64_t>(hi - start, 0));
+    std::iota(slots.begin(), slots.end(), start);
+    std::shuffle(slots.begin(), slots.end(), rng);
+    for (int64_t i = 0; i < n; ++i)
+      t.at(i) = slots.empty() ? -1.0
+                              : static_cast<double>(slots[i % slots.size()]);
+    return t;
+  }
+  if (input.slot == "pos" || input.slot == "len")
+    hi = std::max(lo + 1, hi - headroom);
+  std::uniform_int_distribution<int64_t> dist(lo, hi - 1);
+  for (int64_t i = 0; i < n; ++i)
+    t.at(i) = static_cast<double>(dist(rng));
+  return t;
+}

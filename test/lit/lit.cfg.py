@@ -1,0 +1,25 @@
+# lit configuration of poot's IR and tool tests.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "poot"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.poot_obj_root, "test", "lit")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%examples", os.path.join(config.poot_src_root, "examples")))
+llvm_config.use_default_substitutions()
+
+tool_dirs = [
+    os.path.join(config.poot_tools_dir, "poot-opt"),
+    os.path.join(config.poot_tools_dir, "poot-run"),
+    os.path.join(config.poot_tools_dir, "poot-trace"),
+    config.llvm_tools_dir,
+]
+llvm_config.add_tool_substitutions(["poot-opt", "poot-run", "poot-trace"], tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -1,0 +1,259 @@
+//===- poot-run.cpp - Run a poot graph on a device ------------------------===//
+//
+// Runs a graph on a device with inputs from .npy files or seeded random
+// values, optionally for several decode steps (advancing the `pos` and `len`
+// slots and carrying the state), writes the outputs as .npy, and with --check
+// compares every output against the oracle (the f64 reference evaluator) run
+// on a reference graph with the same inputs. Nothing is written unless the
+// whole run succeeds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Dialect/PootDialect.h"
+#include "poot/Plan/GraphRecords.h"
+#include "poot/Runtime/Check.h"
+#include "poot/Runtime/Evaluator.h"
+#include "poot/Runtime/Npy.h"
+#include "poot/Runtime/RandomInputs.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <map>
+
+using namespace llvm;
+namespace rt = poot::rt;
+
+static cl::opt<std::string> graphPath(cl::Positional, cl::Required,
+                                      cl::desc("<graph.mlir>"));
+static cl::opt<std::string> device("device", cl::init("cpu"),
+                                   cl::desc("Device to run on (cpu)"));
+static cl::opt<std::string> funcName("func", cl::init(""),
+                                     cl::desc("Graph function to run"));
+static cl::list<std::string>
+    inputFiles("input", cl::desc("Bind an input: name=file.npy"));
+static cl::opt<uint64_t> seed("seed", cl::init(1),
+                              cl::desc("Seed of random inputs"));
+static cl::opt<unsigned> steps("steps", cl::init(1),
+                               cl::desc("Decode steps: pos/len advance by "
+                                        "the query length, state carries"));
+static cl::opt<std::string> outDir("out-dir", cl::init(""),
+                                   cl::desc("Write outputs as .npy here"));
+static cl::opt<bool> check("check",
+                           cl::desc("Compare against the oracle (f64)"));
+static cl::opt<std::string>
+    refPath("ref", cl::init(""),
+            cl::desc("Reference graph for --check (default: the graph)"));
+static cl::opt<bool> quiet("quiet", cl::desc("Print only errors"));
+
+namespace {
+
+int fail(const Twine &message) {
+  errs() << "poot-run: error: " << message << "\n";
+  return 1;
+}
+
+/// Parses, verifies and records a graph; diagnostics go to stderr with their
+/// location.
+Expected<rt::Graph> loadGraph(mlir::MLIRContext &ctx, StringRef path) {
+  SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(path, sourceMgr, &ctx);
+  if (!module)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot parse '%s'", path.str().c_str());
+  if (failed(mlir::verify(*module)))
+    return createStringError(inconvertibleErrorCode(),
+                             "'%s' does not verify", path.str().c_str());
+  auto fn = poot::findGraph(*module, funcName);
+  if (!fn)
+    return fn.takeError();
+  return poot::toGraphRecords(*fn);
+}
+
+/// The first values of a tensor, for the report.
+std::string preview(const rt::Tensor &t) {
+  std::string text;
+  raw_string_ostream os(text);
+  os << "[";
+  for (int64_t i = 0; i < std::min<int64_t>(t.size(), 4); ++i)
+    os << (i ? ", " : "") << format("%.5g", t.at(i));
+  os << (t.size() > 4 ? ", ...]" : "]");
+  return os.str();
+}
+
+/// Points the bindings at the current inputs and state buffers.
+rt::Bindings bindGraph(const rt::Graph &graph,
+                  const std::map<std::string, rt::Tensor> &inputs,
+                  std::map<std::string, rt::Tensor> &state) {
+  rt::Bindings b;
+  for (const rt::GraphInput &input : graph.inputs) {
+    if (!input.state.empty())
+      b.state[input.name] = &state[input.name];
+    else if (auto it = inputs.find(input.name); it != inputs.end())
+      b.inputs[input.name] = &it->second;
+  }
+  return b;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "poot graph runner\n");
+  if (device != "cpu")
+    return fail("unknown device '" + device + "' (available: cpu)");
+  if (steps < 1)
+    return fail("--steps must be at least 1");
+
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<poot::PootDialect, mlir::func::FuncDialect>();
+  auto graphOr = loadGraph(ctx, graphPath);
+  if (!graphOr)
+    return fail(toString(graphOr.takeError()));
+  rt::Graph graph = std::move(*graphOr);
+
+  rt::Graph refGraph;
+  if (check) {
+    auto refOr = loadGraph(ctx, refPath.empty() ? graphPath : refPath);
+    if (!refOr)
+      return fail(toString(refOr.takeError()));
+    refGraph = std::move(*refOr);
+  }
+
+  // Bind inputs: files first, random values for the rest.
+  std::map<std::string, rt::Tensor> bound;
+  for (const std::string &spec : inputFiles) {
+    auto [name, file] = StringRef(spec).split('=');
+    if (file.empty())
+      return fail("--input expects name=file.npy, got '" + spec + "'");
+    int index = graph.findInput(name.str());
+    if (index < 0)
+      return fail("unknown input '" + name + "' (the graph has no such input)");
+    const rt::TensorType &type = graph.values[graph.inputs[index].value];
+    rt::Tensor t;
+    if (rt::Status s = rt::readNpy(file.str(), &type, t); !s.isOk())
+      return fail("input '" + name + "': " + s.toString());
+    bound[name.str()] = std::move(t);
+  }
+  for (const rt::GraphInput &input : graph.inputs)
+    if (!bound.count(input.name))
+      bound[input.name] =
+          rt::randomInput(graph, input, seed, /*headroom=*/steps - 1);
+
+  // State buffers: the device's and the oracle's evolve side by side.
+  std::map<std::string, rt::Tensor> state, refState;
+  for (const rt::GraphInput &input : graph.inputs)
+    if (!input.state.empty())
+      state[input.name] = bound[input.name];
+  if (check)
+    for (const rt::GraphInput &input : refGraph.inputs) {
+      if (!bound.count(input.name))
+        bound[input.name] =
+            rt::randomInput(refGraph, input, seed, /*headroom=*/steps - 1);
+      if (!input.state.empty())
+        refState[input.name] = bound[input.name];
+    }
+
+  if (!quiet)
+    outs() << "graph @" << graph.name << ": " << graph.eqns.size()
+           << " eqns, " << graph.inputs.size() << " inputs, "
+           << graph.outputs.size() << " outputs; device " << device << "\n";
+
+  std::map<std::string, rt::Tensor> outputs;
+  bool checkFailed = false;
+  for (unsigned step = 0; step < steps; ++step) {
+    std::map<std::string, rt::Tensor> stepOutputs;
+    auto start = std::chrono::steady_clock::now();
+    rt::Status status = rt::evaluate(graph, bindGraph(graph, bound, state),
+                                     rt::NumericMode::Native, stepOutputs);
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    if (!status.isOk())
+      return fail("step " + Twine(step) + ": " + status.toString() +
+                  " (nothing written)");
+    if (!quiet) {
+      outs() << "step " << step;
+      for (const rt::GraphInput &input : graph.inputs)
+        if (input.slot == "pos" || input.slot == "len")
+          outs() << " " << input.name << "=" << preview(bound[input.name]);
+      outs() << ": ran in " << format("%.2f", ms) << " ms\n";
+    }
+
+    if (check) {
+      std::map<std::string, rt::Tensor> refOutputs;
+      rt::Status refStatus =
+          rt::evaluate(refGraph, bindGraph(refGraph, bound, refState),
+                       rt::NumericMode::Reference, refOutputs);
+      if (!refStatus.isOk())
+        return fail("oracle, step " + Twine(step) + ": " +
+                    refStatus.toString() + " (nothing written)");
+      auto compare = [&](const std::string &name, const rt::Tensor &got,
+                         const rt::Tensor &want) {
+        rt::Tolerance tol = rt::toleranceFor(got.dtype());
+        rt::Comparison c = rt::compareTensors(got, want, tol);
+        if (!quiet || !c.ok())
+          outs() << "  check " << name << " " << got.type().toString() << ": "
+                 << c.summary(want, tol) << (c.ok() ? "" : "  FAIL") << "\n";
+        checkFailed |= !c.ok();
+      };
+      for (auto &[name, got] : stepOutputs)
+        if (auto it = refOutputs.find(name); it != refOutputs.end())
+          compare(name, got, it->second);
+      for (auto &[name, got] : state)
+        if (auto it = refState.find(name); it != refState.end())
+          compare(name + " (state)", got, it->second);
+    }
+    outputs = std::move(stepOutputs);
+
+    // Advance the decode: pos and len move on by one token per step.
+    for (const rt::GraphInput &input : graph.inputs)
+      if (input.slot == "pos" || input.slot == "len")
+        for (double &v : bound[input.name].values())
+          v += 1;
+  }
+
+  if (!quiet)
+    for (auto &[name, t] : outputs)
+      outs() << "output " << name << " " << t.type().toString() << " = " << preview(t)
+             << "\n";
+  if (checkFailed)
+    return errs() << "poot-run: check failed: results past the tolerance "
+                     "(nothing written)\n",
+           2;
+  if (check && !quiet)
+    outs() << "check passed against the oracle\n";
+
+  if (!outDir.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(outDir))
+      return fail("cannot create '" + outDir + "': " + ec.message());
+    auto write = [&](const std::string &name, const rt::Tensor &t) -> bool {
+      SmallString<256> path(outDir);
+      sys::path::append(path, name + ".npy");
+      rt::Status s = rt::writeNpy(std::string(path), t);
+      if (!s.isOk())
+        errs() << "poot-run: error: " << s.toString() << "\n";
+      return s.isOk();
+    };
+    for (auto &[name, t] : outputs)
+      if (!write(name, t))
+        return 1;
+    for (auto &[name, t] : state)
+      if (!write(name, t))
+        return 1;
+  }
+  return 0;
+}
