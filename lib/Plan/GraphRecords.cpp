@@ -108,6 +108,9 @@ llvm::Expected<rt::Attr> toAttr(Attribute attr, Location loc) {
   if (auto ints = dyn_cast<DenseI64ArrayAttr>(attr))
     return rt::Attr::ofInts(std::vector<int64_t>(ints.asArrayRef().begin(),
                                                  ints.asArrayRef().end()));
+  if (auto ints = dyn_cast<DenseI32ArrayAttr>(attr))
+    return rt::Attr::ofInts(std::vector<int64_t>(ints.asArrayRef().begin(),
+                                                 ints.asArrayRef().end()));
   if (auto floats = dyn_cast<DenseF64ArrayAttr>(attr))
     return rt::Attr::ofFloats(std::vector<double>(
         floats.asArrayRef().begin(), floats.asArrayRef().end()));

@@ -309,4 +309,6 @@ def Poot_IndexGuardOp : Poot_Op<"index_guard", [Pure, TypeInfer, RangeInfer]> {
   let assemblyFormat = "$idx attr-dict `:` type($idx)";
 }
 
+include "poot/Dialect/PootFusedOps.td"
+
 #endif // POOT_OPS_TD

@@ -38,7 +38,7 @@ mlir::Type getFloatType(mlir::MLIRContext *ctx, DType dtype);
 std::optional<DType> parseDType(llvm::StringRef text);
 
 /// A declared half-open value range [lo, hi) of an integer input.
-struct ValueRange {
+struct DeclaredRange {
   int64_t lo;
   int64_t hi;
 };
@@ -84,7 +84,7 @@ public:
   /// "write_map"), with an optional declared range the binder checks.
   mlir::Value slotInput(llvm::StringRef name, llvm::StringRef slot,
                         llvm::ArrayRef<int64_t> shape, mlir::Type elementType,
-                        std::optional<ValueRange> range = std::nullopt);
+                        std::optional<DeclaredRange> range = std::nullopt);
 
   /// The incoming half of state buffer `name`; the outgoing half is declared
   /// with `stateOutput`.
@@ -210,7 +210,7 @@ private:
     std::string name;
     mlir::Value value;
     std::string slot;
-    std::optional<ValueRange> range;
+    std::optional<DeclaredRange> range;
     std::string state;
     bool validation = false;
   };
@@ -227,7 +227,7 @@ private:
   mlir::OpBuilder builder;
   mlir::Location loc;
   mlir::OwningOpRef<mlir::ModuleOp> module;
-  mlir::func::FuncOp func;
+  mlir::func::FuncOp fn;
   std::vector<Port> inputs;
   std::vector<Port> outputs;
 };

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds poot from scratch if needed and runs every test: the unit tests, the
+# lit tests, the end-to-end checks, and the runtime-only build (no LLVM).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+
+./scripts/install-deps.sh
+JOBS="${POOT_JOBS:-$(nproc)}"
+
+cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release \
+  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-19/build/utils/lit/lit.py
+ninja -C build -j "$JOBS"
+(cd build && ctest --output-on-failure -j "$JOBS")
+
+# The runtime must build and pass its tests with only a C++17 compiler.
+cmake -G Ninja -S . -B build-runtime -DCMAKE_BUILD_TYPE=Release -DPOOT_RUNTIME_ONLY=ON
+ninja -C build-runtime -j "$JOBS"
+(cd build-runtime && ctest --output-on-failure -j "$JOBS")
+echo "all tests passed"
