@@ -1,0 +1,245 @@
+//===- NpyTest.cpp - Tests of the .npy reader and writer ------------------===//
+//
+// Round trips for every dtype, hand-built files in the shapes NumPy and
+// ml_dtypes produce, and the typed errors for files that are short, malformed
+// or of the wrong shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Runtime/Npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+using namespace poot::rt;
+
+namespace {
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+/// A fresh path in the test temp dir, removed when the test ends.
+class NpyTest : public ::testing::Test {
+protected:
+  std::string path(const std::string &name) {
+    std::string p =
+        ::testing::TempDir() + "poot_npy_" +
+        ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+        name + ".npy";
+    created_.push_back(p);
+    return p;
+  }
+  void TearDown() override {
+    for (const std::string &p : created_)
+      std::remove(p.c_str());
+  }
+
+  /// Writes a file with the given header dict and raw data bytes.
+  void writeRaw(const std::string &p, const std::string &dict,
+                const std::string &data, int major = 1) {
+    std::string header = dict;
+    size_t prefix = major == 1 ? 10 : 12;
+    while ((prefix + header.size() + 1) % 64 != 0)
+      header.push_back(' ');
+    header.push_back('\n');
+    std::string bytes = "\x93NUMPY";
+    bytes.push_back(static_cast<char>(major));
+    bytes.push_back(0);
+    size_t len = header.size();
+    for (size_t i = 0; i < (major == 1 ? 2u : 4u); ++i)
+      bytes.push_back(static_cast<char>((len >> (8 * i)) & 0xFF));
+    bytes += header + data;
+    std::ofstream(p, std::ios::binary).write(bytes.data(), bytes.size());
+  }
+
+private:
+  std::vector<std::string> created_;
+};
+
+void expectSameTensor(const Tensor &got, const Tensor &want) {
+  ASSERT_EQ(got.type(), want.type())
+      << got.type().toString() << " vs " << want.type().toString();
+  for (int64_t i = 0; i < want.size(); ++i) {
+    if (std::isnan(want.at(i)))
+      EXPECT_TRUE(std::isnan(got.at(i))) << i;
+    else
+      EXPECT_EQ(got.at(i), want.at(i)) << i;
+  }
+}
+
+TEST_F(NpyTest, RoundTripEveryDType) {
+  std::vector<Tensor> tensors = {
+      Tensor({DType::F32, {2, 3}}, {1.5, -0.0, roundTo(DType::F32, 3.25e-40),
+                                    kInf, NAN, roundTo(DType::F32, 1e30)}),
+      Tensor({DType::F16, {4}}, {1.0, 65504.0, std::ldexp(1.0, -24), -kInf}),
+      Tensor({DType::BF16, {2}}, {1.0078125, roundTo(DType::BF16, -3.0e38)}),
+      Tensor({DType::F64, {3}}, {0.1, -1e300, 5e-324}),
+      Tensor({DType::I32, {2, 2}}, {-2147483648.0, 2147483647, 0, -1}),
+      Tensor({DType::I64, {3}}, {-9007199254740992.0, 123456789012345.0, -1}),
+      Tensor({DType::I1, {5}}, {1, 0, 0, 1, 1}),
+      Tensor({DType::F32, {}}, {42}),
+      Tensor({DType::I32, {0, 3}}, {}),
+  };
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor &t = tensors[i];
+    SCOPED_TRACE(t.type().toString());
+    std::string p = path(std::to_string(i));
+    ASSERT_TRUE(writeNpy(p, t).isOk());
+    Tensor back;
+    Status st = readNpy(p, &t.type(), back);
+    ASSERT_TRUE(st.isOk()) << st.toString();
+    expectSameTensor(back, t);
+    if (t.dtype() == DType::BF16) {
+      // bf16 goes out as f4: an untyped read sees f32 with the same values.
+      Tensor plain;
+      ASSERT_TRUE(readNpy(p, nullptr, plain).isOk());
+      EXPECT_EQ(plain.dtype(), DType::F32);
+      EXPECT_EQ(plain.values(), t.values());
+    } else {
+      Tensor plain;
+      ASSERT_TRUE(readNpy(p, nullptr, plain).isOk());
+      expectSameTensor(plain, t);
+    }
+  }
+}
+
+TEST_F(NpyTest, HeaderLooksLikeNumPys) {
+  std::string p = path("hdr");
+  ASSERT_TRUE(writeNpy(p, Tensor({DType::I32, {3}}, {1, 2, 3})).isOk());
+  std::ifstream in(p, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  // The header ends in a newline on a 64-byte boundary; 3 x i4 follow.
+  size_t newline = bytes.find('\n');
+  ASSERT_NE(newline, std::string::npos);
+  EXPECT_EQ((newline + 1) % 64, 0u);
+  EXPECT_EQ(bytes.size(), newline + 1 + 12);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+  EXPECT_NE(bytes.find("{'descr': '<i4', 'fortran_order': False, "
+                       "'shape': (3,), }"),
+            std::string::npos);
+}
+
+TEST_F(NpyTest, ReadsBf16RawWords) {
+  // ml_dtypes writes bfloat16 as 2-byte void words; 0x3F80 = 1, 0xC040 = -3.
+  std::string data("\x80\x3F\x40\xC0", 4);
+  for (const char *descr : {"|V2", "<u2"}) {
+    std::string p = path(descr[1] == 'V' ? "v2" : "u2");
+    writeRaw(p,
+             std::string("{'descr': '") + descr +
+                 "', 'fortran_order': False, 'shape': (2,), }",
+             data);
+    TensorType bf16{DType::BF16, {2}};
+    Tensor t;
+    Status st = readNpy(p, &bf16, t);
+    ASSERT_TRUE(st.isOk()) << st.toString();
+    expectSameTensor(t, Tensor(bf16, {1.0, -3.0}));
+  }
+}
+
+TEST_F(NpyTest, ConvertsToTheExpectedDType) {
+  std::string p = path("f8");
+  double tie = 1.0 + std::ldexp(1.0, -8); // a bf16 tie: rounds to 1.0
+  ASSERT_TRUE(writeNpy(p, Tensor({DType::F64, {2}}, {tie, 0.1})).isOk());
+  TensorType bf16{DType::BF16, {2}};
+  Tensor t;
+  ASSERT_TRUE(readNpy(p, &bf16, t).isOk());
+  expectSameTensor(t, Tensor(bf16, {1.0, roundTo(DType::BF16, 0.1)}));
+  TensorType f16{DType::F16, {2}};
+  ASSERT_TRUE(readNpy(p, &f16, t).isOk());
+  expectSameTensor(
+      t, Tensor(f16, {roundTo(DType::F16, tie), roundTo(DType::F16, 0.1)}));
+}
+
+TEST_F(NpyTest, ReadsVersion2Headers) {
+  std::string p = path("v2");
+  std::string data("\x01\x00\x00\x00\xFF\xFF\xFF\xFF", 8);
+  writeRaw(p, "{'descr': '<i4', 'fortran_order': False, 'shape': (1, 2), }",
+           data, /*major=*/2);
+  Tensor t;
+  Status st = readNpy(p, nullptr, t);
+  ASSERT_TRUE(st.isOk()) << st.toString();
+  expectSameTensor(t, Tensor({DType::I32, {1, 2}}, {1, -1}));
+}
+
+TEST_F(NpyTest, TruncatedFileIsMalformed) {
+  std::string p = path("trunc");
+  ASSERT_TRUE(writeNpy(p, Tensor({DType::F32, {32, 32}},
+                                 std::vector<double>(1024, 1.0)))
+                  .isOk());
+  std::filesystem::resize_file(p, 128 + 100);
+  Tensor t;
+  Status st = readNpy(p, nullptr, t);
+  EXPECT_EQ(st.code(), ErrorCode::Malformed);
+  EXPECT_EQ(st.message(), p + ": expected 4096 data bytes, got 100");
+  // Cut inside the header as well.
+  std::filesystem::resize_file(p, 30);
+  EXPECT_EQ(readNpy(p, nullptr, t).code(), ErrorCode::Malformed);
+}
+
+TEST_F(NpyTest, MalformedHeaders) {
+  Tensor t;
+  std::string p = path("magic");
+  std::ofstream(p, std::ios::binary) << "not a numpy file at all";
+  EXPECT_EQ(readNpy(p, nullptr, t).code(), ErrorCode::Malformed);
+
+  std::string noShape = path("noshape");
+  writeRaw(noShape, "{'descr': '<f4', 'fortran_order': False, }", "");
+  Status st = readNpy(noShape, nullptr, t);
+  EXPECT_EQ(st.code(), ErrorCode::Malformed);
+  EXPECT_NE(st.message().find(noShape), std::string::npos);
+
+  std::string badShape = path("badshape");
+  writeRaw(badShape,
+           "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", "");
+  EXPECT_EQ(readNpy(badShape, nullptr, t).code(), ErrorCode::Malformed);
+
+  // Dims whose product wraps to exactly 16 bytes modulo 2^64: (2^62 - 1)^2
+  // is 1 modulo 2^62, times 4 elements of 4 bytes. A wrapping size check
+  // would accept the 16 data bytes.
+  std::string huge = path("huge");
+  writeRaw(huge,
+           "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483649, "
+           "2147483647, 2147483649, 2147483647, 4), }",
+           std::string(16, '\0'));
+  EXPECT_EQ(readNpy(huge, nullptr, t).code(), ErrorCode::Malformed);
+
+  std::string fortran = path("fortran");
+  writeRaw(fortran, "{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }",
+           std::string(4, '\0'));
+  EXPECT_EQ(readNpy(fortran, nullptr, t).code(), ErrorCode::Unsupported);
+
+  std::string bigEndian = path("be");
+  writeRaw(bigEndian,
+           "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
+           std::string(4, '\0'));
+  EXPECT_EQ(readNpy(bigEndian, nullptr, t).code(), ErrorCode::Unsupported);
+}
+
+TEST_F(NpyTest, WrongShapeWithExpected) {
+  std::string p = path("shape");
+  ASSERT_TRUE(
+      writeNpy(p, Tensor({DType::F32, {2, 3}}, std::vector<double>(6, 0.0)))
+          .isOk());
+  TensorType expected{DType::F32, {3, 2}};
+  Tensor t;
+  Status st = readNpy(p, &expected, t);
+  EXPECT_EQ(st.code(), ErrorCode::ShapeMismatch);
+  EXPECT_NE(st.message().find("[2, 3]"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("[3, 2]"), std::string::npos) << st.message();
+}
+
+TEST_F(NpyTest, MissingFileIsIo) {
+  Tensor t;
+  std::string p = ::testing::TempDir() + "poot_npy_does_not_exist/x.npy";
+  Status st = readNpy(p, nullptr, t);
+  EXPECT_EQ(st.code(), ErrorCode::Io);
+  EXPECT_NE(st.message().find(p), std::string::npos);
+  EXPECT_EQ(writeNpy(p, Tensor({DType::F32, {}}, {1})).code(), ErrorCode::Io);
+}
+
+} // namespace
