@@ -13,6 +13,13 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
+
+/// --poot-explain: every fusion pass reports each candidate as a remark.
+static llvm::cl::opt<bool> explainAll(
+    "poot-explain",
+    llvm::cl::desc("Report every fusion candidate and why it fused or not"),
+    llvm::cl::cb<void, bool>([](bool on) { poot::setExplainByDefault(on); }));
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;

@@ -9,6 +9,11 @@
 
 namespace poot {
 
+/// Makes every fusion pass report its candidates as remarks (the tools'
+/// --poot-explain flag), as if each had explain=true.
+void setExplainByDefault(bool on);
+bool explainByDefault();
+
 #define GEN_PASS_DECL
 #include "poot/Passes/Passes.h.inc"
 

@@ -1,0 +1,35 @@
+//===- Patterns.h - Exported rewrite patterns of the poot passes -*- C++ -*-===//
+//
+// Each pass is a thin driver over patterns populated here, so other passes
+// and the library can reuse them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_PASSES_PATTERNS_H
+#define POOT_PASSES_PATTERNS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <functional>
+#include <string>
+
+namespace poot {
+
+/// Called for each fusion candidate with the op it is rooted at, whether it
+/// fused, and the form it fused to or the reason it declined.
+using ExplainFn =
+    std::function<void(mlir::Operation *root, bool fused, const std::string &)>;
+
+/// The normal forms the matchers rely on (poot-canonicalize).
+void populateCanonicalizePatterns(mlir::RewritePatternSet &patterns);
+
+/// Rotate-half and interleaved RoPE chains -> poot.rope (poot-rope).
+void populateRopeFusionPatterns(mlir::RewritePatternSet &patterns,
+                                ExplainFn explain = nullptr);
+
+/// Attention chains -> poot.attention in every form (poot-attention).
+void populateAttentionFusionPatterns(mlir::RewritePatternSet &patterns,
+                                     ExplainFn explain = nullptr);
+
+} // namespace poot
+
+#endif // POOT_PASSES_PATTERNS_H

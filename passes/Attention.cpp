@@ -1,0 +1,886 @@
+//===- Attention.cpp - Attention chains -> poot.attention -----------------===//
+//
+// Recognises attention in the spellings real front ends produce and replaces
+// each chain with one poot.attention, rooted at the second matmul (P . V).
+// Going backwards from the root it finds the softmax (with or without the
+// max subtraction, as div or as a reciprocal multiply), then peels the score
+// transform in the contract's order, outside in: masks, softcap, scale, down
+// to the first matmul; then the GQA repeat on k and v, and the key form
+// (paged through a proven read map, split MLA key, live length).
+//
+// A chain that differs from the contract (DESIGN 4.4) in any way that changes
+// what it computes is declined with its reason and keeps its primitive form.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Dialect/PootDialect.h"
+#include "poot/Dialect/PootRangeAnalysis.h"
+#include "poot/Passes/Passes.h"
+#include "poot/Passes/Patterns.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+namespace poot {
+#define GEN_PASS_DEF_ATTENTIONFUSION
+#include "poot/Passes/Passes.h.inc"
+} // namespace poot
+
+using namespace mlir;
+using namespace poot;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Small matchers
+//===----------------------------------------------------------------------===//
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// Looks through float-to-float converts (bf16 graphs compute the softmax in
+/// f32 between two converts).
+Value stripFloatConvert(Value v) {
+  while (auto cv = v.getDefiningOp<ConvertOp>()) {
+    if (!isa<FloatType>(typeOf(cv.getX()).getElementType()) ||
+        !isa<FloatType>(cv.getType().getElementType()))
+      break;
+    v = cv.getX();
+  }
+  return v;
+}
+
+/// A splat constant seen through broadcast, reshape and convert.
+std::optional<double> splatOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<BroadcastOp, ReshapeOp, ConvertOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    auto c = dyn_cast<ConstantOp>(def);
+    if (!c)
+      return std::nullopt;
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    if (!dense || !dense.isSplat())
+      return std::nullopt;
+    if (isa<FloatType>(dense.getElementType()))
+      return dense.getSplatValue<APFloat>().convertToDouble();
+    if (dense.getElementType().isSignlessInteger())
+      return static_cast<double>(dense.getSplatValue<APInt>().getSExtValue());
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool isSplat(Value v, double x) {
+  auto s = splatOf(v);
+  return s && *s == x;
+}
+
+bool isNegInf(Value v) {
+  auto s = splatOf(v);
+  return s && std::isinf(*s) && *s < 0;
+}
+
+Value stripBroadcast(Value v) {
+  while (auto b = v.getDefiningOp<BroadcastOp>())
+    v = b.getX();
+  return v;
+}
+
+bool isLastAxis(int64_t axis, int64_t rank) {
+  return axis == rank - 1 || axis == -1;
+}
+
+/// Whether `v` is computed from a matmul through the ops a score transform
+/// uses (so it is the score side of an add or select, not the mask).
+bool reachesMatmul(Value v, int depth = 0) {
+  if (depth > 24)
+    return false;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<MatmulOp>(def))
+    return true;
+  if (!isa<AddOp, SubOp, MulOp, DivOp, SelectOp, ConvertOp, TanhOp>(def))
+    return false;
+  return llvm::any_of(def->getOperands(), [&](Value operand) {
+    return reachesMatmul(operand, depth + 1);
+  });
+}
+
+/// Follows reshapes that only insert or drop unit dims, and broadcasts, back
+/// from axis `axis` of `v`; returns the source and the source axis, or
+/// nothing when the value is not laid out along that axis.
+std::optional<std::pair<Value, int64_t>> traceAxis(Value v, int64_t axis) {
+  while (true) {
+    auto t = typeOf(v);
+    if (auto b = v.getDefiningOp<BroadcastOp>()) {
+      auto in = typeOf(b.getX());
+      int64_t a = axis - (t.getRank() - in.getRank());
+      if (a < 0 || in.getDimSize(a) != t.getDimSize(axis))
+        return std::nullopt;
+      v = b.getX();
+      axis = a;
+      continue;
+    }
+    if (auto r = v.getDefiningOp<ReshapeOp>()) {
+      auto in = typeOf(r.getX());
+      // The reshape must keep the non-unit dims in order.
+      SmallVector<int64_t> outDims, inDims;
+      for (int64_t d : t.getShape())
+        if (d != 1)
+          outDims.push_back(d);
+      for (int64_t d : in.getShape())
+        if (d != 1)
+          inDims.push_back(d);
+      if (outDims != inDims || t.getDimSize(axis) == 1)
+        return std::nullopt;
+      int64_t rank = 0;
+      for (int64_t i = 0; i < axis; ++i)
+        rank += t.getDimSize(i) != 1;
+      int64_t a = -1;
+      for (int64_t i = 0, seen = 0; i < in.getRank(); ++i) {
+        if (in.getDimSize(i) == 1)
+          continue;
+        if (seen++ == rank) {
+          a = i;
+          break;
+        }
+      }
+      if (a < 0)
+        return std::nullopt;
+      v = r.getX();
+      axis = a;
+      continue;
+    }
+    if (auto c = v.getDefiningOp<ConvertOp>()) {
+      if (!isa<IntegerType>(typeOf(c.getX()).getElementType()))
+        return std::pair{v, axis};
+      v = c.getX();
+      continue;
+    }
+    return std::pair{v, axis};
+  }
+}
+
+/// Whether every element of `v` equals its index along `axis`.
+bool isIndexAlong(Value v, int64_t axis) {
+  auto traced = traceAxis(v, axis);
+  if (!traced)
+    return false;
+  auto iota = traced->first.getDefiningOp<IotaOp>();
+  return iota && iota.getDim() == traced->second;
+}
+
+/// The value of rank `rank` whose only non-unit dim is `axis`, seen back
+/// through broadcasts and unit reshapes: e.g. len [B] behind a
+/// [B, 1, Lk, 1] comparison.
+Value valueAlong(Value v, int64_t axis) {
+  while (true) {
+    if (auto b = v.getDefiningOp<BroadcastOp>()) {
+      auto in = typeOf(b.getX());
+      auto t = typeOf(v);
+      int64_t a = axis - (t.getRank() - in.getRank());
+      if (a < 0)
+        return nullptr;
+      for (int64_t i = 0; i < in.getRank(); ++i)
+        if (i != a && in.getDimSize(i) != 1)
+          return nullptr;
+      v = b.getX();
+      axis = a;
+      continue;
+    }
+    if (auto r = v.getDefiningOp<ReshapeOp>()) {
+      auto in = typeOf(r.getX());
+      int64_t nonUnit = llvm::count_if(in.getShape(),
+                                       [](int64_t d) { return d != 1; });
+      if (nonUnit > 1)
+        return nullptr;
+      int64_t a = 0;
+      for (int64_t i = 0; i < in.getRank(); ++i)
+        if (in.getDimSize(i) != 1)
+          a = i;
+      v = r.getX();
+      axis = a;
+      continue;
+    }
+    break;
+  }
+  auto t = typeOf(v);
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    if (i != axis && t.getDimSize(i) != 1)
+      return nullptr;
+  return v;
+}
+
+//===----------------------------------------------------------------------===//
+// The pieces of an attention chain
+//===----------------------------------------------------------------------===//
+
+/// What the score side of the chain holds once peeled.
+struct Scores {
+  Value qk;                        ///< the first matmul
+  double scale = 1.0;              ///< product of every splat factor
+  std::optional<double> softcap;   ///< c of c * tanh(s / c)
+  SmallVector<Value> masks;        ///< additive masks, outermost first
+  /// Conditions of select(c, s, -inf) (keep where c) and, flagged true,
+  /// of select(c, -inf, s) (keep where c is false).
+  SmallVector<std::pair<Value, bool>> selectConds;
+};
+
+/// The GQA repeat found behind an expanded key or value.
+struct Repeat {
+  Value base;
+  int64_t nRep = 1;
+};
+
+/// Recognises repeat_kv on an expanded [B, Hq, L, D] tensor: reshape ->
+/// broadcast -> reshape, or a gather along the head axis with index h / n.
+FailureOr<Repeat> matchRepeat(Value expanded, int64_t hq, std::string &why) {
+  auto t = typeOf(expanded);
+  if (auto outer = expanded.getDefiningOp<ReshapeOp>()) {
+    auto five = typeOf(outer.getX());
+    auto bcast = outer.getX().getDefiningOp<BroadcastOp>();
+    if (bcast && five.getRank() == 5) {
+      auto inner = bcast.getX().getDefiningOp<ReshapeOp>();
+      auto b5 = typeOf(bcast.getX());
+      if (inner && b5.getRank() == 5 && b5.getDimSize(2) == 1) {
+        auto base = typeOf(inner.getX());
+        int64_t hkv = five.getDimSize(1), n = five.getDimSize(2);
+        if (base.getRank() == 4 && base.getDimSize(1) == hkv &&
+            hkv * n == t.getDimSize(1) && five.getDimSize(0) == t.getDimSize(0) &&
+            five.getDimSize(3) == t.getDimSize(2) &&
+            five.getDimSize(4) == t.getDimSize(3) &&
+            base.getDimSize(2) == t.getDimSize(2))
+          return Repeat{inner.getX(), n};
+      }
+    }
+  }
+  if (auto gather = expanded.getDefiningOp<GatherOp>()) {
+    int64_t axis = gather.getAxis() < 0 ? gather.getAxis() + 4 : gather.getAxis();
+    auto idxType = typeOf(gather.getIdx());
+    auto base = typeOf(gather.getX());
+    auto cst = gather.getIdx().getDefiningOp<ConstantOp>();
+    auto dense = cst ? dyn_cast<DenseIntElementsAttr>(cst.getValue()) : nullptr;
+    if (axis == 1 && idxType.getRank() == 1 && dense && base.getRank() == 4) {
+      int64_t hkv = base.getDimSize(1);
+      if (hq % hkv) {
+        why = llvm::formatv("query heads {0} not divisible by key heads {1}",
+                            hq, hkv);
+        return failure();
+      }
+      int64_t n = hq / hkv, h = 0;
+      for (const APInt &idx : dense.getValues<APInt>()) {
+        if (idx.getSExtValue() != h / n) {
+          why = llvm::formatv("head map sends query head {0} to key head {1}, "
+                              "expected {2} (h / n_rep)",
+                              h, idx.getSExtValue(), h / n);
+          return failure();
+        }
+        ++h;
+      }
+      return Repeat{gather.getX(), n};
+    }
+  }
+  return Repeat{expanded, 1};
+}
+
+/// Peels a splat scale (mul by c, or div by c) off `v`, accumulating it.
+Value peelScale(Value v, double &scale) {
+  while (true) {
+    v = stripFloatConvert(v);
+    if (auto mul = v.getDefiningOp<MulOp>()) {
+      if (auto c = splatOf(mul.getRhs()); c && mul.getLhs().getType() == mul.getType()) {
+        scale *= *c;
+        v = mul.getLhs();
+        continue;
+      }
+      if (auto c = splatOf(mul.getLhs()); c && mul.getRhs().getType() == mul.getType()) {
+        scale *= *c;
+        v = mul.getRhs();
+        continue;
+      }
+    }
+    if (auto div = v.getDefiningOp<DivOp>()) {
+      if (auto c = splatOf(div.getRhs()); c && *c != 0.0 &&
+                                          div.getLhs().getType() == div.getType()) {
+        scale /= *c;
+        v = div.getLhs();
+        continue;
+      }
+    }
+    return v;
+  }
+}
+
+/// Recognises the softmax whose probabilities are `p`; returns its scores.
+FailureOr<Value> matchSoftmax(Value p, std::string &why) {
+  p = stripFloatConvert(p);
+  Value numer, denom;
+  if (auto div = p.getDefiningOp<DivOp>()) {
+    numer = div.getLhs();
+    denom = div.getRhs();
+  } else if (auto mul = p.getDefiningOp<MulOp>()) {
+    // e * (1 / z)
+    for (auto [a, b] : {std::pair{mul.getLhs(), mul.getRhs()},
+                        std::pair{mul.getRhs(), mul.getLhs()}}) {
+      auto recip = b.getDefiningOp<DivOp>();
+      if (recip && isSplat(recip.getLhs(), 1.0)) {
+        numer = a;
+        denom = recip.getRhs();
+      }
+    }
+  }
+  if (!numer) {
+    why = "the probabilities are not exp(s) / sum(exp(s))";
+    return failure();
+  }
+  auto sum = stripBroadcast(denom).getDefiningOp<ReduceSumOp>();
+  if (!sum || sum.getX() != numer) {
+    why = "the denominator is not the sum of the numerator";
+    return failure();
+  }
+  int64_t rank = typeOf(numer).getRank();
+  if (!isLastAxis(sum.getAxis(), rank)) {
+    why = llvm::formatv("softmax over axis {0}, expected the key axis {1}",
+                        sum.getAxis(), rank - 1);
+    return failure();
+  }
+  auto exp = numer.getDefiningOp<ExpOp>();
+  if (!exp) {
+    why = "the numerator is not an exp";
+    return failure();
+  }
+  Value x = exp.getX();
+  if (auto sub = x.getDefiningOp<SubOp>()) {
+    auto max = stripBroadcast(sub.getRhs()).getDefiningOp<ReduceMaxOp>();
+    if (max && max.getX() == sub.getLhs()) {
+      if (!isLastAxis(max.getAxis(), rank)) {
+        why = llvm::formatv("softmax max over axis {0}, expected the key "
+                            "axis {1}",
+                            max.getAxis(), rank - 1);
+        return failure();
+      }
+      return sub.getLhs();
+    }
+  }
+  // exp(s) / sum(exp(s)) without the max subtraction is the same function.
+  return x;
+}
+
+/// Peels the score transform in the contract's order, outside in.
+FailureOr<Scores> peelScores(Value s, std::string &why) {
+  enum Stage { MaskStage, SoftcapStage, ScaleStage } stage = MaskStage;
+  Scores out;
+  for (int guard = 0; guard < 64; ++guard) {
+    s = stripFloatConvert(s);
+    Operation *def = s.getDefiningOp();
+    if (!def) {
+      why = "the scores do not come from a matmul";
+      return failure();
+    }
+    if (auto mm = dyn_cast<MatmulOp>(def)) {
+      out.qk = mm;
+      return out;
+    }
+    if (auto add = dyn_cast<AddOp>(def)) {
+      bool l = reachesMatmul(add.getLhs()), r = reachesMatmul(add.getRhs());
+      if (l == r) {
+        why = "an add whose sides both (or neither) come from the scores";
+        return failure();
+      }
+      if (stage != MaskStage) {
+        why = "a mask is added before the scale or softcap: the score order "
+              "differs from (q.k)*scale -> softcap -> +mask";
+        return failure();
+      }
+      out.masks.push_back(l ? add.getRhs() : add.getLhs());
+      s = l ? add.getLhs() : add.getRhs();
+      continue;
+    }
+    if (auto sel = dyn_cast<SelectOp>(def)) {
+      if (stage != MaskStage) {
+        why = "a mask is selected before the scale or softcap: the score "
+              "order differs from (q.k)*scale -> softcap -> +mask";
+        return failure();
+      }
+      if (isNegInf(sel.getOnFalse()) && reachesMatmul(sel.getOnTrue())) {
+        out.selectConds.push_back({sel.getCond(), false});
+        s = sel.getOnTrue();
+        continue;
+      }
+      if (isNegInf(sel.getOnTrue()) && reachesMatmul(sel.getOnFalse())) {
+        out.selectConds.push_back({sel.getCond(), true});
+        s = sel.getOnFalse();
+        continue;
+      }
+      why = "a select on the scores whose fill is not -inf";
+      return failure();
+    }
+    if (auto mul = dyn_cast<MulOp>(def)) {
+      // softcap: c * tanh(s / c)
+      for (auto [a, b] : {std::pair{mul.getLhs(), mul.getRhs()},
+                          std::pair{mul.getRhs(), mul.getLhs()}}) {
+        auto tanh = a.getDefiningOp<TanhOp>();
+        auto c = splatOf(b);
+        if (!tanh || !c)
+          continue;
+        // Exactly one factor inside the tanh: s / c or s * (1 / c).
+        double inner = 1.0;
+        Value x = tanh.getX();
+        if (auto d = x.getDefiningOp<DivOp>(); d && splatOf(d.getRhs())) {
+          inner = 1.0 / *splatOf(d.getRhs());
+          x = d.getLhs();
+        } else if (auto m = x.getDefiningOp<MulOp>(); m && splatOf(m.getRhs())) {
+          inner = *splatOf(m.getRhs());
+          x = m.getLhs();
+        }
+        if (std::fabs(inner * *c - 1.0) > 1e-6) {
+          why = llvm::formatv("tanh softcap with outer factor {0} and inner "
+                              "factor {1}: not c*tanh(s/c)",
+                              llvm::format("%g", *c), llvm::format("%g", inner));
+          return failure();
+        }
+        if (stage == ScaleStage) {
+          why = "the softcap is applied before the scale: the score order "
+                "differs from (q.k)*scale -> softcap";
+          return failure();
+        }
+        if (out.softcap) {
+          why = "two softcaps on one score";
+          return failure();
+        }
+        out.softcap = *c;
+        stage = SoftcapStage;
+        s = x;
+        break;
+      }
+      if (s != mul.getResult())
+        continue;
+    }
+    double factor = 1.0;
+    Value inner = peelScale(s, factor);
+    if (inner != s) {
+      out.scale *= factor;
+      stage = ScaleStage;
+      s = inner;
+      continue;
+    }
+    why = llvm::formatv("'{0}' between the first matmul and the softmax",
+                        def->getName());
+    return failure();
+  }
+  why = "score chain too long";
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// The pattern
+//===----------------------------------------------------------------------===//
+
+struct AttentionFusion : public OpRewritePattern<MatmulOp> {
+  AttentionFusion(MLIRContext *ctx, ExplainFn explain)
+      : OpRewritePattern(ctx, /*benefit=*/1), explain(std::move(explain)) {}
+
+  LogicalResult decline(PatternRewriter &rewriter, MatmulOp root,
+                        const std::string &why) const {
+    if (explain)
+      explain(root, false, why);
+    return rewriter.notifyMatchFailure(root, why);
+  }
+
+  LogicalResult matchAndRewrite(MatmulOp root,
+                                PatternRewriter &rewriter) const override;
+
+  /// Is the probabilities operand softmax-shaped at all? Only those matmuls
+  /// are candidates worth explaining.
+  static bool isCandidate(MatmulOp root) {
+    Value p = stripFloatConvert(root.getLhs());
+    Operation *def = p.getDefiningOp();
+    return def && isa<DivOp, MulOp, SelectOp>(def) &&
+           llvm::any_of(def->getOperands(), [](Value v) {
+             Operation *d = stripFloatConvert(v).getDefiningOp();
+             return d && isa<ExpOp, ReduceSumOp, BroadcastOp, DivOp>(d);
+           });
+  }
+
+  ExplainFn explain;
+};
+
+/// The live bound a select condition expresses: `t < len[b]` over keys t
+/// along `keyAxis`, with len a [B] vector. Returns len.
+Value matchLiveCond(Value cond, int64_t keyAxis) {
+  auto cmp = stripBroadcast(cond).getDefiningOp<CompareOp>();
+  if (!cmp)
+    return nullptr;
+  Value t, len;
+  int64_t rank = typeOf(cmp.getResult()).getRank();
+  int64_t axis = keyAxis - (typeOf(cond).getRank() - rank);
+  if (axis < 0)
+    return nullptr;
+  if (cmp.getPredicate() == ComparePredicate::lt) {
+    t = cmp.getLhs();
+    len = cmp.getRhs();
+  } else if (cmp.getPredicate() == ComparePredicate::gt) {
+    t = cmp.getRhs();
+    len = cmp.getLhs();
+  } else {
+    return nullptr;
+  }
+  if (!isIndexAlong(t, axis))
+    return nullptr;
+  Value row = valueAlong(len, 0);
+  if (!row || typeOf(row).getRank() < 1)
+    return nullptr;
+  return row;
+}
+
+/// Proves 1 <= len <= lk, holding a clamp to the seed's contract: a range
+/// that comes from an index_guard's clamp counts only when the guard's
+/// witness is a declared validation output.
+bool proveLiveBound(Value len, int64_t lk, func::FuncOp fn, std::string &why) {
+  RangeOracle oracle(fn);
+  auto inside = [&](Value v) {
+    auto r = oracle.rangeOf(v);
+    return r && r->smin().getSExtValue() >= 1 && r->smax().getSExtValue() <= lk;
+  };
+  Value source = len;
+  while (auto r = source.getDefiningOp<ReshapeOp>())
+    source = r.getX();
+  if (auto guard = source.getDefiningOp<IndexGuardOp>()) {
+    bool witnessed = false;
+    for (OpOperand &use : guard.getWitness().getUses()) {
+      auto ret = dyn_cast<func::ReturnOp>(use.getOwner());
+      if (ret && fn.getResultAttr(use.getOperandNumber(), attrs::kValidation))
+        witnessed = true;
+    }
+    if (witnessed && inside(source))
+      return true;
+    if (inside(guard.getIdx()))
+      return true;
+    why = witnessed ? llvm::formatv("live length not proven inside [1, {0}]",
+                                    lk)
+                          .str()
+                    : "live length bounded only by an index_guard whose "
+                      "witness is not a validation output";
+    return false;
+  }
+  if (inside(len))
+    return true;
+  why = llvm::formatv("live length not proven inside [1, {0}]", lk).str();
+  return false;
+}
+
+/// A key or value with its live select and repeat stripped.
+struct Operand {
+  Value base;          ///< [B, Hkv, L, D] (or the expanded value, nRep = 1)
+  int64_t nRep = 1;
+  Value liveLen;       ///< len of select(t < len, x, 0), if any
+};
+
+FailureOr<Operand> matchKV(Value expanded, int64_t hq, std::string &why) {
+  Operand out;
+  auto rep = matchRepeat(expanded, hq, why);
+  if (failed(rep))
+    return failure();
+  out.base = rep->base;
+  out.nRep = rep->nRep;
+  // select(t < len, x, 0) zeroes inactive rows (a true select, so a NaN
+  // there cannot reach the output).
+  if (auto sel = out.base.getDefiningOp<SelectOp>()) {
+    if (isSplat(sel.getOnFalse(), 0.0) &&
+        sel.getOnTrue().getType() == sel.getType()) {
+      if (Value len = matchLiveCond(sel.getCond(), 2)) {
+        out.liveLen = len;
+        out.base = sel.getOnTrue();
+      }
+    }
+  }
+  return out;
+}
+
+/// Builds the additive mask `select(c, 0, -inf)` (or `select(c, -inf, 0)`
+/// when `inverted`) for a select condition that is not a live bound.
+Value maskFromCond(PatternRewriter &rewriter, Location loc, Value cond,
+                   bool inverted, RankedTensorType scores) {
+  Type et = scores.getElementType();
+  auto condType = typeOf(cond);
+  auto ft = RankedTensorType::get(condType.getShape(), et);
+  auto fl = cast<FloatType>(et);
+  Value zero = rewriter.create<ConstantOp>(
+      loc, DenseElementsAttr::get(ft, rewriter.getFloatAttr(fl, 0.0)));
+  Value ninf = rewriter.create<ConstantOp>(
+      loc, DenseElementsAttr::get(
+               ft, rewriter.getFloatAttr(
+                       fl, APFloat::getInf(fl.getFloatSemantics(), true))));
+  if (inverted)
+    std::swap(zero, ninf);
+  return rewriter.create<SelectOp>(loc, cond, zero, ninf);
+}
+
+/// Brings an additive mask to [B|1, Hq|1, Lq, Lk]; null when it does not
+/// broadcast to the scores.
+Value normaliseMask(PatternRewriter &rewriter, Location loc, Value mask,
+                    RankedTensorType scores) {
+  auto mt = typeOf(mask);
+  if (mt.getRank() > 4)
+    return nullptr;
+  SmallVector<int64_t> padded(4 - mt.getRank(), 1);
+  llvm::append_range(padded, mt.getShape());
+  SmallVector<int64_t> target(4);
+  for (int i = 0; i < 4; ++i) {
+    int64_t s = scores.getDimSize(i), m = padded[i];
+    if (m != s && m != 1)
+      return nullptr;
+    // Batch and head dims may stay 1; the row and key dims are spelled out.
+    target[i] = (i < 2) ? m : s;
+  }
+  if (ArrayRef<int64_t>(padded) != mt.getShape())
+    mask = rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get(padded, mt.getElementType()), mask);
+  if (ArrayRef<int64_t>(target) != ArrayRef<int64_t>(padded))
+    mask = rewriter.create<BroadcastOp>(loc, mask, target);
+  if (typeOf(mask).getElementType() != scores.getElementType())
+    mask = rewriter.create<ConvertOp>(
+        loc, RankedTensorType::get(target, scores.getElementType()), mask);
+  return mask;
+}
+
+LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
+                                               PatternRewriter &rewriter) const {
+  if (!isCandidate(root))
+    return rewriter.notifyMatchFailure(root, "not a probabilities . v matmul");
+  std::string why;
+  auto scoresOr = matchSoftmax(root.getLhs(), why);
+  if (failed(scoresOr))
+    return decline(rewriter, root, why);
+  auto peeled = peelScores(*scoresOr, why);
+  if (failed(peeled))
+    return decline(rewriter, root, why);
+  auto qk = peeled->qk.getDefiningOp<MatmulOp>();
+
+  // q [B, Hq, Lq, Dk] . kT [B, H, Dk, Lk], each possibly scaled.
+  double scale = peeled->scale;
+  Value q = peelScale(qk.getLhs(), scale);
+  Value kT = peelScale(qk.getRhs(), scale);
+  auto qt = typeOf(q), ktt = typeOf(kT);
+  if (qt.getRank() != 4 || ktt.getRank() != 4)
+    return decline(rewriter, root,
+                   llvm::formatv("expected rank-4 [B, H, L, D] operands, got "
+                                 "ranks {0} and {1}",
+                                 qt.getRank(), ktt.getRank()));
+  int64_t b = qt.getDimSize(0), hq = qt.getDimSize(1), lq = qt.getDimSize(2);
+  Location loc = root.getLoc();
+  Value kExp;
+  if (auto tr = kT.getDefiningOp<TransposeOp>();
+      tr && tr.getPerm() == ArrayRef<int64_t>{0, 1, 3, 2}) {
+    kExp = peelScale(tr.getX(), scale);
+  } else {
+    // K arrives already laid out [.., D, Lk]: the fused op wants [.., Lk, D].
+    kExp = rewriter.create<TransposeOp>(loc, kT,
+                                        ArrayRef<int64_t>{0, 1, 3, 2});
+  }
+  Value vExp = root.getRhs();
+  auto kt = typeOf(kExp), vt = typeOf(vExp);
+  if (vt.getRank() != 4)
+    return decline(rewriter, root, "expected a rank-4 value");
+  if (kt.getDimSize(0) != b || vt.getDimSize(0) != b)
+    return decline(rewriter, root,
+                   llvm::formatv("key/value batch {0}/{1} broadcast against "
+                                 "query batch {2}",
+                                 kt.getDimSize(0), vt.getDimSize(0), b));
+  if (qt.getElementType() != kt.getElementType() ||
+      qt.getElementType() != vt.getElementType())
+    return decline(rewriter, root, "q, k and v of different element types");
+
+  // Key and value heads: a repeat_kv, or the matmul broadcasting one head.
+  auto headsOf = [&](Value expanded) -> FailureOr<Operand> {
+    int64_t h = typeOf(expanded).getDimSize(1);
+    if (h == 1 && hq > 1)
+      return Operand{expanded, hq, nullptr};
+    if (h != hq) {
+      why = llvm::formatv("key heads {0} do not match query heads {1}", h, hq);
+      return failure();
+    }
+    return matchKV(expanded, hq, why);
+  };
+  auto kOp = headsOf(kExp);
+  if (failed(kOp))
+    return decline(rewriter, root, why);
+  auto vOp = headsOf(vExp);
+  if (failed(vOp))
+    return decline(rewriter, root, why);
+  if (kOp->nRep != vOp->nRep)
+    return decline(rewriter, root,
+                   llvm::formatv("k and v repeat their heads differently "
+                                 "({0} vs {1})",
+                                 kOp->nRep, vOp->nRep));
+  int64_t nRep = kOp->nRep;
+  Value k = kOp->base, v = vOp->base;
+  int64_t lk = typeOf(k).getDimSize(2);
+
+  // The live form: the same len bounds the key rows, the value rows and the
+  // scores, and is proven inside [1, Lk].
+  Value len;
+  SmallVector<std::pair<Value, bool>> selectConds(peeled->selectConds);
+  auto fn = root->getParentOfType<func::FuncOp>();
+  if (kOp->liveLen && kOp->liveLen == vOp->liveLen) {
+    auto it = llvm::find_if(selectConds, [&](std::pair<Value, bool> c) {
+      return !c.second && matchLiveCond(c.first, 3) == kOp->liveLen;
+    });
+    if (it == selectConds.end())
+      return decline(rewriter, root, "key rows are zeroed past a length the "
+                                     "scores are not masked by");
+    if (!proveLiveBound(kOp->liveLen, lk, fn, why))
+      return decline(rewriter, root, why);
+    len = kOp->liveLen;
+    selectConds.erase(it);
+  } else if (kOp->liveLen || vOp->liveLen) {
+    return decline(rewriter, root,
+                   "key and value rows are bounded by different lengths");
+  }
+
+  // Key forms: paged through a proven read map, or the split MLA key.
+  std::string form = "dense";
+  Value read, kShared;
+  auto pagedOf = [](Value x) -> std::pair<GatherOp, bool> {
+    auto tr = x.getDefiningOp<TransposeOp>();
+    if (!tr || tr.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
+      return {nullptr, false};
+    auto g = tr.getX().getDefiningOp<GatherOp>();
+    if (!g || g.getAxis() != 0 || typeOf(g.getX()).getRank() != 3 ||
+        typeOf(g.getIdx()).getRank() != 2)
+      return {nullptr, false};
+    return {g, true};
+  };
+  auto [kg, kPaged] = pagedOf(k);
+  auto [vg, vPaged] = pagedOf(v);
+  std::string note;
+  if (kPaged && vPaged && kg.getIdx() == vg.getIdx()) {
+    int64_t slots = typeOf(kg.getX()).getDimSize(0);
+    RangeOracle oracle(fn);
+    auto r = oracle.rangeOf(kg.getIdx());
+    if (r && r->smin().getSExtValue() >= 0 &&
+        r->smax().getSExtValue() < slots) {
+      read = kg.getIdx();
+      k = kg.getX();
+      v = vg.getX();
+      form = "paged";
+    } else {
+      note = llvm::formatv("; read map not proven inside the pool of {0} "
+                           "slots, kept the gathered view",
+                           slots);
+    }
+  } else if (auto cat = k.getDefiningOp<ConcatOp>()) {
+    int64_t axis = cat.getAxis() < 0 ? cat.getAxis() + 4 : cat.getAxis();
+    if (axis == 3 && cat.getInputs().size() == 2) {
+      Value shared = stripBroadcast(cat.getInputs()[1]);
+      auto st = typeOf(shared);
+      if (st.getRank() == 4 && st.getDimSize(1) == 1 &&
+          st.getDimSize(0) == b) {
+        kShared = shared;
+        k = cat.getInputs()[0];
+        form = "split";
+      }
+    }
+  }
+
+  // Masks: select conditions that are not the live bound become additive
+  // masks; several masks add up.
+  auto scoresType = RankedTensorType::get({b, hq, lq, lk}, qt.getElementType());
+  SmallVector<Value> masks;
+  for (auto [c, inverted] : selectConds)
+    masks.push_back(maskFromCond(rewriter, loc, c, inverted, scoresType));
+  for (Value m : peeled->masks)
+    masks.push_back(m);
+  Value mask;
+  for (Value m : masks) {
+    Value n = normaliseMask(rewriter, loc, m, scoresType);
+    if (!n)
+      return decline(rewriter, root,
+                     llvm::formatv("mask of shape {0} does not broadcast to "
+                                   "the scores {1}",
+                                   typeOf(m), scoresType));
+    mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
+  }
+
+  auto resultType = typeOf(root.getResult());
+  auto softcap = peeled->softcap
+                     ? rewriter.getF64FloatAttr(*peeled->softcap)
+                     : FloatAttr();
+  // The result keeps the root's type; a bf16 chain that computed its
+  // softmax in f32 converts back exactly as before.
+  auto fusedType = RankedTensorType::get(resultType.getShape(),
+                                         qt.getElementType());
+  auto fused = rewriter.create<AttentionOp>(
+      loc, fusedType, q, k, kShared, v, read, mask, len, /*pos=*/Value(),
+      rewriter.getF64FloatAttr(scale), softcap,
+      rewriter.getI64IntegerAttr(nRep), /*causal=*/UnitAttr(),
+      /*window=*/IntegerAttr(), /*alibi_slopes=*/DenseF64ArrayAttr());
+  Value result = fused.getResult();
+  if (fusedType != resultType)
+    result = rewriter.create<ConvertOp>(loc, resultType, result);
+  if (explain) {
+    std::string what = llvm::formatv(
+        "{0} attention, n_rep {1}, scale {2}{3}{4}{5}{6}", form, nRep,
+        llvm::format("%g", scale),
+        peeled->softcap
+            ? (", softcap " + llvm::formatv("{0}", llvm::format("%g", *peeled->softcap)).str())
+            : std::string(),
+        mask ? ", tensor mask" : "", len ? ", live length" : "", note);
+    explain(root, true, what);
+  }
+  rewriter.replaceOp(root, result);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct AttentionFusionPass
+    : public poot::impl::AttentionFusionBase<AttentionFusionPass> {
+  using AttentionFusionBase::AttentionFusionBase;
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    // Declines are reported once, after the driver settles, for the
+    // candidates still standing; fusions as they happen.
+    llvm::DenseMap<Operation *, std::string> declined;
+    ExplainFn fn;
+    bool verbose = explain || explainByDefault();
+    if (verbose)
+      fn = [&](Operation *root, bool fused, const std::string &what) {
+        if (fused) {
+          root->emitRemark() << "attention fused: " << what;
+          declined.erase(root);
+        } else {
+          declined[root] = what;
+        }
+      };
+    populateAttentionFusionPatterns(patterns, fn);
+    GreedyRewriteConfig config;
+    config.enableRegionSimplification = GreedySimplifyRegionLevel::Disabled;
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
+                                            config)))
+      return signalPassFailure();
+    if (verbose)
+      getOperation()->walk([&](MatmulOp mm) {
+        if (auto it = declined.find(mm); it != declined.end())
+          mm->emitRemark() << "attention declined: " << it->second;
+      });
+  }
+};
+
+} // namespace
+
+void poot::populateAttentionFusionPatterns(RewritePatternSet &patterns,
+                                           ExplainFn explain) {
+  patterns.add<AttentionFusion>(patterns.getContext(), std::move(explain));
+}
