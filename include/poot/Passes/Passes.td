@@ -21,6 +21,47 @@ def TestIntRange : Pass<"poot-test-int-range", "mlir::func::FuncOp"> {
   let dependentDialects = ["poot::PootDialect"];
 }
 
+def Canonicalize : Pass<"poot-canonicalize", "mlir::func::FuncOp"> {
+  let summary = "Bring a graph to the normal forms the fusion matchers expect";
+  let description = [{
+    Runs the poot folds plus the normalising patterns exported by
+    `populateCanonicalizePatterns`: transpose chains compose, reshape and
+    broadcast chains collapse, scalar constants broadcast once, a division by
+    a constant becomes a multiply by its reciprocal only where that is exact,
+    masks selected with a -inf fill stay selects, and repeat_kv spelled as a
+    repeat-interleave gather becomes reshape/broadcast/reshape.
+
+    ```mlir
+    %1 = poot.transpose %0 {perm = array<i64: 0, 2, 1, 3>}
+    %2 = poot.transpose %1 {perm = array<i64: 0, 1, 3, 2>}
+    // becomes one transpose with the composed permutation
+    %2 = poot.transpose %0 {perm = array<i64: 0, 2, 3, 1>}
+    ```
+  }];
+  let dependentDialects = ["poot::PootDialect"];
+}
+
+def RopeFusion : Pass<"poot-rope", "mlir::func::FuncOp"> {
+  let summary = "Replace rotary-embedding chains with poot.rope";
+  let description = [{
+    Recognises rotate-half (`x * cos + concat(-x2, x1) * sin`) and
+    interleaved RoPE chains, including a partial rotary width where the
+    channels past `rotary_dim` pass through a slice and a concat, and
+    replaces each with `poot.rope`.
+
+    ```mlir
+    %r = poot.add %xc, %rs ...  // x*cos + rotate_half(x)*sin
+    // becomes
+    %r = poot.rope %x, %cos, %sin {rotary_dim = 64 : i64, style = "half"}
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", "false",
+           "Report every candidate: its form when fused, its reason when not">
+  ];
+  let dependentDialects = ["poot::PootDialect"];
+}
+
 def AttentionFusion : Pass<"poot-attention", "mlir::func::FuncOp"> {
   let summary = "Replace attention chains with poot.attention";
   let description = [{
