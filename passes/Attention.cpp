@@ -652,6 +652,338 @@ Value normaliseMask(PatternRewriter &rewriter, Location loc, Value mask,
   return mask;
 }
 
+//===----------------------------------------------------------------------===//
+// Mask meaning: causal, sliding window, ALiBi
+//===----------------------------------------------------------------------===//
+
+/// An integer expression over the score grid, kept when it is affine in the
+/// key index t, the query row i and one scalar position p:
+/// `kt * t + ki * i + kp * p + c`.
+struct Affine {
+  int64_t kt = 0, ki = 0, kp = 0, c = 0;
+  Value pos;
+};
+
+/// A position: a value constant over the score grid except along the batch
+/// axis, seen back to its source (a scalar, or one value per row [B]).
+Value scalarSource(Value v) {
+  auto t = typeOf(v);
+  int64_t off = 4 - t.getRank();
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    if (i + off != 0 && t.getDimSize(i) != 1)
+      return nullptr;
+  if (t.getRank() == 4 && t.getDimSize(0) != 1)
+    return valueAlong(v, 0);
+  auto allOnes = [](Value x) {
+    return llvm::all_of(typeOf(x).getShape(), [](int64_t d) { return d == 1; });
+  };
+  while (true) {
+    Operation *def = v.getDefiningOp();
+    if (def && isa<ReshapeOp, BroadcastOp>(def) && allOnes(def->getOperand(0))) {
+      v = def->getOperand(0);
+      continue;
+    }
+    return allOnes(v) ? v : nullptr;
+  }
+}
+
+/// `v` as an affine form in the rank-4 score frame (axis 3 keys, axis 2
+/// query rows); v's own dims align to the right of the frame.
+std::optional<Affine> affineOf(Value v, int depth = 0) {
+  if (depth > 16)
+    return std::nullopt;
+  auto t = typeOf(v);
+  if (!t.getElementType().isSignlessInteger() ||
+      t.getElementType().isInteger(1))
+    return std::nullopt;
+  int64_t off = 4 - t.getRank();
+  if (off < 0)
+    return std::nullopt;
+  if (auto splat = splatOf(v)) {
+    Affine a;
+    a.c = static_cast<int64_t>(*splat);
+    return a;
+  }
+  if (auto iota = v.getDefiningOp<IotaOp>()) {
+    Affine a;
+    int64_t axis = iota.getDim() + off;
+    if (axis == 3)
+      a.kt = 1;
+    else if (axis == 2)
+      a.ki = 1;
+    else if (t.getDimSize(iota.getDim()) != 1)
+      return std::nullopt;
+    return a;
+  }
+  if (auto b = v.getDefiningOp<BroadcastOp>())
+    return affineOf(b.getX(), depth + 1);
+  if (auto c = v.getDefiningOp<ConvertOp>()) {
+    if (!typeOf(c.getX()).getElementType().isSignlessInteger())
+      return std::nullopt;
+    return affineOf(c.getX(), depth + 1);
+  }
+  if (isa_and_nonnull<AddOp, SubOp>(v.getDefiningOp())) {
+    Operation *op = v.getDefiningOp();
+    auto l = affineOf(op->getOperand(0), depth + 1);
+    auto r = affineOf(op->getOperand(1), depth + 1);
+    if (!l || !r || (l->pos && r->pos && l->pos != r->pos))
+      return std::nullopt;
+    int64_t sign = isa<SubOp>(op) ? -1 : 1;
+    Affine a;
+    a.kt = l->kt + sign * r->kt;
+    a.ki = l->ki + sign * r->ki;
+    a.kp = l->kp + sign * r->kp;
+    a.c = l->c + sign * r->c;
+    a.pos = l->pos ? l->pos : r->pos;
+    return a;
+  }
+  if (auto n = v.getDefiningOp<NegOp>()) {
+    auto x = affineOf(n.getX(), depth + 1);
+    if (!x)
+      return std::nullopt;
+    x->kt = -x->kt;
+    x->ki = -x->ki;
+    x->kp = -x->kp;
+    x->c = -x->c;
+    return x;
+  }
+  // Any other scalar is the position the queries start at.
+  if (Value scalar = scalarSource(v)) {
+    Affine a;
+    a.kp = 1;
+    a.pos = scalar;
+    return a;
+  }
+  return std::nullopt;
+}
+
+/// Visibility bounds on u = t - qpos that a mask condition states.
+struct Visibility {
+  std::optional<int64_t> upper; ///< u <= upper
+  std::optional<int64_t> lower; ///< u >= lower
+  Value pos;
+  bool posUsed = false;
+  bool posKnown = false; ///< whether the terms agreed on using pos or not
+};
+
+/// Checks that `a` is u + c with u = t - (pos + i), folding the sign so the
+/// key coefficient is +1; records the position used.
+bool asRelative(Affine &a, bool &flip, Visibility &vis, int64_t lq) {
+  flip = false;
+  if (a.kt == -1) {
+    a.kt = 1;
+    a.ki = -a.ki;
+    a.kp = -a.kp;
+    a.c = -a.c;
+    flip = true;
+  }
+  if (a.kt != 1 || (lq > 1 && a.ki != -1) || (a.kp != 0 && a.kp != -1))
+    return false;
+  bool usesPos = a.kp == -1;
+  if (vis.posKnown && (usesPos != vis.posUsed || (usesPos && a.pos != vis.pos)))
+    return false;
+  vis.posKnown = true;
+  vis.posUsed = usesPos;
+  if (usesPos)
+    vis.pos = a.pos;
+  return true;
+}
+
+/// Reads the bounds a condition puts on visible keys; `visibleWhenTrue`
+/// says whether true means visible or masked.
+bool collectVisibility(Value cond, bool visibleWhenTrue, Visibility &vis,
+                       int64_t lq) {
+  cond = stripBroadcast(cond);
+  if (auto n = cond.getDefiningOp<NotOp>())
+    return collectVisibility(n.getX(), !visibleWhenTrue, vis, lq);
+  if (auto a = cond.getDefiningOp<AndOp>(); a && visibleWhenTrue)
+    return collectVisibility(a.getLhs(), true, vis, lq) &&
+           collectVisibility(a.getRhs(), true, vis, lq);
+  if (auto o = cond.getDefiningOp<OrOp>(); o && !visibleWhenTrue)
+    return collectVisibility(o.getLhs(), false, vis, lq) &&
+           collectVisibility(o.getRhs(), false, vis, lq);
+  auto cmp = cond.getDefiningOp<CompareOp>();
+  if (!cmp || typeOf(cmp.getLhs()).getRank() > 4)
+    return false;
+  auto l = affineOf(cmp.getLhs()), r = affineOf(cmp.getRhs());
+  if (!l || !r || (l->pos && r->pos && l->pos != r->pos))
+    return false;
+  Affine e{l->kt - r->kt, l->ki - r->ki, l->kp - r->kp, l->c - r->c,
+           l->pos ? l->pos : r->pos};
+  ComparePredicate pred = cmp.getPredicate();
+  if (pred == ComparePredicate::eq || pred == ComparePredicate::ne)
+    return false;
+  bool flip;
+  if (!asRelative(e, flip, vis, lq))
+    return false;
+  // e p 0 with e = u + c; flipping the sign of e reverses the predicate,
+  // and a masked polarity negates it.
+  auto reverse = [](ComparePredicate p) {
+    switch (p) {
+    case ComparePredicate::lt: return ComparePredicate::gt;
+    case ComparePredicate::le: return ComparePredicate::ge;
+    case ComparePredicate::gt: return ComparePredicate::lt;
+    case ComparePredicate::ge: return ComparePredicate::le;
+    default: return p;
+    }
+  };
+  auto negate = [](ComparePredicate p) {
+    switch (p) {
+    case ComparePredicate::lt: return ComparePredicate::ge;
+    case ComparePredicate::le: return ComparePredicate::gt;
+    case ComparePredicate::gt: return ComparePredicate::le;
+    case ComparePredicate::ge: return ComparePredicate::lt;
+    default: return p;
+    }
+  };
+  if (flip)
+    pred = reverse(pred);
+  if (!visibleWhenTrue)
+    pred = negate(pred);
+  auto tighten = [](std::optional<int64_t> &slot, int64_t v, bool isUpper) {
+    slot = slot ? (isUpper ? std::min(*slot, v) : std::max(*slot, v)) : v;
+  };
+  switch (pred) {
+  case ComparePredicate::le: tighten(vis.upper, -e.c, true); break;
+  case ComparePredicate::lt: tighten(vis.upper, -e.c - 1, true); break;
+  case ComparePredicate::ge: tighten(vis.lower, -e.c, false); break;
+  case ComparePredicate::gt: tighten(vis.lower, -e.c + 1, false); break;
+  default: return false;
+  }
+  return true;
+}
+
+/// The proven meaning of an additive mask, term by term; terms it cannot
+/// explain stay a tensor.
+struct MaskMeaning {
+  bool causal = false;
+  std::optional<int64_t> window;
+  SmallVector<double> alibi;
+  Value pos;
+  SmallVector<Value> rest; ///< unexplained additive terms
+  SmallVector<std::pair<Value, bool>> restConds; ///< unexplained conditions
+  SmallVector<std::string> notes;
+};
+
+/// Splits an additive mask into its terms (through broadcasts).
+void maskTerms(Value m, SmallVectorImpl<Value> &terms) {
+  Value inner = stripBroadcast(m);
+  if (auto add = inner.getDefiningOp<AddOp>();
+      add && !reachesMatmul(add.getLhs()) && !reachesMatmul(add.getRhs())) {
+    maskTerms(add.getLhs(), terms);
+    maskTerms(add.getRhs(), terms);
+    return;
+  }
+  terms.push_back(m);
+}
+
+/// select(c, 0, -inf) / select(c, -inf, 0): the condition and its polarity.
+std::optional<std::pair<Value, bool>> selectMask(Value term) {
+  auto sel = stripBroadcast(term).getDefiningOp<SelectOp>();
+  if (!sel)
+    return std::nullopt;
+  if (isSplat(sel.getOnTrue(), 0.0) && isNegInf(sel.getOnFalse()))
+    return std::pair{sel.getCond(), true};
+  if (isNegInf(sel.getOnTrue()) && isSplat(sel.getOnFalse(), 0.0))
+    return std::pair{sel.getCond(), false};
+  return std::nullopt;
+}
+
+/// slope[h] * float(t - qpos): the ALiBi bias.
+std::optional<SmallVector<double>> alibiSlopes(Value term, int64_t hq,
+                                               int64_t lq, Visibility &vis) {
+  auto mul = stripBroadcast(term).getDefiningOp<MulOp>();
+  if (!mul)
+    return std::nullopt;
+  for (auto [a, b] : {std::pair{mul.getLhs(), mul.getRhs()},
+                      std::pair{mul.getRhs(), mul.getLhs()}}) {
+    auto cv = stripBroadcast(a).getDefiningOp<ConvertOp>();
+    auto cst = stripBroadcast(b).getDefiningOp<ConstantOp>();
+    if (!cv || !cst)
+      continue;
+    auto lin = affineOf(cv.getX());
+    bool flip;
+    Visibility probe = vis;
+    if (!lin || lin->c != 0 || !asRelative(*lin, flip, probe, lq) || flip)
+      continue;
+    auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue());
+    auto ct = typeOf(cst.getResult());
+    if (!dense || ct.getRank() > 4)
+      continue;
+    // The slopes vary along the head axis (frame axis 1) only.
+    int64_t off = 4 - ct.getRank();
+    bool headOnly = true;
+    for (int64_t i = 0; i < ct.getRank(); ++i)
+      if (i + off != 1 && ct.getDimSize(i) != 1)
+        headOnly = false;
+    int64_t n = ct.getNumElements();
+    if (!headOnly || (n != 1 && n != hq))
+      continue;
+    SmallVector<double> slopes;
+    for (const APFloat &f : dense.getValues<APFloat>())
+      slopes.push_back(f.convertToDouble());
+    if (n == 1)
+      slopes.assign(hq, slopes.front());
+    vis = probe;
+    return slopes;
+  }
+  return std::nullopt;
+}
+
+MaskMeaning explainMasks(ArrayRef<Value> masks,
+                         ArrayRef<std::pair<Value, bool>> conds, int64_t hq,
+                         int64_t lq) {
+  MaskMeaning out;
+  Visibility vis;
+  SmallVector<std::pair<Value, bool>> allConds(conds);
+  SmallVector<Value> terms;
+  for (Value m : masks)
+    maskTerms(m, terms);
+  SmallVector<Value> condTerms; // the select masks behind the conditions
+  for (Value term : terms) {
+    if (auto sm = selectMask(term)) {
+      Visibility trial = vis;
+      if (collectVisibility(sm->first, sm->second, trial, lq)) {
+        vis = trial;
+        continue;
+      }
+    }
+    if (out.alibi.empty())
+      if (auto slopes = alibiSlopes(term, hq, lq, vis)) {
+        out.alibi = *slopes;
+        continue;
+      }
+    out.rest.push_back(term);
+  }
+  for (auto [c, inverted] : allConds) {
+    Visibility trial = vis;
+    if (collectVisibility(c, !inverted, trial, lq))
+      vis = trial;
+    else
+      out.restConds.push_back({c, inverted});
+  }
+  auto keepAll = [&](const char *why) {
+    MaskMeaning all;
+    all.rest.assign(masks.begin(), masks.end());
+    all.restConds.assign(conds.begin(), conds.end());
+    all.notes.push_back(why);
+    return all;
+  };
+  // Only a causal bound at the query's own position and a window are
+  // meanings the op records; anything else stays a tensor.
+  if (vis.upper && *vis.upper != 0)
+    return keepAll("mask kept as a tensor: causal offset is not the query "
+                   "position");
+  out.causal = vis.upper.has_value();
+  if (vis.lower)
+    out.window = 1 - *vis.lower;
+  if (out.window && *out.window < 1)
+    return keepAll("mask kept as a tensor: empty sliding window");
+  if (vis.posUsed)
+    out.pos = vis.pos;
+  return out;
+}
+
 LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
                                                PatternRewriter &rewriter) const {
   if (!isCandidate(root))
@@ -791,13 +1123,14 @@ LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
     }
   }
 
-  // Masks: select conditions that are not the live bound become additive
-  // masks; several masks add up.
+  // Masks: what the graph proves of them becomes attributes (causal,
+  // window, ALiBi slopes at the query position); the rest stays a tensor.
   auto scoresType = RankedTensorType::get({b, hq, lq, lk}, qt.getElementType());
+  MaskMeaning meaning = explainMasks(peeled->masks, selectConds, hq, lq);
   SmallVector<Value> masks;
-  for (auto [c, inverted] : selectConds)
+  for (auto [c, inverted] : meaning.restConds)
     masks.push_back(maskFromCond(rewriter, loc, c, inverted, scoresType));
-  for (Value m : peeled->masks)
+  for (Value m : meaning.rest)
     masks.push_back(m);
   Value mask;
   for (Value m : masks) {
@@ -809,6 +1142,23 @@ LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
                                    typeOf(m), scoresType));
     mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
   }
+  Value pos = meaning.pos;
+  if (pos) {
+    // A scalar position, or one per batch row.
+    auto pt = typeOf(pos);
+    SmallVector<int64_t> shape;
+    if (pt.getNumElements() != 1 || b == 1) {
+      if (pt.getNumElements() != 1)
+        shape.push_back(b);
+    }
+    if (pt.getNumElements() != 1 && pt.getNumElements() != b)
+      return decline(rewriter, root, "positions do not match the batch");
+    if (ArrayRef<int64_t>(shape) != pt.getShape())
+      pos = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(shape, pt.getElementType()), pos);
+  }
+  for (const std::string &n : meaning.notes)
+    note += "; " + n;
 
   auto resultType = typeOf(root.getResult());
   auto softcap = peeled->softcap
@@ -819,21 +1169,31 @@ LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
   auto fusedType = RankedTensorType::get(resultType.getShape(),
                                          qt.getElementType());
   auto fused = rewriter.create<AttentionOp>(
-      loc, fusedType, q, k, kShared, v, read, mask, len, /*pos=*/Value(),
+      loc, fusedType, q, k, kShared, v, read, mask, len, pos,
       rewriter.getF64FloatAttr(scale), softcap,
-      rewriter.getI64IntegerAttr(nRep), /*causal=*/UnitAttr(),
-      /*window=*/IntegerAttr(), /*alibi_slopes=*/DenseF64ArrayAttr());
+      rewriter.getI64IntegerAttr(nRep),
+      meaning.causal ? rewriter.getUnitAttr() : UnitAttr(),
+      meaning.window ? rewriter.getI64IntegerAttr(*meaning.window)
+                     : IntegerAttr(),
+      meaning.alibi.empty() ? DenseF64ArrayAttr()
+                            : rewriter.getDenseF64ArrayAttr(meaning.alibi));
   Value result = fused.getResult();
   if (fusedType != resultType)
     result = rewriter.create<ConvertOp>(loc, resultType, result);
   if (explain) {
     std::string what = llvm::formatv(
-        "{0} attention, n_rep {1}, scale {2}{3}{4}{5}{6}", form, nRep,
+        "{0} attention, n_rep {1}, scale {2}{3}{4}{5}{6}{7}", form, nRep,
         llvm::format("%g", scale),
         peeled->softcap
             ? (", softcap " + llvm::formatv("{0}", llvm::format("%g", *peeled->softcap)).str())
             : std::string(),
-        mask ? ", tensor mask" : "", len ? ", live length" : "", note);
+        mask ? ", tensor mask" : "",
+        std::string(meaning.causal ? ", causal" : "") +
+            (meaning.window ? ", window " + std::to_string(*meaning.window)
+                            : std::string()) +
+            (meaning.alibi.empty() ? "" : ", alibi") +
+            (pos ? " from pos" : ""),
+        len ? ", live length" : "", note);
     explain(root, true, what);
   }
   rewriter.replaceOp(root, result);

@@ -141,6 +141,12 @@ LogicalResult AttentionOp::verify() {
     if (lt.getRank() != 1 || lt.getDimSize(0) != b)
       return emitOpError() << "expected len [" << b << "], got " << lt;
   }
+  if (auto pos = getPos()) {
+    auto pt = cast<RankedTensorType>(pos.getType());
+    if (pt.getRank() > 1 || (pt.getRank() == 1 && pt.getDimSize(0) != b))
+      return emitOpError() << "expected pos as a scalar or [" << b
+                           << "], got " << pt;
+  }
   if (auto slopes = getAlibiSlopes())
     if (static_cast<int64_t>(slopes->size()) != hq)
       return emitOpError() << "expected " << hq << " alibi slopes, got "

@@ -38,7 +38,8 @@ def Poot_AttentionOp : Poot_Op<"attention", [Pure, AttrSizedOperandSegments]> {
       naming the pool slot of each logical key.
     Query head `h` reads key head `h / n_rep`. The mask is either an
     additive tensor `mask [B|1, 1|Hq, Lq, Lk]` or its proven meaning:
-    `causal` (key `t` visible iff `t <= pos + i` for query row `i`),
+    `causal` (key `t` visible iff `t <= pos + i` for query row `i`, with
+    `pos` a scalar or one position per batch row `[B]`),
     `window = W` (visible iff `pos + i - t < W`), and `alibi_slopes`
     (adds `slope[h] * (t - (pos + i))`); `pos` defaults to 0. With `len [B]`
     only the first `len[b]` keys of row `b` are visited. A row with no
@@ -48,7 +49,7 @@ def Poot_AttentionOp : Poot_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     Poot_FloatTensor:$q, Poot_FloatTensor:$k,
     Optional<Poot_FloatTensor>:$k_shared, Poot_FloatTensor:$v,
     Optional<Poot_IntTensor>:$read, Optional<Poot_FloatTensor>:$mask,
-    Optional<Poot_IntTensor>:$len, Optional<Poot_IntScalar>:$pos,
+    Optional<Poot_IntTensor>:$len, Optional<Poot_IntTensor>:$pos,
     F64Attr:$scale, OptionalAttr<F64Attr>:$softcap, I64Attr:$n_rep,
     UnitAttr:$causal, OptionalAttr<I64Attr>:$window,
     OptionalAttr<DenseF64ArrayAttr>:$alibi_slopes);

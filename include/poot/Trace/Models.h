@@ -1,4 +1,5 @@
-//===- Models.h - Whole attention blocks of known model families -*- C++ -*-===//
+//===- Models.h - Whole attention blocks of known model families -*- C++
+//-*-===//
 //
 // Model builders trace N attention blocks of a model family (projections,
 // heads, RoPE, cache write, attention, output projection, residual) into one
@@ -19,10 +20,10 @@ namespace poot::trace {
 
 /// The attention variant a family uses.
 enum class Family {
-  Llama,   ///< GQA + RoPE (llama3, mistral, gemma2 differ only in options)
-  Mla,     ///< DeepSeek-V2 multi-head latent attention: split key
-  Sparse,  ///< GQA + an indexer that selects key blocks
-  Alibi,   ///< MHA without RoPE, ALiBi bias (bloom)
+  Llama,  ///< GQA + RoPE (llama3, mistral, gemma2 differ only in options)
+  Mla,    ///< DeepSeek-V2 multi-head latent attention: split key
+  Sparse, ///< GQA + an indexer that selects key blocks
+  Alibi,  ///< MHA without RoPE, ALiBi bias (bloom)
 };
 
 /// Decode: `decodeTokens` new tokens against the cache. Prefill: the

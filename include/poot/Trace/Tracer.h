@@ -37,6 +37,9 @@ mlir::Type getFloatType(mlir::MLIRContext *ctx, DType dtype);
 /// Parses "f32", "f16" or "bf16".
 std::optional<DType> parseDType(llvm::StringRef text);
 
+/// How RoPE pairs channels: the two halves (rotate_half) or neighbours.
+enum class RopeStyle { Half, Interleaved };
+
 /// A declared half-open value range [lo, hi) of an integer input.
 struct DeclaredRange {
   int64_t lo;
@@ -164,8 +167,7 @@ public:
   mlir::Value pow(mlir::Value lhs, mlir::Value rhs);
   mlir::Value compare(ComparePredicate predicate, mlir::Value lhs,
                       mlir::Value rhs);
-  mlir::Value select(mlir::Value cond, mlir::Value onTrue,
-                     mlir::Value onFalse);
+  mlir::Value select(mlir::Value cond, mlir::Value onTrue, mlir::Value onFalse);
   mlir::Value logicalAnd(mlir::Value lhs, mlir::Value rhs);
   mlir::Value logicalOr(mlir::Value lhs, mlir::Value rhs);
   mlir::Value logicalNot(mlir::Value x);
@@ -218,8 +220,7 @@ private:
   mlir::Value addArgument(Port port, mlir::RankedTensorType type);
   int64_t normaliseAxis(mlir::Value x, int64_t axis);
 
-  template <typename OpTy, typename... Args>
-  OpTy create(Args &&...args) {
+  template <typename OpTy, typename... Args> OpTy create(Args &&...args) {
     return builder.create<OpTy>(loc, std::forward<Args>(args)...);
   }
 
@@ -280,8 +281,7 @@ mlir::Value hiddenKeys(Tracer &t, mlir::Value qpos, int64_t keyLen,
                        std::optional<int64_t> window);
 
 /// select(hidden, -inf, 0) in `elementType`: the additive form of a mask.
-mlir::Value additiveMask(Tracer &t, mlir::Value hidden,
-                         mlir::Type elementType);
+mlir::Value additiveMask(Tracer &t, mlir::Value hidden, mlir::Type elementType);
 
 /// The standard ALiBi slopes of `numHeads` heads (geometric for a power of
 /// two, interleaved with the next power's slopes otherwise).
@@ -324,11 +324,13 @@ std::pair<mlir::Value, mlir::Value> writeCache(Tracer &t, mlir::Value kCache,
 
 /// Decode over a fixed-capacity cache (ops::attention_masked): the two cache
 /// writes at the 0-d `pos`, then attention over the whole capacity with the
-/// causal mask built from `pos` against an iota.
+/// causal mask built from `pos` against an iota. `qpos`, when given, is the
+/// caller's `queryPositionsFrom(pos)`, so a model traces it once.
 CachedAttention attentionMasked(Tracer &t, mlir::Value q, mlir::Value k,
                                 mlir::Value v, mlir::Value kCache,
                                 mlir::Value vCache, mlir::Value pos,
-                                const AttentionOptions &options);
+                                const AttentionOptions &options,
+                                mlir::Value qpos = {});
 
 /// Every query row of the prompt against the prompt (ops::attention_prefill):
 /// the causal mask from two iotas.
@@ -348,9 +350,6 @@ struct LiveAttention {
 LiveAttention attentionLive(Tracer &t, mlir::Value q, mlir::Value k,
                             mlir::Value v, mlir::Value len, mlir::Value mask,
                             const AttentionOptions &options);
-
-/// How RoPE pairs channels: the two halves (rotate_half) or neighbours.
-enum class RopeStyle { Half, Interleaved };
 
 /// cos and sin tables [Bp, 1, Lq, rotaryDim] in `elementType` for query
 /// positions `qpos` [Bp, 1, Lq, 1], computed in the graph in f32 from the
