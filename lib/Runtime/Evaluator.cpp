@@ -10,6 +10,8 @@
 
 #include "poot/Runtime/Evaluator.h"
 
+#include "FusedOps.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -1128,6 +1130,25 @@ Status evalIndexGuard(OpContext &ctx) {
   return ctx.produce(Tensor({DType::I1, {}}, {inside ? 1.0 : 0.0}));
 }
 
+//===----------------------------------------------------------------------===//
+// Fused ops (FusedOps.cpp)
+//===----------------------------------------------------------------------===//
+
+using FusedKernel = Status (*)(const Eqn &, const std::vector<const Tensor *> &,
+                               const std::vector<TensorType> &, NumericMode,
+                               std::vector<Tensor> &);
+
+/// Runs a fused kernel and hands its results through produce(), so they are
+/// held to the record's result types like every other op's.
+template <FusedKernel K> Status evalFused(OpContext &ctx) {
+  std::vector<Tensor> out;
+  POOT_RETURN_IF_ERROR(
+      K(ctx.eqn, ctx.operands, ctx.resultTypes, ctx.mode, out));
+  for (Tensor &t : out)
+    POOT_RETURN_IF_ERROR(ctx.produce(std::move(t)));
+  return Status::ok();
+}
+
 const std::unordered_map<std::string, Kernel> &kernels() {
   static const std::unordered_map<std::string, Kernel> table = {
       {"constant", evalConstant},
@@ -1169,6 +1190,8 @@ const std::unordered_map<std::string, Kernel> &kernels() {
       {"reduce_min", evalReduce<ReduceKind::Min>},
       {"topk", evalTopk},
       {"index_guard", evalIndexGuard},
+      {"rope", evalFused<detail::evalRope>},
+      {"attention", evalFused<detail::evalAttention>},
   };
   return table;
 }

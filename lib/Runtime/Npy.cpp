@@ -65,6 +65,38 @@ DType naturalDType(FileKind kind) {
   return DType::F32;
 }
 
+/// NumPy's name for the element type of a file ("int32", "bfloat16").
+const char *fileKindName(FileKind kind) {
+  switch (kind) {
+  case FileKind::F2:
+    return "float16";
+  case FileKind::F4:
+    return "float32";
+  case FileKind::F8:
+    return "float64";
+  case FileKind::I4:
+    return "int32";
+  case FileKind::I8:
+    return "int64";
+  case FileKind::B1:
+    return "bool";
+  case FileKind::Bf16Raw:
+    return "bfloat16";
+  }
+  return "?";
+}
+
+/// What a value is, as far as converting between files and tensors goes:
+/// floats convert among themselves (rounding), integers among themselves
+/// (checked), and nothing converts across.
+enum class ElementClass { Float, Integer, Bool };
+
+ElementClass classOf(DType dtype) {
+  if (dtype == DType::I1)
+    return ElementClass::Bool;
+  return isFloat(dtype) ? ElementClass::Float : ElementClass::Integer;
+}
+
 /// The fields of a .npy header this reader cares about.
 struct Header {
   std::string descr;
@@ -346,11 +378,29 @@ Status readNpy(const std::string &path, const TensorType *expected,
                       ", expected " + shapeString(expected->shape));
   // Raw 2-byte words are bf16 whatever the caller expects: it is the only
   // 2-byte unsigned type the format is used for here.
-  DType target = expected ? expected->dtype : naturalDType(kind);
+  DType natural = naturalDType(kind);
+  DType target = expected ? expected->dtype : natural;
+  // Float files convert to any float dtype (rounded) and integer files to
+  // either integer dtype (checked); a file of another kind of element is
+  // the wrong file, not something to convert.
+  if (classOf(target) != classOf(natural))
+    return Status(ErrorCode::DtypeMismatch,
+                  path + ": file holds " + fileKindName(kind) + ", expected " +
+                      dtypeName(target));
   Tensor result({target, header.shape});
-  bool exact = target == naturalDType(kind);
+  bool exact = target == natural;
   for (int64_t i = 0; i < count; ++i) {
     double v = decodeElement(kind, data + dataStart + i * itemBytes);
+    // Only an i8 file can hold a value past i32 (checked on the exact word).
+    if (kind == FileKind::I8 && target == DType::I32 &&
+        !(v >= -2147483648.0 && v <= 2147483647.0))
+      return Status(ErrorCode::DtypeMismatch,
+                    path + ": value " +
+                        std::to_string(static_cast<int64_t>(
+                            loadLE(data + dataStart + i * itemBytes, 8))) +
+                        " at flat index " + std::to_string(i) +
+                        " does not fit i32 (file holds " + fileKindName(kind) +
+                        ")");
     result.at(i) = exact ? v : roundTo(target, v);
   }
   out = std::move(result);

@@ -3,6 +3,7 @@
 #include "poot/Runtime/RandomInputs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 
@@ -19,7 +20,13 @@ Tensor poot::rt::randomInput(const Graph &graph, const GraphInput &input,
   Tensor t(type);
   int64_t n = t.size();
   if (isFloat(type.dtype)) {
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    // A rank-2 float input is a weight matrix [fan_in, fan_out]: drawn with
+    // variance 1/fan_in, as trained weights are scaled, so activations stay
+    // of order one through the layers. Everything else is uniform in [-1, 1).
+    double bound = 1.0;
+    if (type.shape.size() == 2 && type.shape[0] > 1)
+      bound = std::sqrt(3.0 / static_cast<double>(type.shape[0]));
+    std::uniform_real_distribution<double> dist(-bound, bound);
     for (int64_t i = 0; i < n; ++i) {
       double v = 0.0;
       while (v == 0.0)

@@ -1,8 +1,8 @@
 //===- NpyTest.cpp - Tests of the .npy reader and writer ------------------===//
 //
 // Round trips for every dtype, hand-built files in the shapes NumPy and
-// ml_dtypes produce, and the typed errors for files that are short, malformed
-// or of the wrong shape.
+// ml_dtypes produce, and the typed errors for files that are short, malformed,
+// of the wrong shape or of the wrong kind of element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,6 +153,84 @@ TEST_F(NpyTest, ConvertsToTheExpectedDType) {
   ASSERT_TRUE(readNpy(p, &f16, t).isOk());
   expectSameTensor(
       t, Tensor(f16, {roundTo(DType::F16, tie), roundTo(DType::F16, 0.1)}));
+}
+
+TEST_F(NpyTest, ElementKindMustMatchTheExpectedDType) {
+  std::string ints = path("i4");
+  ASSERT_TRUE(writeNpy(ints, Tensor({DType::I32, {2}}, {1, 2})).isOk());
+  std::string floats = path("f4");
+  ASSERT_TRUE(writeNpy(floats, Tensor({DType::F32, {2}}, {1, 0})).isOk());
+  std::string bools = path("b1");
+  ASSERT_TRUE(writeNpy(bools, Tensor({DType::I1, {2}}, {1, 0})).isOk());
+  std::string words = path("v2");
+  writeRaw(words, "{'descr': '|V2', 'fortran_order': False, 'shape': (2,), }",
+           std::string("\x80\x3F\x40\xC0", 4));
+
+  struct Case {
+    std::string file;
+    DType expected;
+    const char *message; // what follows "<path>: "
+  };
+  std::vector<Case> refused = {
+      {ints, DType::F32, "file holds int32, expected f32"},
+      {ints, DType::BF16, "file holds int32, expected bf16"},
+      {ints, DType::I1, "file holds int32, expected i1"},
+      {floats, DType::I32, "file holds float32, expected i32"},
+      {floats, DType::I64, "file holds float32, expected i64"},
+      {floats, DType::I1, "file holds float32, expected i1"},
+      {bools, DType::F32, "file holds bool, expected f32"},
+      {bools, DType::I32, "file holds bool, expected i32"},
+      {words, DType::I32, "file holds bfloat16, expected i32"},
+  };
+  for (const Case &c : refused) {
+    TensorType type{c.expected, {2}};
+    Tensor t({DType::F32, {1}}, {7});
+    Status st = readNpy(c.file, &type, t);
+    EXPECT_EQ(st.code(), ErrorCode::DtypeMismatch) << st.toString();
+    EXPECT_EQ(st.message(), c.file + ": " + c.message);
+    // Nothing is written on failure.
+    EXPECT_EQ(t.type(), (TensorType{DType::F32, {1}}));
+  }
+
+  // Every float file converts to every float dtype.
+  for (const std::string &file : {floats, words})
+    for (DType dt : {DType::F32, DType::F16, DType::BF16, DType::F64}) {
+      TensorType type{dt, {2}};
+      Tensor t;
+      Status st = readNpy(file, &type, t);
+      EXPECT_TRUE(st.isOk()) << st.toString();
+      EXPECT_EQ(t.dtype(), dt);
+    }
+}
+
+TEST_F(NpyTest, IntegerWidthsConvertWhenTheValuesFit) {
+  std::string narrow = path("i4");
+  ASSERT_TRUE(writeNpy(narrow, Tensor({DType::I32, {3}}, {-2147483648.0, 0, 7}))
+                  .isOk());
+  TensorType i64{DType::I64, {3}};
+  Tensor t;
+  Status st = readNpy(narrow, &i64, t);
+  ASSERT_TRUE(st.isOk()) << st.toString();
+  expectSameTensor(t, Tensor(i64, {-2147483648.0, 0, 7}));
+
+  std::string fits = path("i8fits");
+  ASSERT_TRUE(writeNpy(fits, Tensor({DType::I64, {3}},
+                                    {-2147483648.0, 2147483647.0, -1}))
+                  .isOk());
+  TensorType i32{DType::I32, {3}};
+  st = readNpy(fits, &i32, t);
+  ASSERT_TRUE(st.isOk()) << st.toString();
+  expectSameTensor(t, Tensor(i32, {-2147483648.0, 2147483647.0, -1}));
+
+  for (double big : {2147483648.0, -2147483649.0, 4294967296.0 + 7}) {
+    std::string wide = path("i8big");
+    ASSERT_TRUE(writeNpy(wide, Tensor({DType::I64, {3}}, {1, 2, big})).isOk());
+    st = readNpy(wide, &i32, t);
+    EXPECT_EQ(st.code(), ErrorCode::DtypeMismatch) << st.toString();
+    EXPECT_EQ(st.message(),
+              wide + ": value " + std::to_string(static_cast<int64_t>(big)) +
+                  " at flat index 2 does not fit i32 (file holds int64)");
+  }
 }
 
 TEST_F(NpyTest, ReadsVersion2Headers) {

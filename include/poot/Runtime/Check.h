@@ -15,7 +15,8 @@
 
 namespace poot::rt {
 
-/// |got - want| <= atol + rtol * |want| elementwise.
+/// |got - want| <= atol + rtol * max|want| for every element: the relative
+/// part is taken against the tensor's largest finite magnitude.
 struct Tolerance {
   double atol = 0.0;
   double rtol = 0.0;
@@ -31,7 +32,8 @@ struct Comparison {
   int64_t firstMismatch = -1;
   bool shapeMatches = true;
   bool ok() const { return shapeMatches && mismatches == 0; }
-  /// "max abs 1.2e-07, max rel 3.4e-06, 0 of 512 past (atol 1e-05, rtol 1e-04)"
+  /// "max abs 1.2e-07, max rel 3.4e-06 (of the largest |value|), 0 of 512
+  /// past (atol 1e-05, rtol 1e-04)"
   std::string summary(const Tensor &want, Tolerance tol) const;
 };
 

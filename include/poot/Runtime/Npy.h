@@ -16,9 +16,10 @@
 
 namespace poot::rt {
 
-/// Reads `path` into `out`. When `expected` is given, a file of another
-/// element type is converted to it (rounded), and a shape mismatch is an error
-/// naming both shapes. A truncated or malformed file is a typed Malformed
+/// Reads `path` into `out`. When `expected` is given, a float file converts
+/// to any float dtype (rounded), i32 and i64 convert into each other (a value
+/// that does not fit is refused), any other kind of mismatch is a typed
+/// DtypeMismatch, and a shape mismatch is an error naming both shapes. A truncated or malformed file is a typed Malformed
 /// error naming the file.
 Status readNpy(const std::string &path, const TensorType *expected,
                Tensor &out);

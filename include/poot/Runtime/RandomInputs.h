@@ -1,7 +1,8 @@
 //===- RandomInputs.h - Seeded random bindings for a graph ------*- C++ -*-===//
 //
 // Fills every input of a graph with seeded random values that respect what
-// the graph declares: floats uniform in [-1, 1) (never all zero), integers
+// the graph declares: floats uniform in [-1, 1) (never all zero; a rank-2
+// weight matrix [fan_in, fan_out] with variance 1/fan_in), integers
 // inside their declared poot.range, a write map with distinct slots, and
 // `pos` / `len` slots drawn so a decode of `steps` steps stays inside their
 // ranges.

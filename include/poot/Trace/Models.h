@@ -8,6 +8,15 @@
 // tests. The same configuration also drives the one-block graphs poot-trace
 // emits for lit tests.
 //
+// Choices the families share: every layer is pre-norm (RMSNorm, also for
+// bloom, whose LayerNorm poot does not fuse anyway) with a residual add; a
+// prefill writes the prompt's K/V to the cache (from position 0, or through
+// the write map) and attends over the fresh prompt; a paged decode takes one
+// position per batch row, a fixed one a single 0-d position (the starts of
+// dynamic_update_slice are scalars); DeepSeek-V2 caches its latent and the
+// shared rotary key and re-expands per-head keys and values every step; the
+// sparse family is GQA attention plus an indexer with its own key cache.
+//
 //===----------------------------------------------------------------------===//
 #ifndef POOT_TRACE_MODELS_H
 #define POOT_TRACE_MODELS_H

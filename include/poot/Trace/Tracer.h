@@ -369,7 +369,8 @@ mlir::Value rope(Tracer &t, mlir::Value x, mlir::Value cos, mlir::Value sin,
 mlir::Value pagedWrite(Tracer &t, mlir::Value pool, mlir::Value rows,
                        mlir::Value writeMap);
 
-/// k or v [B, H, Lq, D] in token-major rows [B*Lq, H, D] for `pagedWrite`.
+/// k or v [B, H, Lq, D] in token-major rows [B*Lq, H, D] for `pagedWrite`:
+/// row b*Lq + i is token i of batch row b, the write map's order.
 mlir::Value tokenRows(Tracer &t, mlir::Value kv);
 
 /// Paged read of a K or V pool [S, Hkv, D] through `readMap` [B, cap]:

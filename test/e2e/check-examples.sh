@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# End to end: every example graph is fused with the whole pass pipeline, run
+# on the cpu device, and compared against the oracle on the unfused graph,
+# over two decode steps (state carried, positions advanced). Fails if any
+# example fails or if a fused graph has no fused op where one was expected.
+set -uo pipefail
+BIN="${1:?usage: check-examples.sh BUILD_DIR [EXAMPLES_DIR]}"
+EXAMPLES="${2:-$(cd "$(dirname "$0")/../../examples" && pwd)}"
+OPT="$BIN/tools/poot-opt/poot-opt"
+RUN="$BIN/tools/poot-run/poot-run"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+failed=0
+count=0
+for graph in "$EXAMPLES"/*.mlir; do
+  name="$(basename "$graph" .mlir)"
+  fused="$WORK/$name.fused.mlir"
+  count=$((count + 1))
+  if ! "$OPT" "$graph" --poot-canonicalize --poot-rope --poot-attention -o "$fused" 2>"$WORK/err"; then
+    echo "FAIL $name: the pipeline failed"; cat "$WORK/err"; failed=1; continue
+  fi
+  if ! grep -q "poot.attention" "$fused"; then
+    echo "FAIL $name: no attention fused"; failed=1; continue
+  fi
+  steps=1
+  case "$name" in *decode*) steps=2 ;; esac
+  if out=$("$RUN" "$fused" --check --ref="$graph" --steps="$steps" --seed=3 2>&1); then
+    echo "ok   $name ($(grep -c 'poot.attention' "$fused") attention, $(grep -c 'poot.rope' "$fused") rope, $steps step(s))"
+  else
+    echo "FAIL $name"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
+  fi
+done
+echo "$count example graphs checked"
+exit $failed
