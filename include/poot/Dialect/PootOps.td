@@ -310,5 +310,6 @@ def Poot_IndexGuardOp : Poot_Op<"index_guard", [Pure, TypeInfer, RangeInfer]> {
 }
 
 include "poot/Dialect/PootFusedOps.td"
+include "poot/Dialect/PootSparseOps.td"
 
 #endif // POOT_OPS_TD

@@ -93,4 +93,17 @@ def AttentionFusion : Pass<"poot-attention", "mlir::func::FuncOp"> {
   let dependentDialects = ["poot::PootDialect"];
 }
 
+def BlockSelect : Pass<"poot-block-select", "mlir::func::FuncOp"> {
+  let summary = "Replace sparse block selection + masked attention with "
+                "poot.block_topk and poot.selected_attention";
+  let description = [{
+    Being written.
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", "false",
+           "Report every candidate: its form when fused, its reason when not">
+  ];
+  let dependentDialects = ["poot::PootDialect"];
+}
+
 #endif // POOT_PASSES_TD

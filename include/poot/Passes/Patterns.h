@@ -30,6 +30,11 @@ void populateRopeFusionPatterns(mlir::RewritePatternSet &patterns,
 void populateAttentionFusionPatterns(mlir::RewritePatternSet &patterns,
                                      ExplainFn explain = nullptr);
 
+/// Sparse block selection and its masked attention -> poot.block_topk +
+/// poot.selected_attention (poot-block-select).
+void populateBlockSelectPatterns(mlir::RewritePatternSet &patterns,
+                                 ExplainFn explain = nullptr);
+
 } // namespace poot
 
 #endif // POOT_PASSES_PATTERNS_H

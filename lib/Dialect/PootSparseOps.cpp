@@ -1,0 +1,3 @@
+//===- PootSparseOps.cpp - Typing rules of the sparse ops -----------------===//
+
+#include "poot/Dialect/PootDialect.h"
