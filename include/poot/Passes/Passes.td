@@ -106,4 +106,39 @@ def BlockSelect : Pass<"poot-block-select", "mlir::func::FuncOp"> {
   let dependentDialects = ["poot::PootDialect"];
 }
 
+def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
+  let summary = "Choose a schedule for every fused op on a device";
+  let description = [{
+    Writes the planner's decision into the IR, so codegen decides nothing and
+    a lit test can check it per device preset. Each `poot.attention` gets a
+    `poot.request` (shape, storage dtype, score transform, mask kind, key
+    form, key bound), a `poot.schedule` (streaming or split-KV, grouped,
+    lanes, splits, chunk, grid, workgroup-memory and scratch bytes, live
+    splits, causal tile skip) and a `poot.plan_key`. A device that cannot run
+    an op fails the pass with a typed capability error (AttentionLds,
+    ScratchBytes, DtypeLowering, GridLimit) naming the numbers.
+
+    ```mlir
+    %o = poot.attention %q, %k, %v {n_rep = 8, scale = 0.088} ...
+    // on sm_90, B=1, Hq=64, Lk=32768, becomes
+    %o = poot.attention %q, %k, %v {..., poot.schedule = {grouped = true,
+           kind = "split", lanes = 32, splits = 16, chunk = 2048, ...}}
+    ```
+  }];
+  let options = [
+    Option<"device", "device", "std::string", "\"sm_90\"",
+           "Device preset: sm_80, sm_89, sm_90, gfx90a, gfx942, gfx1100, "
+           "vulkan, cpu">,
+    Option<"workgroupMemory", "workgroup-memory", "int64_t", "0",
+           "Override the preset's workgroup memory bytes">,
+    Option<"computeUnits", "compute-units", "int64_t", "0",
+           "Override the preset's compute units">,
+    Option<"memoryBytes", "memory-bytes", "int64_t", "0",
+           "Override the preset's allocatable device memory">,
+    Option<"maxBufferBytes", "max-buffer-bytes", "int64_t", "0",
+           "Override the preset's single-buffer limit">,
+  ];
+  let dependentDialects = ["poot::PootDialect"];
+}
+
 #endif // POOT_PASSES_TD

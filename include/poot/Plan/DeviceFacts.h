@@ -1,0 +1,41 @@
+//===- DeviceFacts.h - What the planner knows about a device ----*- C++ -*-===//
+//
+// Plain facts about a device, as a table of named presets and as the same
+// struct filled from a live device by the runtime (Vulkan limits, CUDA
+// attributes). Plain C++17: the runtime uses it without LLVM.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_PLAN_DEVICEFACTS_H
+#define POOT_PLAN_DEVICEFACTS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace poot {
+
+struct DeviceFacts {
+  std::string name;   ///< "sm_90", "gfx942", "vulkan", "cpu"
+  std::string target; ///< code generator target: "nvvm", "rocdl", "spirv", "cpu"
+  int64_t computeUnits = 1;          ///< SMs / CUs / cores
+  int64_t workgroupMemoryBytes = 0;  ///< shared memory / LDS one workgroup may use
+  int64_t maxWorkgroupSize = 1;      ///< threads per workgroup
+  int64_t subgroupSize = 1;          ///< warp / wavefront width
+  int64_t maxGridX = 1;              ///< workgroups along X
+  int64_t maxGridY = 1;              ///< workgroups along Y
+  int64_t maxBufferBytes = 0;        ///< largest single buffer
+  int64_t memoryBytes = 0;           ///< device memory a plan may allocate
+  bool f16Storage = true;            ///< can load/store f16 buffers
+  bool bf16Storage = true;           ///< can load/store bf16 buffers
+};
+
+/// The named presets: sm_80, sm_89, sm_90, gfx90a, gfx942, gfx1100, vulkan
+/// (a generic Vulkan 1.2 device at the spec's minimum limits), cpu.
+const std::vector<DeviceFacts> &devicePresets();
+
+/// The preset called `name`, or null.
+const DeviceFacts *findDevicePreset(const std::string &name);
+
+} // namespace poot
+
+#endif // POOT_PLAN_DEVICEFACTS_H

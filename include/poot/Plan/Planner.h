@@ -1,0 +1,76 @@
+//===- Planner.h - Schedules for fused ops ----------------------*- C++ -*-===//
+//
+// The planner's rules as plain arithmetic over a shape and the device's
+// facts, so they are unit-tested without IR. The poot-plan pass reads the
+// shape off each fused op, asks here, and writes the answer into the IR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_PLAN_PLANNER_H
+#define POOT_PLAN_PLANNER_H
+
+#include "poot/Plan/DeviceFacts.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace poot {
+
+/// The typed capability errors: the device cannot run the request.
+enum class CapabilityKind {
+  AttentionLds,  ///< not even one lane's running state fits workgroup memory
+  ScratchBytes,  ///< the split-KV scratch cannot be allocated
+  DtypeLowering, ///< the target cannot store the storage dtype
+  GridLimit,     ///< the launch does not fit the device's grid even folded
+};
+
+const char *capabilityKindName(CapabilityKind kind);
+
+class CapabilityError : public llvm::ErrorInfo<CapabilityError> {
+public:
+  static char ID;
+  CapabilityError(CapabilityKind kind, std::string message)
+      : kind(kind), message(std::move(message)) {}
+  CapabilityKind getKind() const { return kind; }
+  /// "AttentionLds: value width 8190 needs 32768 bytes ..."
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+
+private:
+  CapabilityKind kind;
+  std::string message;
+};
+
+/// What the planner needs of one attention.
+struct AttentionShape {
+  int64_t batch = 1, queryHeads = 1, keyHeads = 1, queryLen = 1, keyLen = 1;
+  int64_t keyWidth = 1, valueWidth = 1;
+  std::string dtype = "f32"; ///< storage dtype: f32, f16, bf16
+  bool causal = false;       ///< causal meaning proven (tile skip in prefill)
+  bool live = false;         ///< live length operand
+};
+
+/// The schedule of one attention.
+struct AttentionSchedule {
+  bool split = false;      ///< split-KV (partials + combine) or streaming
+  bool grouped = false;    ///< one workgroup serves the n_rep heads of a KV head
+  int64_t lanes = 1;       ///< threads of one workgroup, striding over keys
+  int64_t splits = 1;      ///< key chunks per row (1 when streaming)
+  int64_t chunk = 0;       ///< keys per split (the whole length when streaming)
+  int64_t rows = 0;        ///< workgroups of the streaming launch
+  int64_t gridX = 1, gridY = 1; ///< the launch, folded past the X limit
+  int64_t stateBytes = 0;  ///< workgroup memory of the running state
+  int64_t scratchBytes = 0; ///< split-KV partials (0 when streaming)
+  bool liveSplits = false; ///< split ranges cut from len at run time
+  bool causalSkip = false; ///< prefill skips key tiles past the diagonal
+  std::string why;         ///< one line on the choice, for reports
+};
+
+/// Plans one attention for `device`, or says with a typed error why the
+/// device cannot run it.
+llvm::Expected<AttentionSchedule> planAttention(const AttentionShape &shape,
+                                                const DeviceFacts &device);
+
+} // namespace poot
+
+#endif // POOT_PLAN_PLANNER_H

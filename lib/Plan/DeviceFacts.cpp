@@ -1,0 +1,45 @@
+//===- DeviceFacts.cpp - The named device presets -------------------------===//
+//
+// Numbers from the vendors' published limits. Workgroup memory is what one
+// workgroup may use with an opt-in to the large carve-out (CUDA) or the LDS
+// size (AMD); the generic Vulkan device sits at the Vulkan 1.2 minimums so a
+// plan for it runs on any conformant driver.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Plan/DeviceFacts.h"
+
+using namespace poot;
+
+static constexpr int64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
+
+const std::vector<DeviceFacts> &poot::devicePresets() {
+  static const std::vector<DeviceFacts> presets = {
+      // name, target, CUs, wg mem, wg size, subgroup, gridX, gridY,
+      // max buffer, memory, f16, bf16
+      {"sm_80", "nvvm", 108, 163 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
+       40 * kGiB, 40 * kGiB, true, true},
+      {"sm_89", "nvvm", 128, 99 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
+       24 * kGiB, 24 * kGiB, true, true},
+      {"sm_90", "nvvm", 132, 227 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
+       80 * kGiB, 80 * kGiB, true, true},
+      {"gfx90a", "rocdl", 110, 64 * kKiB, 1024, 64, (1ll << 31) - 1, 65535,
+       64 * kGiB, 64 * kGiB, true, true},
+      {"gfx942", "rocdl", 304, 64 * kKiB, 1024, 64, (1ll << 31) - 1, 65535,
+       192 * kGiB, 192 * kGiB, true, true},
+      {"gfx1100", "rocdl", 96, 64 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
+       24 * kGiB, 24 * kGiB, true, true},
+      {"vulkan", "spirv", 16, 16 * kKiB, 128, 32, 65535, 65535, 128 * kMiB,
+       2 * kGiB, true, false},
+      {"cpu", "cpu", 8, 1 * kMiB, 64, 1, (1ll << 31) - 1, (1ll << 31) - 1,
+       16 * kGiB, 16 * kGiB, true, true},
+  };
+  return presets;
+}
+
+const DeviceFacts *poot::findDevicePreset(const std::string &name) {
+  for (const DeviceFacts &d : devicePresets())
+    if (d.name == name)
+      return &d;
+  return nullptr;
+}

@@ -1,0 +1,145 @@
+//===- PlanPass.cpp - poot-plan: schedules into the IR --------------------===//
+//
+// Reads each fused op's shape, asks the planner, and writes the request, the
+// schedule and the plan key onto the op. Capability errors fail the pass at
+// the op's location.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Dialect/PootDialect.h"
+#include "poot/Passes/Passes.h"
+#include "poot/Plan/Planner.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace poot {
+#define GEN_PASS_DEF_PLAN
+#include "poot/Passes/Passes.h.inc"
+} // namespace poot
+
+using namespace mlir;
+using namespace poot;
+
+namespace {
+
+std::string dtypeName(Type t) {
+  if (t.isF16())
+    return "f16";
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF64())
+    return "f64";
+  return "f32";
+}
+
+struct PlanPass : public poot::impl::PlanBase<PlanPass> {
+  using PlanBase::PlanBase;
+
+  void runOnOperation() override {
+    const DeviceFacts *preset = findDevicePreset(device);
+    if (!preset) {
+      getOperation().emitError() << "unknown device preset '" << device
+                                 << "'";
+      return signalPassFailure();
+    }
+    DeviceFacts facts = *preset;
+    if (workgroupMemory > 0)
+      facts.workgroupMemoryBytes = workgroupMemory;
+    if (computeUnits > 0)
+      facts.computeUnits = computeUnits;
+    if (memoryBytes > 0)
+      facts.memoryBytes = memoryBytes;
+    if (maxBufferBytes > 0)
+      facts.maxBufferBytes = maxBufferBytes;
+
+    bool failed = false;
+    getOperation().walk([&](AttentionOp op) {
+      if (!planOne(op, facts))
+        failed = true;
+    });
+    if (failed)
+      signalPassFailure();
+  }
+
+  bool planOne(AttentionOp op, const DeviceFacts &facts) {
+    auto q = op.getQ().getType();
+    AttentionShape shape;
+    shape.batch = q.getDimSize(0);
+    shape.queryHeads = q.getDimSize(1);
+    shape.queryLen = q.getDimSize(2);
+    shape.keyWidth = q.getDimSize(3);
+    shape.keyHeads = shape.queryHeads / op.getNRep();
+    shape.keyLen = op.getKeyLength();
+    shape.valueWidth = op.getType().getDimSize(3);
+    shape.dtype = dtypeName(q.getElementType());
+    shape.causal = op.getCausal();
+    shape.live = op.getLen() != nullptr;
+
+    auto schedule = planAttention(shape, facts);
+    if (!schedule) {
+      op.emitError() << llvm::toString(schedule.takeError());
+      return false;
+    }
+    Builder b(op.getContext());
+    std::string keyForm =
+        op.getRead() ? "paged" : (op.getKShared() ? "split" : "dense");
+    SmallVector<std::string> maskParts;
+    if (op.getMask())
+      maskParts.push_back("tensor");
+    if (op.getCausal())
+      maskParts.push_back("causal");
+    if (op.getWindow())
+      maskParts.push_back("window");
+    if (op.getAlibiSlopes())
+      maskParts.push_back("alibi");
+    std::string mask =
+        maskParts.empty() ? "none" : llvm::join(maskParts, "+");
+    std::string score = op.getSoftcap() ? "scale+softcap" : "scale";
+    std::string bound = op.getLen() ? "live" : "capacity";
+    SmallVector<int64_t> dims{shape.batch,   shape.queryHeads, shape.keyHeads,
+                              shape.queryLen, shape.keyLen,    shape.keyWidth,
+                              shape.valueWidth};
+    op->setAttr("poot.request",
+                b.getDictionaryAttr({
+                    b.getNamedAttr("shape", b.getDenseI64ArrayAttr(dims)),
+                    b.getNamedAttr("dtype", b.getStringAttr(shape.dtype)),
+                    b.getNamedAttr("score", b.getStringAttr(score)),
+                    b.getNamedAttr("mask", b.getStringAttr(mask)),
+                    b.getNamedAttr("key_form", b.getStringAttr(keyForm)),
+                    b.getNamedAttr("key_bound", b.getStringAttr(bound)),
+                }));
+    const AttentionSchedule &s = *schedule;
+    op->setAttr(
+        "poot.schedule",
+        b.getDictionaryAttr({
+            b.getNamedAttr("kind",
+                           b.getStringAttr(s.split ? "split" : "streaming")),
+            b.getNamedAttr("grouped", b.getBoolAttr(s.grouped)),
+            b.getNamedAttr("lanes", b.getI64IntegerAttr(s.lanes)),
+            b.getNamedAttr("splits", b.getI64IntegerAttr(s.splits)),
+            b.getNamedAttr("chunk", b.getI64IntegerAttr(s.chunk)),
+            b.getNamedAttr("grid",
+                           b.getDenseI64ArrayAttr({s.gridX, s.gridY})),
+            b.getNamedAttr("state_bytes", b.getI64IntegerAttr(s.stateBytes)),
+            b.getNamedAttr("scratch_bytes",
+                           b.getI64IntegerAttr(s.scratchBytes)),
+            b.getNamedAttr("live_splits", b.getBoolAttr(s.liveSplits)),
+            b.getNamedAttr("causal_skip", b.getBoolAttr(s.causalSkip)),
+            b.getNamedAttr("device", b.getStringAttr(facts.name)),
+        }));
+    std::string key = llvm::formatv(
+        "{0}/attention/{1}/{2}/{3}/{4}/{5}/{6}/{7}{8}x{9}", facts.name,
+        keyForm, llvm::join(llvm::map_range(dims, [](int64_t d) {
+                              return std::to_string(d);
+                            }),
+                            "x"),
+        shape.dtype, score, mask, bound,
+        s.split ? "split" : (s.grouped ? "grouped" : "stream"), s.splits,
+        s.lanes);
+    op->setAttr("poot.plan_key", b.getStringAttr(key));
+    return true;
+  }
+};
+
+} // namespace
