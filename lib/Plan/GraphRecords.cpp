@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+
+#include <functional>
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -207,12 +209,31 @@ llvm::Expected<rt::Graph> poot::toGraphRecords(func::FuncOp fn) {
         return id.takeError();
       eqn.results.push_back(*id);
     }
-    for (NamedAttribute named : op.getAttrs()) {
-      auto attr = toAttr(named.getValue(), op.getLoc());
+    // Dictionaries (the planner's request and schedule) flatten into
+    // dotted names: poot.schedule.lanes.
+    std::function<llvm::Error(StringRef, Attribute)> record =
+        [&](StringRef name, Attribute value) -> llvm::Error {
+      if (auto dict = dyn_cast<DictionaryAttr>(value)) {
+        for (NamedAttribute entry : dict)
+          if (llvm::Error err = record(
+                  (name + "." + entry.getName().getValue()).str(),
+                  entry.getValue()))
+            return err;
+        return llvm::Error::success();
+      }
+      if (auto b = dyn_cast<BoolAttr>(value)) {
+        eqn.attrs[name.str()] = rt::Attr::ofInt(b.getValue() ? 1 : 0);
+        return llvm::Error::success();
+      }
+      auto attr = toAttr(value, op.getLoc());
       if (!attr)
         return attr.takeError();
-      eqn.attrs[named.getName().str()] = std::move(*attr);
-    }
+      eqn.attrs[name.str()] = std::move(*attr);
+      return llvm::Error::success();
+    };
+    for (NamedAttribute named : op.getAttrs())
+      if (llvm::Error err = record(named.getName().getValue(), named.getValue()))
+        return std::move(err);
     // A unit attribute that is absent is a false flag.
     if (isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp>(op) &&
         !eqn.attrs.count("keepdim"))

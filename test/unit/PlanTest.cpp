@@ -1,0 +1,214 @@
+//===- PlanTest.cpp - Planner arithmetic and the buffer plan --------------===//
+//
+// The planner's rules and the arena's lifetime colouring, without IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Plan/BufferPlan.h"
+#include "poot/Plan/Planner.h"
+
+#include "gtest/gtest.h"
+
+using namespace poot;
+
+namespace {
+
+AttentionShape decode(int64_t b, int64_t hq, int64_t hkv, int64_t lk,
+                      int64_t d) {
+  AttentionShape s;
+  s.batch = b;
+  s.queryHeads = hq;
+  s.keyHeads = hkv;
+  s.queryLen = 1;
+  s.keyLen = lk;
+  s.keyWidth = s.valueWidth = d;
+  return s;
+}
+
+CapabilityKind kindOf(llvm::Error err) {
+  CapabilityKind kind = CapabilityKind::GridLimit;
+  bool seen = false;
+  llvm::handleAllErrors(std::move(err), [&](const CapabilityError &e) {
+    kind = e.getKind();
+    seen = true;
+  });
+  EXPECT_TRUE(seen);
+  return kind;
+}
+
+TEST(Planner, LanesFollowWorkgroupMemory) {
+  DeviceFacts d = *findDevicePreset("vulkan");
+  // 16 KiB / ((128 + 2) * 4) = 31 -> 16 lanes; a 512-wide value gets 4.
+  auto s = planAttention(decode(64, 1, 1, 256, 128), d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->lanes, 16);
+  s = planAttention(decode(64, 1, 1, 256, 512), d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->lanes, 4);
+  // Never more than 64 lanes, however much memory there is.
+  s = planAttention(decode(64, 1, 1, 256, 40), *findDevicePreset("sm_90"));
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->lanes, 64);
+}
+
+TEST(Planner, AttentionLdsWhenNotOneLaneFits) {
+  DeviceFacts d = *findDevicePreset("vulkan");
+  auto s = planAttention(decode(1, 1, 1, 16, 4095), d); // 4097 * 4 > 16384
+  ASSERT_FALSE(bool(s));
+  EXPECT_EQ(kindOf(s.takeError()), CapabilityKind::AttentionLds);
+  auto ok = planAttention(decode(1, 1, 1, 16, 4094), d); // 4096 * 4 fits
+  ASSERT_TRUE(bool(ok));
+  EXPECT_EQ(ok->lanes, 1);
+}
+
+TEST(Planner, DtypeLowering) {
+  AttentionShape s = decode(1, 1, 1, 16, 64);
+  s.dtype = "bf16";
+  auto r = planAttention(s, *findDevicePreset("vulkan"));
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(kindOf(r.takeError()), CapabilityKind::DtypeLowering);
+  EXPECT_TRUE(bool(planAttention(s, *findDevicePreset("sm_90"))));
+}
+
+TEST(Planner, SplitOnlyForDecodeThatLeavesUnitsIdle) {
+  DeviceFacts d = *findDevicePreset("sm_90"); // 132 units
+  // 1 x 8 grouped rows, 32768 keys: 16 splits of 2048.
+  auto s = planAttention(decode(1, 64, 8, 32768, 128), d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_TRUE(s->grouped);
+  EXPECT_TRUE(s->split);
+  EXPECT_EQ(s->splits, 16);
+  EXPECT_EQ(s->chunk, 2048);
+  // Never a chunk under 128 keys: 384 keys make at most 3 splits.
+  s = planAttention(decode(1, 8, 8, 384, 128), d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->splits, 3);
+  EXPECT_GE(s->chunk, 128);
+  // 255 keys make no two chunks of 128: streaming.
+  s = planAttention(decode(1, 8, 8, 255, 128), d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_FALSE(s->split);
+  // Rows that fill the device stream.
+  s = planAttention(decode(32, 64, 8, 8192, 128), d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_FALSE(s->split);
+  // Prefill never splits, and skips tiles past the diagonal when causal.
+  AttentionShape p = decode(1, 32, 8, 4096, 128);
+  p.queryLen = 4096;
+  p.causal = true;
+  s = planAttention(p, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_FALSE(s->split);
+  EXPECT_TRUE(s->causalSkip);
+  EXPECT_FALSE(s->grouped);
+}
+
+TEST(Planner, SplitCountCappedAndSizedToTheUnits) {
+  DeviceFacts d = *findDevicePreset("gfx942"); // 304 units
+  auto s = planAttention(decode(1, 1, 1, 1 << 20, 128), d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->splits, 16);
+  d.computeUnits = 24;
+  s = planAttention(decode(1, 8, 8, 1 << 20, 128), d); // 8 rows -> 3 splits
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->splits, 3);
+}
+
+TEST(Planner, PartialsPastTheBufferLimitKeepStreaming) {
+  DeviceFacts d = *findDevicePreset("sm_90");
+  d.maxBufferBytes = 1000;
+  auto s = planAttention(decode(1, 1, 1, 32768, 128), d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_FALSE(s->split);
+  d = *findDevicePreset("sm_90");
+  d.memoryBytes = 1000;
+  auto r = planAttention(decode(1, 1, 1, 32768, 128), d);
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(kindOf(r.takeError()), CapabilityKind::ScratchBytes);
+}
+
+TEST(Planner, GridFoldsPastTheXLimit) {
+  DeviceFacts d = *findDevicePreset("vulkan");
+  AttentionShape p = decode(1, 32, 32, 4096, 64);
+  p.queryLen = 4096; // 131072 rows
+  auto s = planAttention(p, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->gridX, 65535);
+  EXPECT_EQ(s->gridY, 3);
+  d.maxGridY = 2;
+  auto r = planAttention(p, d);
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(kindOf(r.takeError()), CapabilityKind::GridLimit);
+}
+
+TEST(BufferPlan, DisjointLifetimesShareBytes) {
+  std::vector<BufferRequest> r = {
+      {"a", 1000, 0, 1}, {"b", 1000, 2, 3}, {"c", 1000, 1, 2}};
+  ArenaPlan p = planArena(r, 256);
+  EXPECT_EQ(p.offsets[0], p.offsets[1]); // a and b never meet
+  EXPECT_NE(p.offsets[0], p.offsets[2]); // c meets both
+  EXPECT_EQ(p.bytes, 2048);
+}
+
+TEST(BufferPlan, OverlappingBuffersNeverOverlapInBytes) {
+  std::vector<BufferRequest> r;
+  for (int i = 0; i < 40; ++i)
+    r.push_back({"x", 100 + 37 * (i % 7), i % 5, i % 5 + i % 3});
+  ArenaPlan p = planArena(r, 64);
+  for (size_t i = 0; i < r.size(); ++i)
+    for (size_t j = i + 1; j < r.size(); ++j) {
+      bool timeOverlap = r[i].first <= r[j].last && r[j].first <= r[i].last;
+      bool byteOverlap = p.offsets[i] < p.offsets[j] + r[j].bytes &&
+                         p.offsets[j] < p.offsets[i] + r[i].bytes;
+      EXPECT_FALSE(timeOverlap && byteOverlap) << i << " " << j;
+    }
+}
+
+/// A graph of `layers` layers, each an attention (declaring a split-KV
+/// scratch) between two elementwise eqns.
+rt::Graph layeredGraph(int layers) {
+  rt::Graph g;
+  rt::TensorType t{rt::DType::F32, {1, 8, 1, 128}};
+  g.values.push_back(t);
+  g.inputs.push_back({0, "x", "", std::nullopt, ""});
+  int cur = 0;
+  for (int l = 0; l < layers; ++l) {
+    for (const char *op : {"exp", "attention", "neg"}) {
+      rt::Eqn e;
+      e.op = op;
+      e.operands = {cur};
+      g.values.push_back(t);
+      cur = static_cast<int>(g.values.size()) - 1;
+      e.results = {cur};
+      if (std::string(op) == "attention")
+        e.attrs["poot.schedule.scratch_bytes"] = rt::Attr::ofInt(1 << 20);
+      g.eqns.push_back(e);
+    }
+  }
+  g.outputs.push_back({cur, "y", "", false});
+  return g;
+}
+
+TEST(BufferPlan, ArenaDoesNotGrowWithLayers) {
+  auto bytesFor = [](int layers) {
+    return planArena(graphBuffers(layeredGraph(layers))).bytes;
+  };
+  int64_t two = bytesFor(2);
+  EXPECT_GE(two, 1 << 20); // the scratch is in the arena
+  EXPECT_EQ(bytesFor(8), two);
+  EXPECT_EQ(bytesFor(32), two);
+}
+
+TEST(BufferPlan, ScratchLivesExactlyDuringItsEqn) {
+  auto buffers = graphBuffers(layeredGraph(3));
+  int scratches = 0;
+  for (const BufferRequest &b : buffers)
+    if (b.value < 0) {
+      ++scratches;
+      EXPECT_EQ(b.first, b.last);
+      EXPECT_EQ(b.bytes, 1 << 20);
+    }
+  EXPECT_EQ(scratches, 3);
+}
+
+} // namespace
