@@ -14,6 +14,7 @@
 #include "poot/Runtime/Check.h"
 #include "poot/Runtime/Evaluator.h"
 #include "poot/Runtime/Npy.h"
+#include "poot/Runtime/PlanFile.h"
 #include "poot/Runtime/RandomInputs.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -36,7 +38,7 @@ using namespace llvm;
 namespace rt = poot::rt;
 
 static cl::opt<std::string> graphPath(cl::Positional, cl::Required,
-                                      cl::desc("<graph.mlir>"));
+                                      cl::desc("<graph.mlir | plan>"));
 static cl::opt<std::string> device("device", cl::init("cpu"),
                                    cl::desc("Device to run on (cpu)"));
 static cl::opt<std::string> funcName("func", cl::init(""),
@@ -64,9 +66,20 @@ int fail(const Twine &message) {
   return 1;
 }
 
-/// Parses, verifies and records a graph; diagnostics go to stderr with their
-/// location.
+/// Loads a compiled plan, or parses, verifies and records a graph
+/// (diagnostics go to stderr with their location).
 Expected<rt::Graph> loadGraph(mlir::MLIRContext &ctx, StringRef path) {
+  if (auto buffer = MemoryBuffer::getFile(path);
+      buffer && rt::looksLikePlan((*buffer)->getBuffer().str())) {
+    rt::Plan plan;
+    if (rt::Status s = rt::readPlanFile(path.str(), plan); !s.isOk())
+      return createStringError(inconvertibleErrorCode(), s.toString().c_str());
+    if (plan.target != "cpu")
+      return createStringError(inconvertibleErrorCode(),
+                               "plan '%s' is for target %s, not the cpu device",
+                               path.str().c_str(), plan.target.c_str());
+    return std::move(plan.graph);
+  }
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
   mlir::OwningOpRef<mlir::ModuleOp> module =
@@ -127,6 +140,14 @@ int main(int argc, char **argv) {
 
   rt::Graph refGraph;
   if (check) {
+    if (refPath.empty() && rt::looksLikePlan(
+                               MemoryBuffer::getFile(graphPath)
+                                   ? (*MemoryBuffer::getFile(graphPath))
+                                         ->getBuffer()
+                                         .str()
+                                   : std::string()))
+      return fail("--check on a plan needs --ref=GRAPH.mlir (the plan holds "
+                  "only the fused graph)");
     auto refOr = loadGraph(ctx, refPath.empty() ? graphPath : refPath);
     if (!refOr)
       return fail(toString(refOr.takeError()));

@@ -1,0 +1,51 @@
+//===- PlanFile.h - The compiled plan, on disk ------------------*- C++ -*-===//
+//
+// What the compiler hands the runtime: the eqn records of the fused graph
+// (with each fused op's schedule among its attributes), the slot bindings
+// with their ranges, state pairs and validation outputs, and the buffer plan.
+// A plan file is text: a magic line with the format version, an FNV-1a
+// checksum of the body, then one record per line. The runtime refuses a file
+// of another version or whose checksum does not match.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_RUNTIME_PLANFILE_H
+#define POOT_RUNTIME_PLANFILE_H
+
+#include "poot/Runtime/Graph.h"
+#include "poot/Runtime/Status.h"
+
+#include <string>
+#include <vector>
+
+namespace poot::rt {
+
+inline constexpr int kPlanVersion = 1;
+
+/// One arena slot: a graph value (or, with value -1, the scratch of eqn
+/// `eqn`) at `offset`.
+struct ArenaSlot {
+  int value = -1;
+  int eqn = -1;
+  int64_t offset = 0;
+  int64_t bytes = 0;
+};
+
+struct Plan {
+  std::string device; ///< the device preset it was planned for
+  std::string target; ///< the code generator target ("cpu")
+  Graph graph;
+  int64_t arenaBytes = 0;
+  std::vector<ArenaSlot> arena;
+};
+
+std::string serializePlan(const Plan &plan);
+Status parsePlan(const std::string &text, Plan &out);
+Status writePlanFile(const std::string &path, const Plan &plan);
+Status readPlanFile(const std::string &path, Plan &out);
+
+/// Whether `text` starts like a plan file.
+bool looksLikePlan(const std::string &text);
+
+} // namespace poot::rt
+
+#endif // POOT_RUNTIME_PLANFILE_H

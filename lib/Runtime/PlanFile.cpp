@@ -1,0 +1,411 @@
+//===- PlanFile.cpp - The compiled plan, on disk --------------------------===//
+//
+// Line records, space separated; strings percent-encoded so a name never
+// splits a line; floats in hexadecimal so they round-trip exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Runtime/PlanFile.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using namespace poot::rt;
+
+namespace {
+
+constexpr const char *kMagic = "poot-plan";
+
+uint64_t fnv1a(const std::string &text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string encode(const std::string &s) {
+  if (s.empty())
+    return "%";
+  std::string out;
+  for (unsigned char c : s) {
+    if (isalnum(c) || c == '.' || c == '_' || c == '-' || c == '/' ||
+        c == ':' || c == '+' || c == '@') {
+      out += static_cast<char>(c);
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof(buf), "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+bool decode(const std::string &s, std::string &out) {
+  out.clear();
+  if (s == "%")
+    return true;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    if (i + 2 >= s.size())
+      return false;
+    char hex[3] = {s[i + 1], s[i + 2], 0};
+    char *end = nullptr;
+    long v = std::strtol(hex, &end, 16);
+    if (end != hex + 2)
+      return false;
+    out += static_cast<char>(v);
+    i += 2;
+  }
+  return true;
+}
+
+std::string hexDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%a", v);
+  return buf;
+}
+
+template <typename T>
+std::string joinList(const std::vector<T> &xs,
+                     std::string (*fmt)(T) = nullptr) {
+  if (xs.empty())
+    return "-";
+  std::string out;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (i)
+      out += ",";
+    out += fmt ? fmt(xs[i]) : std::to_string(xs[i]);
+  }
+  return out;
+}
+
+std::string intStr(int64_t v) { return std::to_string(v); }
+
+void writeTensor(std::ostringstream &os, const Tensor &t) {
+  os << dtypeName(t.dtype()) << " " << joinList<int64_t>(t.shape(), intStr);
+  for (double v : t.values())
+    os << " " << hexDouble(v);
+}
+
+// Parsing helpers over a token stream.
+struct Line {
+  std::vector<std::string> tok;
+  size_t number = 0;
+};
+
+bool parseInt(const std::string &s, int64_t &v) {
+  char *end = nullptr;
+  v = std::strtoll(s.c_str(), &end, 10);
+  return !s.empty() && *end == 0;
+}
+
+bool parseDouble(const std::string &s, double &v) {
+  char *end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  return !s.empty() && *end == 0;
+}
+
+bool parseInts(const std::string &s, std::vector<int64_t> &out) {
+  out.clear();
+  if (s == "-")
+    return true;
+  std::stringstream ss(s);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    int64_t v;
+    if (!parseInt(part, v))
+      return false;
+    out.push_back(v);
+  }
+  return true;
+}
+
+} // namespace
+
+bool poot::rt::looksLikePlan(const std::string &text) {
+  return text.rfind(kMagic, 0) == 0;
+}
+
+std::string poot::rt::serializePlan(const Plan &plan) {
+  std::ostringstream os;
+  const Graph &g = plan.graph;
+  os << "device " << encode(plan.device) << "\n";
+  os << "target " << encode(plan.target) << "\n";
+  os << "graph " << encode(g.name) << "\n";
+  for (size_t i = 0; i < g.values.size(); ++i)
+    os << "value " << i << " " << dtypeName(g.values[i].dtype) << " "
+       << joinList<int64_t>(g.values[i].shape, intStr) << "\n";
+  for (const GraphInput &in : g.inputs) {
+    os << "input " << in.value << " " << encode(in.name) << " "
+       << encode(in.slot) << " " << encode(in.state) << " ";
+    if (in.range)
+      os << in.range->first << "," << in.range->second;
+    else
+      os << "-";
+    os << "\n";
+  }
+  for (const GraphOutput &out : g.outputs)
+    os << "output " << out.value << " " << encode(out.name) << " "
+       << encode(out.state) << " " << (out.validation ? 1 : 0) << "\n";
+  for (const Eqn &e : g.eqns) {
+    os << "eqn " << encode(e.op) << " " << encode(e.location) << " "
+       << joinList<int>(e.operands,
+                        +[](int v) { return std::to_string(v); })
+       << " "
+       << joinList<int>(e.results, +[](int v) { return std::to_string(v); })
+       << "\n";
+    for (const auto &[name, a] : e.attrs) {
+      os << "attr " << encode(name) << " ";
+      switch (a.kind) {
+      case Attr::Kind::Int:
+        os << "int " << a.i;
+        break;
+      case Attr::Kind::Float:
+        os << "float " << hexDouble(a.f);
+        break;
+      case Attr::Kind::String:
+        os << "string " << encode(a.s);
+        break;
+      case Attr::Kind::Ints:
+        os << "ints " << joinList<int64_t>(a.ints, intStr);
+        break;
+      case Attr::Kind::Floats:
+        os << "floats " << joinList<double>(a.floats, hexDouble);
+        break;
+      case Attr::Kind::Tensor:
+        os << "tensor ";
+        writeTensor(os, a.tensor);
+        break;
+      }
+      os << "\n";
+    }
+  }
+  os << "arena " << plan.arenaBytes << "\n";
+  for (const ArenaSlot &s : plan.arena)
+    os << "slot " << s.value << " " << s.eqn << " " << s.offset << " "
+       << s.bytes << "\n";
+  std::string body = os.str();
+  char head[96];
+  std::snprintf(head, sizeof(head), "%s %d\nchecksum %016" PRIx64 "\n",
+                kMagic, kPlanVersion, fnv1a(body));
+  return head + body;
+}
+
+Status poot::rt::parsePlan(const std::string &text, Plan &out) {
+  auto bad = [](size_t line, const std::string &what) {
+    return Status(ErrorCode::Malformed,
+                  "plan line " + std::to_string(line) + ": " + what);
+  };
+  size_t nl1 = text.find('\n');
+  size_t nl2 = nl1 == std::string::npos ? nl1 : text.find('\n', nl1 + 1);
+  if (!looksLikePlan(text) || nl2 == std::string::npos)
+    return Status(ErrorCode::Malformed, "not a poot plan file");
+  int version = std::atoi(text.c_str() + std::string(kMagic).size());
+  if (version != kPlanVersion)
+    return Status(ErrorCode::Unsupported,
+                  "plan format version " + std::to_string(version) +
+                      ", this runtime reads version " +
+                      std::to_string(kPlanVersion));
+  std::string sumLine = text.substr(nl1 + 1, nl2 - nl1 - 1);
+  std::string body = text.substr(nl2 + 1);
+  char want[32];
+  std::snprintf(want, sizeof(want), "checksum %016" PRIx64, fnv1a(body));
+  if (sumLine != want)
+    return Status(ErrorCode::Malformed,
+                  "plan checksum mismatch: the file is damaged (" + sumLine +
+                      ", contents give " + std::string(want + 9) + ")");
+
+  Plan plan;
+  Graph &g = plan.graph;
+  std::istringstream lines(body);
+  std::string raw;
+  size_t number = 2;
+  Eqn *current = nullptr;
+  while (std::getline(lines, raw)) {
+    ++number;
+    std::istringstream ls(raw);
+    std::vector<std::string> t;
+    for (std::string w; ls >> w;)
+      t.push_back(w);
+    if (t.empty())
+      continue;
+    const std::string &kind = t[0];
+    auto need = [&](size_t n) { return t.size() >= n; };
+    if (kind == "device" && need(2)) {
+      if (!decode(t[1], plan.device))
+        return bad(number, "bad string");
+    } else if (kind == "target" && need(2)) {
+      if (!decode(t[1], plan.target))
+        return bad(number, "bad string");
+    } else if (kind == "graph" && need(2)) {
+      if (!decode(t[1], g.name))
+        return bad(number, "bad string");
+    } else if (kind == "value" && need(4)) {
+      TensorType type;
+      std::vector<int64_t> shape;
+      if (!parseDType(t[2], type.dtype) || !parseInts(t[3], shape))
+        return bad(number, "bad value type");
+      type.shape = shape;
+      g.values.push_back(type);
+    } else if (kind == "input" && need(6)) {
+      GraphInput in;
+      int64_t v;
+      if (!parseInt(t[1], v) || !decode(t[2], in.name) ||
+          !decode(t[3], in.slot) || !decode(t[4], in.state))
+        return bad(number, "bad input");
+      in.value = static_cast<int>(v);
+      if (t[5] != "-") {
+        std::vector<int64_t> r;
+        if (!parseInts(t[5], r) || r.size() != 2)
+          return bad(number, "bad range");
+        in.range = std::make_pair(r[0], r[1]);
+      }
+      g.inputs.push_back(in);
+    } else if (kind == "output" && need(5)) {
+      GraphOutput o;
+      int64_t v, val;
+      if (!parseInt(t[1], v) || !decode(t[2], o.name) ||
+          !decode(t[3], o.state) || !parseInt(t[4], val))
+        return bad(number, "bad output");
+      o.value = static_cast<int>(v);
+      o.validation = val != 0;
+      g.outputs.push_back(o);
+    } else if (kind == "eqn" && need(5)) {
+      Eqn e;
+      std::vector<int64_t> ops, res;
+      if (!decode(t[1], e.op) || !decode(t[2], e.location) ||
+          !parseInts(t[3], ops) || !parseInts(t[4], res))
+        return bad(number, "bad eqn");
+      e.operands.assign(ops.begin(), ops.end());
+      e.results.assign(res.begin(), res.end());
+      g.eqns.push_back(std::move(e));
+      current = &g.eqns.back();
+    } else if (kind == "attr" && need(3) && current) {
+      std::string name;
+      if (!decode(t[1], name))
+        return bad(number, "bad attribute name");
+      Attr a;
+      const std::string &ak = t[2];
+      if (ak == "int" && need(4)) {
+        a.kind = Attr::Kind::Int;
+        if (!parseInt(t[3], a.i))
+          return bad(number, "bad int");
+      } else if (ak == "float" && need(4)) {
+        a.kind = Attr::Kind::Float;
+        if (!parseDouble(t[3], a.f))
+          return bad(number, "bad float");
+      } else if (ak == "string" && need(4)) {
+        a.kind = Attr::Kind::String;
+        if (!decode(t[3], a.s))
+          return bad(number, "bad string");
+      } else if (ak == "ints" && need(4)) {
+        a.kind = Attr::Kind::Ints;
+        if (!parseInts(t[3], a.ints))
+          return bad(number, "bad ints");
+      } else if (ak == "floats" && need(4)) {
+        a.kind = Attr::Kind::Floats;
+        if (t[3] != "-") {
+          std::stringstream ss(t[3]);
+          for (std::string part; std::getline(ss, part, ',');) {
+            double d;
+            if (!parseDouble(part, d))
+              return bad(number, "bad floats");
+            a.floats.push_back(d);
+          }
+        }
+      } else if (ak == "tensor" && need(5)) {
+        a.kind = Attr::Kind::Tensor;
+        TensorType type;
+        std::vector<int64_t> shape;
+        if (!parseDType(t[3], type.dtype) || !parseInts(t[4], shape))
+          return bad(number, "bad tensor type");
+        type.shape = shape;
+        std::vector<double> values;
+        for (size_t i = 5; i < t.size(); ++i) {
+          double d;
+          if (!parseDouble(t[i], d))
+            return bad(number, "bad tensor value");
+          values.push_back(d);
+        }
+        if (static_cast<int64_t>(values.size()) != numElements(shape))
+          return bad(number, "tensor holds the wrong number of values");
+        a.tensor = Tensor(type, std::move(values));
+      } else {
+        return bad(number, "unknown attribute kind '" + ak + "'");
+      }
+      current->attrs[name] = std::move(a);
+    } else if (kind == "arena" && need(2)) {
+      if (!parseInt(t[1], plan.arenaBytes))
+        return bad(number, "bad arena size");
+    } else if (kind == "slot" && need(5)) {
+      ArenaSlot s;
+      int64_t v, e;
+      if (!parseInt(t[1], v) || !parseInt(t[2], e) ||
+          !parseInt(t[3], s.offset) || !parseInt(t[4], s.bytes))
+        return bad(number, "bad arena slot");
+      s.value = static_cast<int>(v);
+      s.eqn = static_cast<int>(e);
+      plan.arena.push_back(s);
+    } else {
+      return bad(number, "unknown record '" + kind + "'");
+    }
+  }
+  // Every reference must name a value the plan declares.
+  auto valid = [&](int v) {
+    return v >= 0 && v < static_cast<int>(g.values.size());
+  };
+  for (const Eqn &e : g.eqns)
+    for (const std::vector<int> *ids : {&e.operands, &e.results})
+      for (int v : *ids)
+        if (!valid(v))
+          return Status(ErrorCode::Malformed,
+                        "plan eqn '" + e.op + "' names value " +
+                            std::to_string(v) + " it does not declare");
+  for (const GraphInput &in : g.inputs)
+    if (!valid(in.value))
+      return Status(ErrorCode::Malformed, "plan input names an unknown value");
+  for (const GraphOutput &o : g.outputs)
+    if (!valid(o.value))
+      return Status(ErrorCode::Malformed, "plan output names an unknown value");
+  out = std::move(plan);
+  return Status::ok();
+}
+
+Status poot::rt::writePlanFile(const std::string &path, const Plan &plan) {
+  std::string text = serializePlan(plan);
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f)
+      return Status(ErrorCode::Io, path + ": cannot be written");
+    f << text;
+    if (!f)
+      return Status(ErrorCode::Io, path + ": write failed");
+  }
+  // Renamed into place, so a failed write never leaves half a plan.
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status(ErrorCode::Io, path + ": cannot be written");
+  }
+  return Status::ok();
+}
+
+Status poot::rt::readPlanFile(const std::string &path, Plan &out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f)
+    return Status(ErrorCode::Io, path + ": cannot be opened");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  Status s = parsePlan(ss.str(), out);
+  if (!s.isOk())
+    return Status(s.code(), path + ": " + s.message());
+  return s;
+}

@@ -1,0 +1,216 @@
+//===- poot-compile.cpp - Compile a model graph into a plan ---------------===//
+//
+// Runs the whole pipeline (canonicalize, rope, attention, block selection,
+// plan) on a model graph for a target, prints the fusion report (every
+// recognised or declined candidate, each fused op's schedule, the arena
+// size) and writes the plan file the runtime loads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Dialect/PootDialect.h"
+#include "poot/Passes/Passes.h"
+#include "poot/Plan/BufferPlan.h"
+#include "poot/Plan/GraphRecords.h"
+#include "poot/Runtime/PlanFile.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+namespace rt = poot::rt;
+
+static cl::opt<std::string> inputPath(cl::Positional, cl::Required,
+                                      cl::desc("<model.mlir>"));
+static cl::opt<std::string>
+    target("target", cl::init("cpu"),
+           cl::desc("cpu, vulkan, cuda:sm_80, cuda:sm_90, rocm:gfx90a, "
+                    "rocm:gfx942, rocm:gfx1100"));
+static cl::opt<std::string> outputPath("o", cl::init(""),
+                                       cl::desc("Output file"));
+static cl::opt<std::string>
+    emit("emit", cl::init("plan"),
+         cl::desc("What to write: plan (default), ir (the planned IR), "
+                  "spirv, ptx, hsaco"));
+static cl::opt<bool> explain("explain",
+                             cl::desc("Verbose report: declines and reasons "
+                                      "of every candidate"));
+static cl::opt<bool>
+    deviceFromHost("device-from-host",
+                   cl::desc("Plan for the device of this host"));
+static cl::opt<bool> quiet("quiet", cl::desc("No report"));
+
+static int fail(const Twine &message) {
+  errs() << "poot-compile: error: " << message << "\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "poot model compiler\n");
+
+  std::string device = StringSwitch<std::string>(target)
+                           .Case("cpu", "cpu")
+                           .Case("vulkan", "vulkan")
+                           .Case("cuda:sm_80", "sm_80")
+                           .Case("cuda:sm_89", "sm_89")
+                           .Case("cuda:sm_90", "sm_90")
+                           .Case("rocm:gfx90a", "gfx90a")
+                           .Case("rocm:gfx942", "gfx942")
+                           .Case("rocm:gfx1100", "gfx1100")
+                           .Default("");
+  if (device.empty())
+    return fail("unknown target '" + target +
+                "' (cpu, vulkan, cuda:sm_80, cuda:sm_89, cuda:sm_90, "
+                "rocm:gfx90a, rocm:gfx942, rocm:gfx1100)");
+  if (emit != "plan" && emit != "ir" && emit != "spirv" && emit != "ptx" &&
+      emit != "hsaco")
+    return fail("unknown --emit '" + emit + "' (plan, ir, spirv, ptx, hsaco)");
+  if (deviceFromHost)
+    return fail("--device-from-host needs a device query, which this build "
+                "does not have yet; name a --target");
+  // Kernel generation is not in this build: only the cpu target, whose
+  // device runs the reference semantics, yields a runnable plan.
+  if ((emit == "plan" && device != "cpu") || emit == "spirv" ||
+      emit == "ptx" || emit == "hsaco")
+    return fail("kernel generation for " +
+                (emit == "plan" ? "target " + target : "--emit=" + emit) +
+                " is not in this build yet; --emit=ir shows the planned "
+                "schedules, --target=cpu writes a runnable plan");
+
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<poot::PootDialect, mlir::func::FuncDialect>();
+  SourceMgr sourceMgr;
+  // Remarks are the fusion report; everything else goes to stderr.
+  std::vector<std::string> report;
+  mlir::SourceMgrDiagnosticHandler errorHandler(sourceMgr, &ctx);
+  mlir::ScopedDiagnosticHandler remarks(&ctx, [&](mlir::Diagnostic &diag) {
+    if (diag.getSeverity() != mlir::DiagnosticSeverity::Remark)
+      return mlir::failure(); // to the source-manager handler
+    std::string line;
+    raw_string_ostream os(line);
+    if (auto loc = dyn_cast<mlir::FileLineColLoc>(diag.getLocation()))
+      os << "line " << loc.getLine() << ": ";
+    os << diag.str();
+    report.push_back(os.str());
+    return mlir::success();
+  });
+
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(inputPath, sourceMgr, &ctx);
+  if (!module)
+    return fail("cannot parse '" + inputPath + "'");
+  if (failed(mlir::verify(*module)))
+    return fail("'" + inputPath + "' does not verify");
+
+  poot::setExplainByDefault(true);
+  mlir::PassManager pm(&ctx);
+  auto &fpm = pm.nest<mlir::func::FuncOp>();
+  fpm.addPass(poot::createCanonicalize());
+  fpm.addPass(poot::createRopeFusion());
+  fpm.addPass(poot::createAttentionFusion());
+  fpm.addPass(poot::createBlockSelect());
+  poot::PlanOptions planOptions;
+  planOptions.device = device;
+  fpm.addPass(poot::createPlan(planOptions));
+  if (failed(pm.run(*module)))
+    return fail("compilation for " + target + " failed (see above)");
+
+  auto fn = poot::findGraph(*module, "");
+  if (!fn)
+    return fail(toString(fn.takeError()));
+  auto graph = poot::toGraphRecords(*fn);
+  if (!graph)
+    return fail(toString(graph.takeError()));
+
+  rt::Plan plan;
+  plan.device = device;
+  plan.target = device == "cpu" ? std::string("cpu") : target.getValue();
+  plan.graph = std::move(*graph);
+  auto buffers = poot::graphBuffers(plan.graph);
+  poot::ArenaPlan arena = poot::planArena(buffers);
+  plan.arenaBytes = arena.bytes;
+  for (size_t i = 0; i < buffers.size(); ++i)
+    plan.arena.push_back({buffers[i].value,
+                          buffers[i].value < 0
+                              ? static_cast<int>(buffers[i].first)
+                              : -1,
+                          arena.offsets[i], buffers[i].bytes});
+
+  if (!quiet) {
+    raw_ostream &os = errs();
+    os << "fusion report for @" << plan.graph.name << " on " << target
+       << " (device " << device << ")\n";
+    int fused = 0, declined = 0;
+    // In source order: "line N: ..." sorts by N.
+    std::stable_sort(report.begin(), report.end(),
+                     [](const std::string &a, const std::string &b) {
+                       return std::atoi(a.c_str() + 5) < std::atoi(b.c_str() + 5);
+                     });
+    for (const std::string &line : report) {
+      bool isDecline = line.find("declined") != std::string::npos;
+      fused += !isDecline;
+      declined += isDecline;
+      if (!isDecline || explain)
+        os << "  " << line << "\n";
+    }
+    fn->walk([&](poot::AttentionOp op) {
+      auto s = op->getAttrOfType<mlir::DictionaryAttr>("poot.schedule");
+      if (!s)
+        return;
+      auto get = [&](StringRef k) {
+        std::string v;
+        raw_string_ostream vs(v);
+        if (auto a = s.get(k)) {
+          if (auto b = dyn_cast<mlir::BoolAttr>(a))
+            vs << (b.getValue() ? "yes" : "no");
+          else if (auto i = dyn_cast<mlir::IntegerAttr>(a))
+            vs << i.getInt();
+          else if (auto str = dyn_cast<mlir::StringAttr>(a))
+            vs << str.getValue();
+          else if (auto arr = dyn_cast<mlir::DenseI64ArrayAttr>(a))
+            vs << arr[0] << "x" << arr[1];
+        }
+        return vs.str();
+      };
+      os << "  schedule";
+      if (auto loc = dyn_cast<mlir::FileLineColLoc>(op.getLoc()))
+        os << " (line " << loc.getLine() << ")";
+      os << ": " << get("kind") << ", lanes " << get("lanes") << ", splits "
+         << get("splits") << " of " << get("chunk") << " keys, grid "
+         << get("grid") << ", grouped " << get("grouped") << "\n";
+    });
+    os << "  " << fused << " fused, " << declined << " declined"
+       << (explain || !declined ? "" : " (--explain lists them)") << "\n";
+    os << "  arena: " << arena.bytes << " bytes for " << buffers.size()
+       << " buffers\n";
+  }
+
+  std::string out =
+      outputPath.empty() ? std::string("-") : outputPath.getValue();
+  if (emit == "ir") {
+    std::error_code ec;
+    ToolOutputFile file(out, ec, sys::fs::OF_TextWithCRLF);
+    if (ec)
+      return fail(out + ": " + ec.message());
+    module->print(file.os());
+    file.keep();
+    return 0;
+  }
+  if (outputPath.empty())
+    return fail("-o PLAN is required to write a plan");
+  if (rt::Status s = rt::writePlanFile(outputPath, plan); !s.isOk())
+    return fail(s.toString());
+  return 0;
+}
