@@ -1,0 +1,26 @@
+// RUN: poot-opt %s --poot-rope | FileCheck %s
+// RUN: poot-opt %s --poot-rope -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+//
+// Meta's complex multiply decomposed, on [B, S, H, D] (D = 16): x viewed as
+// [..., D/2, 2] = (re, im), re' = re * c - im * s, im' = re * s + im * c,
+// flattened back. That is interleaved RoPE with each table entry used for
+// both channels of its pair.
+// CHECK-LABEL: func.func @rope_complex
+// CHECK-NOT: poot.sub
+// CHECK: poot.rope %{{.+}} {rotary_dim = 16 : i64, style = "interleaved"} : tensor<2x5x3x16xf32>, tensor<1x5x1x16xf32>, tensor<1x5x1x16xf32>
+// CHECK-NOT: poot.sub
+
+func.func @rope_complex(%x: tensor<2x5x3x16xf32>, %c: tensor<1x5x1x8x1xf32>, %s: tensor<1x5x1x8x1xf32>) -> tensor<2x5x3x16xf32> {
+  %x5 = poot.reshape %x : tensor<2x5x3x16xf32> -> tensor<2x5x3x8x2xf32>
+  %re = poot.slice %x5 {start = array<i64: 0, 0, 0, 0, 0>, limit = array<i64: 2, 5, 3, 8, 1>, step = array<i64: 1, 1, 1, 1, 1>} : tensor<2x5x3x8x2xf32>
+  %im = poot.slice %x5 {start = array<i64: 0, 0, 0, 0, 1>, limit = array<i64: 2, 5, 3, 8, 2>, step = array<i64: 1, 1, 1, 1, 1>} : tensor<2x5x3x8x2xf32>
+  %rc = poot.mul %re, %c : tensor<2x5x3x8x1xf32>, tensor<1x5x1x8x1xf32>
+  %is = poot.mul %im, %s : tensor<2x5x3x8x1xf32>, tensor<1x5x1x8x1xf32>
+  %ore = poot.sub %rc, %is : tensor<2x5x3x8x1xf32>, tensor<2x5x3x8x1xf32>
+  %rs = poot.mul %re, %s : tensor<2x5x3x8x1xf32>, tensor<1x5x1x8x1xf32>
+  %ic = poot.mul %im, %c : tensor<2x5x3x8x1xf32>, tensor<1x5x1x8x1xf32>
+  %oim = poot.add %rs, %ic : tensor<2x5x3x8x1xf32>, tensor<2x5x3x8x1xf32>
+  %o5 = poot.concat %ore, %oim {axis = 4 : i64} : tensor<2x5x3x8x1xf32>, tensor<2x5x3x8x1xf32>
+  %out = poot.reshape %o5 : tensor<2x5x3x8x2xf32> -> tensor<2x5x3x16xf32>
+  return %out : tensor<2x5x3x16xf32>
+}
