@@ -14,7 +14,18 @@ ninja -C build -j "$JOBS"
 (cd build && ctest --output-on-failure -j "$JOBS")
 
 # The runtime must build and pass its tests with only a C++17 compiler.
-cmake -G Ninja -S . -B build-runtime -DCMAKE_BUILD_TYPE=Release -DPOOT_RUNTIME_ONLY=ON
+cmake -G Ninja -S . -B build-runtime -DCMAKE_BUILD_TYPE=Release -DPOOT_RUNTIME_ONLY=ON \
+  -DCMAKE_INSTALL_PREFIX="$ROOT/build-runtime/install"
 ninja -C build-runtime -j "$JOBS"
 (cd build-runtime && ctest --output-on-failure -j "$JOBS")
+
+# An engine links the installed runtime package with find_package(poot).
+rm -rf build-runtime/install build-runtime/package
+ninja -C build-runtime install >/dev/null
+cmake -G Ninja -S examples/embed/package -B build-runtime/package \
+  -DCMAKE_PREFIX_PATH="$ROOT/build-runtime/install" >/dev/null
+ninja -C build-runtime/package >/dev/null
+build/tools/poot-compile/poot-compile examples/llama3-8b.decode.fixed.mlir \
+  --target=cpu --quiet -o build-runtime/package/model.plan
+build-runtime/package/consumer build-runtime/package/model.plan
 echo "all tests passed"

@@ -11,6 +11,7 @@
 #include "poot/Runtime/Evaluator.h"
 
 #include "FusedOps.h"
+#include "SparseOps.h"
 
 #include <algorithm>
 #include <cmath>
@@ -1192,6 +1193,8 @@ const std::unordered_map<std::string, Kernel> &kernels() {
       {"index_guard", evalIndexGuard},
       {"rope", evalFused<detail::evalRope>},
       {"attention", evalFused<detail::evalAttention>},
+      {"block_topk", evalFused<detail::evalBlockTopK>},
+      {"selected_attention", evalFused<detail::evalSelectedAttention>},
   };
   return table;
 }

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "poot/Compiler.h"
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
-#include "poot/Plan/BufferPlan.h"
 #include "poot/Plan/GraphRecords.h"
 #include "poot/Runtime/PlanFile.h"
 
@@ -20,7 +20,6 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -60,16 +59,7 @@ int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "poot model compiler\n");
 
-  std::string device = StringSwitch<std::string>(target)
-                           .Case("cpu", "cpu")
-                           .Case("vulkan", "vulkan")
-                           .Case("cuda:sm_80", "sm_80")
-                           .Case("cuda:sm_89", "sm_89")
-                           .Case("cuda:sm_90", "sm_90")
-                           .Case("rocm:gfx90a", "gfx90a")
-                           .Case("rocm:gfx942", "gfx942")
-                           .Case("rocm:gfx1100", "gfx1100")
-                           .Default("");
+  std::string device = poot::deviceForTarget(target).value_or("");
   if (device.empty())
     return fail("unknown target '" + target +
                 "' (cpu, vulkan, cuda:sm_80, cuda:sm_89, cuda:sm_90, "
@@ -114,39 +104,18 @@ int main(int argc, char **argv) {
   if (failed(mlir::verify(*module)))
     return fail("'" + inputPath + "' does not verify");
 
-  poot::setExplainByDefault(true);
   mlir::PassManager pm(&ctx);
-  auto &fpm = pm.nest<mlir::func::FuncOp>();
-  fpm.addPass(poot::createCanonicalize());
-  fpm.addPass(poot::createRopeFusion());
-  fpm.addPass(poot::createAttentionFusion());
-  fpm.addPass(poot::createBlockSelect());
-  poot::PlanOptions planOptions;
-  planOptions.device = device;
-  fpm.addPass(poot::createPlan(planOptions));
+  poot::addCompilePipeline(pm, device, /*fuse=*/true, /*explain=*/true);
   if (failed(pm.run(*module)))
     return fail("compilation for " + target + " failed (see above)");
 
   auto fn = poot::findGraph(*module, "");
   if (!fn)
     return fail(toString(fn.takeError()));
-  auto graph = poot::toGraphRecords(*fn);
-  if (!graph)
-    return fail(toString(graph.takeError()));
-
-  rt::Plan plan;
-  plan.device = device;
-  plan.target = device == "cpu" ? std::string("cpu") : target.getValue();
-  plan.graph = std::move(*graph);
-  auto buffers = poot::graphBuffers(plan.graph);
-  poot::ArenaPlan arena = poot::planArena(buffers);
-  plan.arenaBytes = arena.bytes;
-  for (size_t i = 0; i < buffers.size(); ++i)
-    plan.arena.push_back({buffers[i].value,
-                          buffers[i].value < 0
-                              ? static_cast<int>(buffers[i].first)
-                              : -1,
-                          arena.offsets[i], buffers[i].bytes});
+  auto planOr = poot::planFromModule(*module, device, target);
+  if (!planOr)
+    return fail(toString(planOr.takeError()));
+  rt::Plan plan = std::move(*planOr);
 
   if (!quiet) {
     raw_ostream &os = errs();
@@ -193,7 +162,7 @@ int main(int argc, char **argv) {
     });
     os << "  " << fused << " fused, " << declined << " declined"
        << (explain || !declined ? "" : " (--explain lists them)") << "\n";
-    os << "  arena: " << arena.bytes << " bytes for " << buffers.size()
+    os << "  arena: " << plan.arenaBytes << " bytes for " << plan.arena.size()
        << " buffers\n";
   }
 

@@ -97,7 +97,43 @@ def BlockSelect : Pass<"poot-block-select", "mlir::func::FuncOp"> {
   let summary = "Replace sparse block selection + masked attention with "
                 "poot.block_topk and poot.selected_attention";
   let description = [{
-    Being written.
+    Runs after `poot-attention`. A sparse indexer's graph reaches it as a
+    `poot.attention` whose tensor mask is the block selection the tracer
+    spells out: the indexer's per-key scores hidden past the query position
+    (`t > pos + i` selects -inf), their maximum over blocks of `ratio` keys,
+    the indices of the top K blocks by `poot.topk`, and the mask
+    `select((any_k(top[k] == t / ratio) or t / ratio == (pos + i) / ratio)
+    and t <= pos + i, 0, -inf)`. The pattern proves the mask is exactly that
+    (in any order of the and/or terms, through not and De Morgan, with the
+    hits counted by a max or a sum, the causal bound as a mask term or as the
+    attention's own `causal` flag at the same position) by reading every
+    integer and boolean value of the mask as a function of the batch row,
+    the query row and the key. It then replaces the attention with
+    `poot.block_topk` on the indexer scores and `poot.selected_attention`,
+    which visits at most `(K + 1) * ratio` keys per row instead of Lk; the
+    mask, the block maxima and the top-k die with it. Dense and paged keys
+    fuse; a live length, a split key, a sliding window, ALiBi, extra mask
+    terms, another block layout or disagreeing positions are declined with
+    their reason (`explain=true`, or `--poot-explain`, prints every candidate
+    as a remark) and keep the dense attention, which computes the same
+    function.
+
+    ```mlir
+    %sh = poot.select %hidden, %ninf, %s     // s: indexer scores [B, 1, Lq, Lk]
+    %sb = poot.reshape %sh ... -> tensor<2x1x1x16x4xf32>
+    %bs = poot.reduce_max %sb {axis = 4 : i64}
+    %vals, %top = poot.topk %bs {k = 2 : i64}
+    ...                                      // hits, own block, and t <= pos
+    %mask = poot.select %vis, %zero, %ninf
+    %o = poot.attention %q, %k, %v mask(%mask : tensor<2x1x1x64xf32>)
+           {n_rep = 2 : i64, scale = 0.125 : f64}
+    // becomes
+    %s3 = poot.reshape %s : tensor<2x1x1x64xf32> -> tensor<2x1x64xf32>
+    %blocks = poot.block_topk %s3 pos(%pos : tensor<i32>)
+           {k = 2 : i64, ratio = 4 : i64} : tensor<2x1x64xf32> -> tensor<2x1x2xi32>
+    %o = poot.selected_attention %q, %k, %v, %blocks pos(%pos : tensor<i32>)
+           {n_rep = 2 : i64, ratio = 4 : i64, scale = 0.125 : f64}
+    ```
   }];
   let options = [
     Option<"explain", "explain", "bool", "false",

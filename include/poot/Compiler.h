@@ -1,0 +1,54 @@
+//===- Compiler.h - The C++ API of the poot compiler ------------*- C++ -*-===//
+//
+// One entry point an engine or a tool calls to turn a model graph into a
+// plan: the pass pipeline for a target, then the eqn records and the buffer
+// plan. Errors come back as llvm::Error with the diagnostics' text.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_COMPILER_H
+#define POOT_COMPILER_H
+
+#include "poot/Runtime/PlanFile.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ModuleOp;
+class OpPassManager;
+} // namespace mlir
+
+namespace poot {
+
+/// The device preset of a target name ("cuda:sm_90" -> "sm_90"), if known.
+std::optional<std::string> deviceForTarget(llvm::StringRef target);
+
+/// Adds the compile pipeline for `device`: canonicalize, rope, attention,
+/// block selection (unless `fuse` is false), then the planner. With
+/// `explain`, every fusion candidate is reported as a remark.
+void addCompilePipeline(mlir::OpPassManager &pm, llvm::StringRef device,
+                        bool fuse = true, bool explain = false);
+
+/// The plan of a compiled module's graph: records plus the arena.
+llvm::Expected<rt::Plan> planFromModule(mlir::ModuleOp module,
+                                        llvm::StringRef device,
+                                        llvm::StringRef target);
+
+struct CompileOptions {
+  std::string target = "cpu";
+  bool fuse = true;
+};
+
+/// Parses `mlirText`, compiles it for `options.target` and returns the plan.
+/// `report`, when given, receives one line per fusion candidate.
+llvm::Expected<rt::Plan> compileGraph(llvm::StringRef mlirText,
+                                      const CompileOptions &options,
+                                      std::vector<std::string> *report = nullptr);
+
+} // namespace poot
+
+#endif // POOT_COMPILER_H

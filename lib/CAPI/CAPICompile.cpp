@@ -1,0 +1,27 @@
+//===- CAPICompile.cpp - poot_compile over the C++ compiler API -----------===//
+
+#include "CAPIInternal.h"
+
+#include "poot/Compiler.h"
+
+extern "C" poot_status poot_compile(const char *text, size_t length,
+                                    const char *target, unsigned flags,
+                                    poot_plan **out) {
+  if (!text || !out)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  poot::CompileOptions options;
+  options.target = target ? target : "cpu";
+  options.fuse = (flags & POOT_COMPILE_NO_FUSION) == 0;
+  if (!poot::deviceForTarget(options.target))
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
+                            "unknown target '" + options.target + "'");
+  if (options.target != "cpu")
+    return poot::capi::fail(POOT_ERR_UNSUPPORTED,
+                            "kernel generation for target " + options.target +
+                                " is not in this build yet");
+  auto plan = poot::compileGraph(llvm::StringRef(text, length), options);
+  if (!plan)
+    return poot::capi::fail(POOT_ERR_COMPILE, llvm::toString(plan.takeError()));
+  *out = new poot_plan{std::move(*plan)};
+  return POOT_OK;
+}

@@ -1,0 +1,292 @@
+//===- CAPIRuntime.cpp - The C API over the runtime -----------------------===//
+//
+// Plans, sessions, bindings and runs for C callers. No LLVM: this part is in
+// the runtime-only library too. Errors set a per-thread message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CAPIInternal.h"
+
+#include "poot/Runtime/Evaluator.h"
+
+#include <cstring>
+
+using namespace poot::rt;
+
+namespace {
+
+thread_local std::string lastError;
+
+const char *const kStatusNames[] = {
+    "ok",           "invalid-argument",  "unknown-name",       "missing-input",
+    "dtype-mismatch", "shape-mismatch",  "range-violation",    "validation-failed",
+    "index-out-of-range", "unsupported", "io",                 "malformed",
+    "compile-error"};
+
+poot_dtype fromDType(DType d) {
+  switch (d) {
+  case DType::F32: return POOT_F32;
+  case DType::F16: return POOT_F16;
+  case DType::BF16: return POOT_BF16;
+  case DType::F64: return POOT_F64;
+  case DType::I32: return POOT_I32;
+  case DType::I64: return POOT_I64;
+  case DType::I1: return POOT_I1;
+  }
+  return POOT_F32;
+}
+
+/// Decodes a caller buffer of `type` into a tensor.
+Tensor decodeBuffer(const TensorType &type, const void *data) {
+  Tensor t(type);
+  const unsigned char *p = static_cast<const unsigned char *>(data);
+  for (int64_t i = 0; i < t.size(); ++i) {
+    double v = 0;
+    switch (type.dtype) {
+    case DType::F32: { float f; std::memcpy(&f, p + 4 * i, 4); v = f; break; }
+    case DType::F64: { std::memcpy(&v, p + 8 * i, 8); break; }
+    case DType::F16: { uint16_t h; std::memcpy(&h, p + 2 * i, 2); v = halfBitsToFloat(h); break; }
+    case DType::BF16: { uint16_t h; std::memcpy(&h, p + 2 * i, 2); v = bf16BitsToFloat(h); break; }
+    case DType::I32: { int32_t x; std::memcpy(&x, p + 4 * i, 4); v = x; break; }
+    case DType::I64: { int64_t x; std::memcpy(&x, p + 8 * i, 8); v = static_cast<double>(x); break; }
+    case DType::I1: v = p[i] ? 1 : 0; break;
+    }
+    t.at(i) = v;
+  }
+  return t;
+}
+
+/// Encodes a tensor into a caller buffer in its storage dtype.
+void encodeBuffer(const Tensor &t, void *data) {
+  unsigned char *p = static_cast<unsigned char *>(data);
+  for (int64_t i = 0; i < t.size(); ++i) {
+    double v = roundTo(t.dtype(), t.at(i)); // oracle values may be unrounded
+    switch (t.dtype()) {
+    case DType::F32: { float f = static_cast<float>(v); std::memcpy(p + 4 * i, &f, 4); break; }
+    case DType::F64: { std::memcpy(p + 8 * i, &v, 8); break; }
+    case DType::F16: { uint16_t h = floatToHalfBits(static_cast<float>(v)); std::memcpy(p + 2 * i, &h, 2); break; }
+    case DType::BF16: { uint16_t h = floatToBf16Bits(static_cast<float>(v)); std::memcpy(p + 2 * i, &h, 2); break; }
+    case DType::I32: { int32_t x = static_cast<int32_t>(v); std::memcpy(p + 4 * i, &x, 4); break; }
+    case DType::I64: { int64_t x = static_cast<int64_t>(v); std::memcpy(p + 8 * i, &x, 8); break; }
+    case DType::I1: p[i] = v != 0 ? 1 : 0; break;
+    }
+  }
+}
+
+size_t bytesOf(const TensorType &t) {
+  return static_cast<size_t>(numElements(t.shape) * dtypeBytes(t.dtype));
+}
+
+const GraphInput *findInput(const Plan &plan, const char *name) {
+  int i = name ? plan.graph.findInput(name) : -1;
+  return i < 0 ? nullptr : &plan.graph.inputs[i];
+}
+
+poot_status describe(const Plan &plan, const TensorType &type,
+                     const std::string &name, const char **outName,
+                     poot_dtype *dtype, int *rank, int64_t *dims, int maxRank) {
+  (void)plan;
+  if (outName)
+    *outName = name.c_str();
+  if (dtype)
+    *dtype = fromDType(type.dtype);
+  if (rank)
+    *rank = static_cast<int>(type.shape.size());
+  if (dims)
+    for (int i = 0; i < maxRank && i < static_cast<int>(type.shape.size()); ++i)
+      dims[i] = type.shape[i];
+  return POOT_OK;
+}
+
+} // namespace
+
+poot_status poot::capi::fail(poot_status status, const std::string &message) {
+  lastError = message;
+  return status;
+}
+
+poot_status poot::capi::fail(const Status &status) {
+  return fail(static_cast<poot_status>(status.code()), status.toString());
+}
+
+extern "C" {
+
+const char *poot_last_error(void) { return lastError.c_str(); }
+
+const char *poot_status_name(poot_status status) {
+  int i = static_cast<int>(status);
+  if (i < 0 || i >= static_cast<int>(sizeof(kStatusNames) / sizeof(*kStatusNames)))
+    return "unknown";
+  return kStatusNames[i];
+}
+
+poot_status poot_plan_load(const char *path, poot_plan **out) {
+  if (!path || !out)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  auto *plan = new poot_plan();
+  if (Status s = readPlanFile(path, plan->plan); !s.isOk()) {
+    delete plan;
+    return poot::capi::fail(s);
+  }
+  *out = plan;
+  return POOT_OK;
+}
+
+poot_status poot_plan_save(const poot_plan *plan, const char *path) {
+  if (!plan || !path)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  if (Status s = writePlanFile(path, plan->plan); !s.isOk())
+    return poot::capi::fail(s);
+  return POOT_OK;
+}
+
+void poot_plan_free(poot_plan *plan) { delete plan; }
+
+int poot_plan_num_inputs(const poot_plan *plan) {
+  return plan ? static_cast<int>(plan->plan.graph.inputs.size()) : 0;
+}
+
+int poot_plan_num_outputs(const poot_plan *plan) {
+  return plan ? static_cast<int>(plan->plan.graph.outputs.size()) : 0;
+}
+
+poot_status poot_plan_input(const poot_plan *plan, int index,
+                            const char **name, poot_dtype *dtype, int *rank,
+                            int64_t *dims, int maxRank, int *isState) {
+  if (!plan || index < 0 || index >= poot_plan_num_inputs(plan))
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "no input at that index");
+  const GraphInput &in = plan->plan.graph.inputs[index];
+  if (isState)
+    *isState = !in.state.empty();
+  return describe(plan->plan, plan->plan.graph.values[in.value], in.name, name,
+                  dtype, rank, dims, maxRank);
+}
+
+poot_status poot_plan_output(const poot_plan *plan, int index,
+                             const char **name, poot_dtype *dtype, int *rank,
+                             int64_t *dims, int maxRank, int *isState) {
+  if (!plan || index < 0 || index >= poot_plan_num_outputs(plan))
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "no output at that index");
+  const GraphOutput &out = plan->plan.graph.outputs[index];
+  if (isState)
+    *isState = !out.state.empty();
+  return describe(plan->plan, plan->plan.graph.values[out.value], out.name,
+                  name, dtype, rank, dims, maxRank);
+}
+
+poot_status poot_session_create(const poot_plan *plan, const char *device,
+                                poot_session **out) {
+  if (!plan || !out)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  std::string dev = device ? device : "cpu";
+  if (dev != "cpu" && dev != "oracle")
+    return poot::capi::fail(POOT_ERR_UNSUPPORTED,
+                            "device '" + dev +
+                                "' is not in this build (cpu, oracle)");
+  if (plan->plan.target != "cpu")
+    return poot::capi::fail(POOT_ERR_UNSUPPORTED,
+                            "the plan is for target " + plan->plan.target +
+                                ", which has no kernels in this build");
+  auto *s = new poot_session();
+  s->plan = plan;
+  s->reference = dev == "oracle";
+  *out = s;
+  return POOT_OK;
+}
+
+void poot_session_free(poot_session *session) { delete session; }
+
+poot_status poot_bind_input(poot_session *s, const char *name,
+                            const void *data, size_t bytes) {
+  if (!s || !name || !data)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  const GraphInput *in = findInput(s->plan->plan, name);
+  if (!in)
+    return poot::capi::fail(POOT_ERR_UNKNOWN_NAME,
+                            std::string("the plan has no input '") + name + "'");
+  if (!in->state.empty())
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
+                            std::string("'") + name +
+                                "' is state: bind it with poot_bind_state");
+  const TensorType &type = s->plan->plan.graph.values[in->value];
+  if (bytes != bytesOf(type))
+    return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
+                            std::string("input '") + name + "': expected " +
+                                std::to_string(bytesOf(type)) + " bytes (" +
+                                type.toString() + "), got " +
+                                std::to_string(bytes));
+  s->inputs[name] = decodeBuffer(type, data);
+  return POOT_OK;
+}
+
+poot_status poot_bind_state(poot_session *s, const char *name, void *data,
+                            size_t bytes) {
+  if (!s || !name || !data)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  const GraphInput *in = findInput(s->plan->plan, name);
+  if (!in || in->state.empty())
+    return poot::capi::fail(POOT_ERR_UNKNOWN_NAME,
+                            std::string("the plan has no state '") + name + "'");
+  const TensorType &type = s->plan->plan.graph.values[in->value];
+  if (bytes != bytesOf(type))
+    return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
+                            std::string("state '") + name + "': expected " +
+                                std::to_string(bytesOf(type)) + " bytes (" +
+                                type.toString() + "), got " +
+                                std::to_string(bytes));
+  s->state[name] = data;
+  return POOT_OK;
+}
+
+poot_status poot_run(poot_session *s) {
+  if (!s)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null session");
+  const Graph &g = s->plan->plan.graph;
+  // State enters as tensors decoded from the caller's buffers; they go back
+  // into those buffers only when the whole run succeeded.
+  std::map<std::string, Tensor> state;
+  Bindings b;
+  for (auto &[name, t] : s->inputs)
+    b.inputs[name] = &t;
+  for (const GraphInput &in : g.inputs) {
+    if (in.state.empty())
+      continue;
+    auto it = s->state.find(in.name);
+    if (it == s->state.end())
+      return poot::capi::fail(POOT_ERR_MISSING_INPUT,
+                              "state '" + in.name + "' is not bound");
+    state[in.name] = decodeBuffer(g.values[in.value], it->second);
+    b.state[in.name] = &state[in.name];
+  }
+  std::map<std::string, Tensor> outputs;
+  Status st = evaluate(g, b,
+                       s->reference ? NumericMode::Reference
+                                    : NumericMode::Native,
+                       outputs);
+  if (!st.isOk())
+    return poot::capi::fail(st);
+  for (auto &[name, t] : state)
+    encodeBuffer(t, s->state[name]);
+  s->outputs = std::move(outputs);
+  return POOT_OK;
+}
+
+poot_status poot_read_output(const poot_session *s, const char *name,
+                             void *data, size_t bytes) {
+  if (!s || !name || !data)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  auto it = s->outputs.find(name);
+  if (it == s->outputs.end())
+    return poot::capi::fail(POOT_ERR_UNKNOWN_NAME,
+                            std::string("no output '") + name +
+                                "' from a successful run");
+  if (bytes != bytesOf(it->second.type()))
+    return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
+                            std::string("output '") + name + "': expected " +
+                                std::to_string(bytesOf(it->second.type())) +
+                                " bytes, got " + std::to_string(bytes));
+  encodeBuffer(it->second, data);
+  return POOT_OK;
+}
+
+} // extern "C"

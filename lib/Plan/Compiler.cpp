@@ -1,0 +1,124 @@
+//===- Compiler.cpp - The C++ API of the poot compiler --------------------===//
+
+#include "poot/Compiler.h"
+#include "poot/Dialect/PootDialect.h"
+#include "poot/Passes/Passes.h"
+#include "poot/Plan/BufferPlan.h"
+#include "poot/Plan/GraphRecords.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace poot;
+
+std::optional<std::string> poot::deviceForTarget(llvm::StringRef target) {
+  std::string device = llvm::StringSwitch<std::string>(target)
+                           .Case("cpu", "cpu")
+                           .Case("vulkan", "vulkan")
+                           .Case("cuda:sm_80", "sm_80")
+                           .Case("cuda:sm_89", "sm_89")
+                           .Case("cuda:sm_90", "sm_90")
+                           .Case("rocm:gfx90a", "gfx90a")
+                           .Case("rocm:gfx942", "gfx942")
+                           .Case("rocm:gfx1100", "gfx1100")
+                           .Default("");
+  if (device.empty())
+    return std::nullopt;
+  return device;
+}
+
+void poot::addCompilePipeline(OpPassManager &pm, llvm::StringRef device,
+                              bool fuse, bool explain) {
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  if (fuse) {
+    fpm.addPass(createCanonicalize());
+    RopeFusionOptions rope;
+    rope.explain = explain;
+    fpm.addPass(createRopeFusion(rope));
+    AttentionFusionOptions attention;
+    attention.explain = explain;
+    fpm.addPass(createAttentionFusion(attention));
+    BlockSelectOptions select;
+    select.explain = explain;
+    fpm.addPass(createBlockSelect(select));
+  }
+  PlanOptions options;
+  options.device = device.str();
+  fpm.addPass(createPlan(options));
+}
+
+llvm::Expected<rt::Plan> poot::planFromModule(ModuleOp module,
+                                              llvm::StringRef device,
+                                              llvm::StringRef target) {
+  auto fn = findGraph(module, "");
+  if (!fn)
+    return fn.takeError();
+  auto graph = toGraphRecords(*fn);
+  if (!graph)
+    return graph.takeError();
+  rt::Plan plan;
+  plan.device = device.str();
+  plan.target = device == "cpu" ? std::string("cpu") : target.str();
+  plan.graph = std::move(*graph);
+  std::vector<BufferRequest> buffers = graphBuffers(plan.graph);
+  ArenaPlan arena = planArena(buffers);
+  plan.arenaBytes = arena.bytes;
+  for (size_t i = 0; i < buffers.size(); ++i)
+    plan.arena.push_back(
+        {buffers[i].value,
+         buffers[i].value < 0 ? static_cast<int>(buffers[i].first) : -1,
+         arena.offsets[i], buffers[i].bytes});
+  return plan;
+}
+
+llvm::Expected<rt::Plan> poot::compileGraph(llvm::StringRef mlirText,
+                                            const CompileOptions &options,
+                                            std::vector<std::string> *report) {
+  auto device = deviceForTarget(options.target);
+  if (!device)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown target '%s'",
+                                   options.target.c_str());
+  MLIRContext ctx;
+  ctx.loadDialect<PootDialect, func::FuncDialect>();
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOs(diagnostics);
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Remark) {
+      if (report)
+        report->push_back(diag.str());
+      return success();
+    }
+    if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+      diagOs << loc.getLine() << ":" << loc.getColumn() << ": ";
+    diagOs << diag.str() << "\n";
+    return success();
+  });
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(mlirText, "graph.mlir"),
+      llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  auto fail = [&](const char *what) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
+                                   what, diagOs.str().c_str());
+  };
+  if (!module)
+    return fail("the graph does not parse");
+  if (failed(verify(*module)))
+    return fail("the graph does not verify");
+  PassManager pm(&ctx);
+  addCompilePipeline(pm, *device, options.fuse, report != nullptr);
+  if (failed(pm.run(*module)))
+    return fail("compilation failed");
+  return planFromModule(*module, *device, options.target);
+}

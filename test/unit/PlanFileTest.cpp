@@ -1,0 +1,103 @@
+//===- PlanFileTest.cpp - The plan file round trip and its refusals -------===//
+
+#include "poot/Runtime/Evaluator.h"
+#include "poot/Runtime/PlanFile.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+
+using namespace poot::rt;
+
+namespace {
+
+Plan samplePlan() {
+  Plan p;
+  p.device = "cpu";
+  p.target = "cpu";
+  Graph &g = p.graph;
+  g.name = "g with spaces";
+  g.values = {{DType::F32, {2, 3}}, {DType::I32, {}}, {DType::F32, {2, 3}},
+              {DType::F32, {2, 3}}};
+  GraphInput x{0, "x", "", std::nullopt, ""};
+  GraphInput pos{1, "pos", "pos", std::make_pair<int64_t, int64_t>(0, 16), ""};
+  g.inputs = {x, pos};
+  Eqn c;
+  c.op = "constant";
+  c.results = {2};
+  c.attrs["value"] = Attr::ofTensor(
+      Tensor({DType::F32, {2, 3}}, {0.1, -2.5, 3.0, 1e-30, 7.0, -0.0}));
+  c.location = "model.mlir:3:5";
+  Eqn add;
+  add.op = "add";
+  add.operands = {0, 2};
+  add.results = {3};
+  add.attrs["poot.schedule.lanes"] = Attr::ofInt(64);
+  add.attrs["scale"] = Attr::ofFloat(0.1);
+  add.attrs["perm"] = Attr::ofInts({0, 1});
+  add.attrs["slopes"] = Attr::ofFloats({0.25, 1.0 / 3.0});
+  add.attrs["style"] = Attr::ofString("half %odd% name");
+  g.eqns = {c, add};
+  g.outputs = {{3, "y", "", false}};
+  p.arenaBytes = 256;
+  p.arena = {{2, -1, 0, 24}, {-1, 1, 0, 100}};
+  return p;
+}
+
+TEST(PlanFile, RoundTripsExactly) {
+  Plan p = samplePlan();
+  std::string text = serializePlan(p);
+  Plan q;
+  ASSERT_TRUE(parsePlan(text, q).isOk());
+  EXPECT_EQ(serializePlan(q), text);
+  EXPECT_EQ(q.graph.name, "g with spaces");
+  EXPECT_EQ(q.graph.eqns[1].attrs["style"].s, "half %odd% name");
+  EXPECT_EQ(q.graph.eqns[1].attrs["slopes"].floats[1], 1.0 / 3.0);
+  EXPECT_EQ(q.graph.eqns[0].attrs["value"].tensor.at(3), 1e-30);
+  ASSERT_TRUE(q.graph.inputs[1].range.has_value());
+  EXPECT_EQ(q.graph.inputs[1].range->second, 16);
+  EXPECT_EQ(q.arena.size(), 2u);
+}
+
+TEST(PlanFile, TheLoadedPlanRuns) {
+  Plan p;
+  ASSERT_TRUE(parsePlan(serializePlan(samplePlan()), p).isOk());
+  Tensor x({DType::F32, {2, 3}}, {1, 2, 3, 4, 5, 6});
+  Tensor pos({DType::I32, {}}, {3});
+  Bindings b;
+  b.inputs = {{"x", &x}, {"pos", &pos}};
+  std::map<std::string, Tensor> out;
+  ASSERT_TRUE(evaluate(p.graph, b, NumericMode::Reference, out).isOk());
+  EXPECT_DOUBLE_EQ(out["y"].at(1), 2.0 - 2.5);
+}
+
+TEST(PlanFile, RefusesDamageAndOtherVersions) {
+  std::string text = serializePlan(samplePlan());
+  Plan q;
+  std::string damaged = text;
+  damaged[damaged.size() - 3] ^= 1;
+  Status s = parsePlan(damaged, q);
+  EXPECT_EQ(s.code(), ErrorCode::Malformed);
+  EXPECT_NE(s.message().find("checksum"), std::string::npos);
+
+  std::string future = text;
+  future.replace(0, std::string("poot-plan 1").size(), "poot-plan 9");
+  EXPECT_EQ(parsePlan(future, q).code(), ErrorCode::Unsupported);
+  EXPECT_EQ(parsePlan("hello", q).code(), ErrorCode::Malformed);
+  EXPECT_EQ(parsePlan(text.substr(0, text.size() / 2), q).code(),
+            ErrorCode::Malformed);
+}
+
+TEST(PlanFile, FailedReadLeavesNothingAndWriteIsAtomic) {
+  std::string path = ::testing::TempDir() + "/poot-plan-test.plan";
+  ASSERT_TRUE(writePlanFile(path, samplePlan()).isOk());
+  Plan q;
+  ASSERT_TRUE(readPlanFile(path, q).isOk());
+  EXPECT_EQ(q.graph.eqns.size(), 2u);
+  Plan untouched;
+  EXPECT_EQ(readPlanFile(path + ".missing", untouched).code(), ErrorCode::Io);
+  EXPECT_TRUE(untouched.graph.eqns.empty());
+  std::remove(path.c_str());
+}
+
+} // namespace
