@@ -19,7 +19,7 @@ trap 'rm -f "$FUSED"' EXIT
 
 echo "== fusion report for ${GRAPH}"
 build/tools/poot-opt/poot-opt "$GRAPH" --poot-canonicalize --poot-rope \
-  --poot-attention --poot-explain -o "$FUSED" 2>&1 |
+  --poot-attention --poot-block-select --poot-explain -o "$FUSED" 2>&1 |
   sed -n 's/^[^:]*:\([0-9]*\):[0-9]*: remark: /  line \1: /p'
 echo "  eqns: $(grep -c ' = poot\.' "$GRAPH") unfused -> $(grep -c ' = poot\.' "$FUSED") fused"
 echo

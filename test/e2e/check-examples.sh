@@ -17,16 +17,16 @@ for graph in "$EXAMPLES"/*.mlir; do
   name="$(basename "$graph" .mlir)"
   fused="$WORK/$name.fused.mlir"
   count=$((count + 1))
-  if ! "$OPT" "$graph" --poot-canonicalize --poot-rope --poot-attention -o "$fused" 2>"$WORK/err"; then
+  if ! "$OPT" "$graph" --poot-canonicalize --poot-rope --poot-attention --poot-block-select -o "$fused" 2>"$WORK/err"; then
     echo "FAIL $name: the pipeline failed"; cat "$WORK/err"; failed=1; continue
   fi
-  if ! grep -q "poot.attention" "$fused"; then
+  if ! grep -qE "poot.(selected_)?attention" "$fused"; then
     echo "FAIL $name: no attention fused"; failed=1; continue
   fi
   steps=1
   case "$name" in *decode*) steps=2 ;; esac
   if out=$("$RUN" "$fused" --check --ref="$graph" --steps="$steps" --seed=3 2>&1); then
-    echo "ok   $name ($(grep -c 'poot.attention' "$fused") attention, $(grep -c 'poot.rope' "$fused") rope, $steps step(s))"
+    echo "ok   $name ($(grep -cE "poot.(selected_)?attention" "$fused") attention, $(grep -c 'poot.rope' "$fused") rope, $steps step(s))"
   else
     echo "FAIL $name"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
   fi

@@ -1,4 +1,4 @@
-//===- PootSparseOps.td - Block-selected sparse attention ---*- tablegen -*-===//
+//===- PootSparseOps.td - Block-selected sparse attention --*- tablegen -*-===//
 //
 // The block-selected sparse form of attention (DESIGN 4.3): a top-K choice
 // of key blocks from an indexer's per-key scores, and the attention that
@@ -64,7 +64,8 @@ def Poot_SelectedAttentionOp : Poot_Op<"selected_attention",
 
     ```
     visible(b, i) = { t in [0, Lk) : t <= qpos and
-                      (t / ratio in blocks[b, i, :] or t / ratio == qpos / ratio) }
+                      (t / ratio in blocks[b, i, :] or
+                       t / ratio == qpos / ratio) }
     ```
 
     its selected blocks and its own (unfinished) block, never past itself:

@@ -130,7 +130,8 @@ def BlockSelect : Pass<"poot-block-select", "mlir::func::FuncOp"> {
     // becomes
     %s3 = poot.reshape %s : tensor<2x1x1x64xf32> -> tensor<2x1x64xf32>
     %blocks = poot.block_topk %s3 pos(%pos : tensor<i32>)
-           {k = 2 : i64, ratio = 4 : i64} : tensor<2x1x64xf32> -> tensor<2x1x2xi32>
+           {k = 2 : i64, ratio = 4 : i64}
+           : tensor<2x1x64xf32> -> tensor<2x1x2xi32>
     %o = poot.selected_attention %q, %k, %v, %blocks pos(%pos : tensor<i32>)
            {n_rep = 2 : i64, ratio = 4 : i64, scale = 0.125 : f64}
     ```
