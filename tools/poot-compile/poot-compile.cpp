@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "poot/Codegen/SPIRV.h"
 #include "poot/Compiler.h"
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
@@ -70,14 +71,17 @@ int main(int argc, char **argv) {
   if (deviceFromHost)
     return fail("--device-from-host needs a device query, which this build "
                 "does not have yet; name a --target");
-  // Kernel generation is not in this build: only the cpu target, whose
-  // device runs the reference semantics, yields a runnable plan.
-  if ((emit == "plan" && device != "cpu") || emit == "spirv" ||
-      emit == "ptx" || emit == "hsaco")
+  // Runnable plans exist for the cpu device; SPIR-V kernels are generated
+  // for Vulkan (--emit=spirv); PTX and AMDGPU code objects are not in this
+  // build yet.
+  if (emit == "spirv" && target != "vulkan")
+    return fail("--emit=spirv needs --target=vulkan");
+  if ((emit == "plan" && device != "cpu") || emit == "ptx" || emit == "hsaco")
     return fail("kernel generation for " +
                 (emit == "plan" ? "target " + target : "--emit=" + emit) +
                 " is not in this build yet; --emit=ir shows the planned "
-                "schedules, --target=cpu writes a runnable plan");
+                "schedules, --emit=spirv the Vulkan kernels, --target=cpu "
+                "writes a runnable plan");
 
   mlir::MLIRContext ctx;
   ctx.loadDialect<poot::PootDialect, mlir::func::FuncDialect>();
@@ -108,6 +112,26 @@ int main(int argc, char **argv) {
   poot::addCompilePipeline(pm, device, /*fuse=*/true, /*explain=*/true);
   if (failed(pm.run(*module)))
     return fail("compilation for " + target + " failed (see above)");
+  if (emit == "spirv") {
+    mlir::PassManager gen(&ctx);
+    gen.addPass(poot::createGenerate());
+    if (failed(gen.run(*module)))
+      return fail("kernel generation failed (see above)");
+    auto binaries = poot::codegen::lowerToSPIRV(*module);
+    if (failed(binaries))
+      return fail("SPIR-V lowering failed (see above)");
+    if (binaries->empty())
+      return fail("the graph has no fused op to generate a kernel for");
+    if (outputPath.empty())
+      return fail("-o FILE.spv is required for --emit=spirv");
+    std::error_code ec;
+    raw_fd_ostream file(outputPath, ec, sys::fs::OF_None);
+    if (ec)
+      return fail(outputPath + ": " + ec.message());
+    const auto &words = binaries->front();
+    file.write(reinterpret_cast<const char *>(words.data()), words.size() * 4);
+    return 0;
+  }
 
   auto fn = poot::findGraph(*module, "");
   if (!fn)

@@ -178,4 +178,32 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
   let dependentDialects = ["poot::PootDialect"];
 }
 
+def Generate : Pass<"poot-generate", "mlir::ModuleOp"> {
+  let summary = "Generate gpu-dialect kernels for every planned fused op";
+  let description = [{
+    The one kernel generator (codegen/Common) builds each planned
+    `poot.attention` into kernels of a `gpu.module` through the chosen
+    target's hooks, and records the launches on the op as `poot.launches`
+    (kernel symbol, grid, lanes, argument roles in order).
+
+    ```mlir
+    %o = poot.attention ... {poot.schedule = {kind = "streaming", lanes = 16, ...}}
+    // becomes
+    // poot.launches lists, per launch: kernel = "attention_N_stream",
+    // grid = array<i64: 8, 1>, lanes = 16, args = ["q", "k", "v", "out"]
+    %o = poot.attention ... {poot.launches = ...}
+    gpu.module @poot_kernels { gpu.func @attention_N_stream(...) kernel {...} }
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"spirv\"",
+           "Code generation target: spirv">,
+  ];
+  let dependentDialects = [
+    "poot::PootDialect", "mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+    "mlir::memref::MemRefDialect", "mlir::spirv::SPIRVDialect"
+  ];
+}
+
 #endif // POOT_PASSES_TD

@@ -1,0 +1,74 @@
+//===- GeneratePass.cpp - poot-generate: kernels for planned fused ops ----===//
+//
+// For every planned poot.attention, builds its kernels into one gpu.module
+// of the enclosing module through the target's hooks, and records the
+// launches on the op (`poot.launches`: kernel, grid, lanes, argument roles)
+// so the plan writer and the runtime know how to dispatch them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Codegen/Generator.h"
+#include "poot/Codegen/SPIRV.h"
+#include "poot/Dialect/PootDialect.h"
+#include "poot/Passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+
+namespace poot {
+#define GEN_PASS_DEF_GENERATE
+#include "poot/Passes/Passes.h.inc"
+} // namespace poot
+
+using namespace mlir;
+using namespace poot;
+
+namespace {
+
+struct GeneratePass : public poot::impl::GenerateBase<GeneratePass> {
+  using GenerateBase::GenerateBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::unique_ptr<codegen::TargetHooks> hooks;
+    if (target == "spirv")
+      hooks = codegen::createSPIRVTarget(/*f16=*/true);
+    if (!hooks) {
+      module.emitError() << "unknown code generation target '" << target
+                         << "' (spirv)";
+      return signalPassFailure();
+    }
+    SmallVector<AttentionOp> ops;
+    module.walk([&](AttentionOp op) { ops.push_back(op); });
+    if (ops.empty())
+      return;
+    hooks->prepareModule(module);
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToEnd(module.getBody());
+    auto gpuModule = b.create<gpu::GPUModuleOp>(module.getLoc(), "poot_kernels");
+    for (AttentionOp op : ops) {
+      auto launches = codegen::buildAttentionKernels(op, gpuModule, *hooks);
+      if (failed(launches))
+        return signalPassFailure();
+      SmallVector<Attribute> records;
+      for (const codegen::Launch &l : *launches) {
+        SmallVector<Attribute> roles;
+        for (const std::string &r : l.args)
+          roles.push_back(b.getStringAttr(r));
+        records.push_back(b.getDictionaryAttr({
+            b.getNamedAttr("kernel", b.getStringAttr(l.kernel)),
+            b.getNamedAttr("grid", b.getDenseI64ArrayAttr(l.grid)),
+            b.getNamedAttr("lanes", b.getI64IntegerAttr(l.lanes)),
+            b.getNamedAttr("args", b.getArrayAttr(roles)),
+        }));
+      }
+      op->setAttr("poot.launches", b.getArrayAttr(records));
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,45 @@
+//===- Target.h - What the one kernel generator asks of a target -*- C++ -*-===//
+//
+// Common code builds kernels in the gpu dialect and never asks which target
+// it serves; everything that differs sits behind these hooks, one
+// implementation per target directory (codegen/SPIRV, later NVVM and ROCDL).
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_CODEGEN_TARGET_H
+#define POOT_CODEGEN_TARGET_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace poot::codegen {
+
+class TargetHooks {
+public:
+  virtual ~TargetHooks();
+  /// "spirv", "nvvm", "rocdl".
+  virtual llvm::StringRef name() const = 0;
+  /// Memory space of the kernel's buffer arguments.
+  virtual mlir::Attribute globalMemorySpace(mlir::MLIRContext *ctx) const = 0;
+  /// A workgroup-memory buffer of `type`'s shape and element type, created
+  /// in the kernel body at the builder's point.
+  virtual mlir::Value allocWorkgroup(mlir::OpBuilder &b, mlir::Location loc,
+                                     mlir::gpu::GPUFuncOp fn,
+                                     llvm::ArrayRef<int64_t> shape,
+                                     mlir::Type elementType) const = 0;
+  /// Marks a kernel with its workgroup size.
+  virtual void setWorkgroupSize(mlir::gpu::GPUFuncOp fn,
+                                int64_t lanes) const = 0;
+  /// Whether buffers of `storage` can be loaded and stored.
+  virtual bool canStore(mlir::Type storage) const = 0;
+  /// Prepares the module for the target (target environment attributes).
+  virtual void prepareModule(mlir::ModuleOp module) const = 0;
+};
+
+} // namespace poot::codegen
+
+#endif // POOT_CODEGEN_TARGET_H
