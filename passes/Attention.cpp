@@ -2,14 +2,27 @@
 //
 // Recognises attention in the spellings real front ends produce and replaces
 // each chain with one poot.attention, rooted at the second matmul (P . V).
-// Going backwards from the root it finds the softmax (with or without the
-// max subtraction, as div or as a reciprocal multiply), then peels the score
-// transform in the contract's order, outside in: masks, softcap, scale, down
-// to the first matmul; then the GQA repeat on k and v, and the key form
-// (paged through a proven read map, split MLA key, live length).
+// Going backwards from the root it looks through a NaN guard on the
+// probabilities (re-applied on the output), finds the softmax (with or
+// without the max subtraction, as div or as a reciprocal multiply), then
+// peels the score transform in the contract's order, outside in: masks,
+// softcap, scale, down to the first matmul (a -inf mask may sit inside a
+// positive scale: it hides the same keys); then the GQA repeat on k and v
+// (repeat_kv, a head gather, an expand or the matmul's own broadcast), and
+// the key form (paged through a proven read map, split MLA key, live
+// length). Mask conditions and constant masks are read for their meaning
+// (causal at a position, sliding window, ALiBi); the rest stays a tensor.
+// The fused op takes the widest float type of the chain, so a bf16 model
+// with an f32 attention core keeps its f32 core.
+//
+// poot-canonicalize brings the other spellings (scales computed in the
+// graph, layout ops between a scale and its matmul, repeat-interleave
+// gathers, keys-first softmax layouts) to the forms read here.
 //
 // A chain that differs from the contract (DESIGN 4.4) in any way that changes
-// what it computes is declined with its reason and keeps its primitive form.
+// what it computes is declined with its reason and keeps its primitive form;
+// the decision is taken before the first op is built, so a decline leaves the
+// IR untouched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,6 +104,34 @@ Value stripBroadcast(Value v) {
   while (auto b = v.getDefiningOp<BroadcastOp>())
     v = b.getX();
   return v;
+}
+
+/// Whether a reshape from `in` to `out` only adds or drops leading unit
+/// dims: under right-aligned broadcasting it changes nothing.
+bool isLeadingUnitReshape(RankedTensorType in, RankedTensorType out) {
+  auto trimmed = [](ArrayRef<int64_t> s) {
+    while (!s.empty() && s.front() == 1)
+      s = s.drop_front();
+    return s;
+  };
+  return trimmed(in.getShape()) == trimmed(out.getShape());
+}
+
+/// Looks through broadcasts and through reshapes that only add or drop
+/// leading unit dims (a [Lq, Lk] mask viewed as [1, 1, Lq, Lk]).
+Value stripAligned(Value v) {
+  while (true) {
+    if (auto b = v.getDefiningOp<BroadcastOp>()) {
+      v = b.getX();
+      continue;
+    }
+    auto r = v.getDefiningOp<ReshapeOp>();
+    if (r && isLeadingUnitReshape(typeOf(r.getX()), r.getType())) {
+      v = r.getX();
+      continue;
+    }
+    return v;
+  }
 }
 
 bool isLastAxis(int64_t axis, int64_t rank) {
@@ -175,7 +216,7 @@ bool isIndexAlong(Value v, int64_t axis) {
   if (!traced)
     return false;
   auto iota = traced->first.getDefiningOp<IotaOp>();
-  return iota && iota.getDim() == traced->second;
+  return iota && static_cast<int64_t>(iota.getDim()) == traced->second;
 }
 
 /// The value of rank `rank` whose only non-unit dim is `axis`, seen back
@@ -198,8 +239,8 @@ Value valueAlong(Value v, int64_t axis) {
     }
     if (auto r = v.getDefiningOp<ReshapeOp>()) {
       auto in = typeOf(r.getX());
-      int64_t nonUnit = llvm::count_if(in.getShape(),
-                                       [](int64_t d) { return d != 1; });
+      int64_t nonUnit =
+          llvm::count_if(in.getShape(), [](int64_t d) { return d != 1; });
       if (nonUnit > 1)
         return nullptr;
       int64_t a = 0;
@@ -225,10 +266,10 @@ Value valueAlong(Value v, int64_t axis) {
 
 /// What the score side of the chain holds once peeled.
 struct Scores {
-  Value qk;                        ///< the first matmul
-  double scale = 1.0;              ///< product of every splat factor
-  std::optional<double> softcap;   ///< c of c * tanh(s / c)
-  SmallVector<Value> masks;        ///< additive masks, outermost first
+  Value qk;                      ///< the first matmul
+  double scale = 1.0;            ///< product of every splat factor
+  std::optional<double> softcap; ///< c of c * tanh(s / c)
+  SmallVector<Value> masks;      ///< additive masks, outermost first
   /// Conditions of select(c, s, -inf) (keep where c) and, flagged true,
   /// of select(c, -inf, s) (keep where c is false).
   SmallVector<std::pair<Value, bool>> selectConds;
@@ -254,7 +295,8 @@ FailureOr<Repeat> matchRepeat(Value expanded, int64_t hq, std::string &why) {
         auto base = typeOf(inner.getX());
         int64_t hkv = five.getDimSize(1), n = five.getDimSize(2);
         if (base.getRank() == 4 && base.getDimSize(1) == hkv &&
-            hkv * n == t.getDimSize(1) && five.getDimSize(0) == t.getDimSize(0) &&
+            hkv * n == t.getDimSize(1) &&
+            five.getDimSize(0) == t.getDimSize(0) &&
             five.getDimSize(3) == t.getDimSize(2) &&
             five.getDimSize(4) == t.getDimSize(3) &&
             base.getDimSize(2) == t.getDimSize(2))
@@ -262,8 +304,18 @@ FailureOr<Repeat> matchRepeat(Value expanded, int64_t hq, std::string &why) {
       }
     }
   }
+  // k.expand(B, Hq, L, D) of a single key head: multi-query attention.
+  if (auto bcast = expanded.getDefiningOp<BroadcastOp>()) {
+    auto in = typeOf(bcast.getX());
+    if (in.getRank() == 4 && in.getDimSize(1) == 1 && t.getDimSize(1) == hq &&
+        in.getDimSize(0) == t.getDimSize(0) &&
+        in.getDimSize(2) == t.getDimSize(2) &&
+        in.getDimSize(3) == t.getDimSize(3))
+      return Repeat{bcast.getX(), hq};
+  }
   if (auto gather = expanded.getDefiningOp<GatherOp>()) {
-    int64_t axis = gather.getAxis() < 0 ? gather.getAxis() + 4 : gather.getAxis();
+    int64_t axis = static_cast<int64_t>(gather.getAxis());
+    axis = axis < 0 ? axis + 4 : axis;
     auto idxType = typeOf(gather.getIdx());
     auto base = typeOf(gather.getX());
     auto cst = gather.getIdx().getDefiningOp<ConstantOp>();
@@ -293,23 +345,27 @@ FailureOr<Repeat> matchRepeat(Value expanded, int64_t hq, std::string &why) {
 
 /// Peels a splat scale (mul by c, or div by c) off `v`, accumulating it.
 Value peelScale(Value v, double &scale) {
+  // The outer factor of a softcap c * tanh(s / c) is not a scale.
+  auto isFactorOf = [](Value x, Value product) {
+    return x.getType() == product.getType() && !x.getDefiningOp<TanhOp>();
+  };
   while (true) {
     v = stripFloatConvert(v);
     if (auto mul = v.getDefiningOp<MulOp>()) {
-      if (auto c = splatOf(mul.getRhs()); c && mul.getLhs().getType() == mul.getType()) {
+      if (auto c = splatOf(mul.getRhs()); c && isFactorOf(mul.getLhs(), mul)) {
         scale *= *c;
         v = mul.getLhs();
         continue;
       }
-      if (auto c = splatOf(mul.getLhs()); c && mul.getRhs().getType() == mul.getType()) {
+      if (auto c = splatOf(mul.getLhs()); c && isFactorOf(mul.getRhs(), mul)) {
         scale *= *c;
         v = mul.getRhs();
         continue;
       }
     }
     if (auto div = v.getDefiningOp<DivOp>()) {
-      if (auto c = splatOf(div.getRhs()); c && *c != 0.0 &&
-                                          div.getLhs().getType() == div.getType()) {
+      if (auto c = splatOf(div.getRhs());
+          c && *c != 0.0 && div.getLhs().getType() == div.getType()) {
         scale /= *c;
         v = div.getLhs();
         continue;
@@ -338,7 +394,10 @@ FailureOr<Value> matchSoftmax(Value p, std::string &why) {
     }
   }
   if (!numer) {
-    why = "the probabilities are not exp(s) / sum(exp(s))";
+    why = isa_and_nonnull<SelectOp>(p.getDefiningOp())
+              ? "a select on the probabilities that is not a NaN guard "
+                "select(p != p, 0, p)"
+              : "the probabilities are not exp(s) / sum(exp(s))";
     return failure();
   }
   auto sum = stripBroadcast(denom).getDefiningOp<ReduceSumOp>();
@@ -347,9 +406,14 @@ FailureOr<Value> matchSoftmax(Value p, std::string &why) {
     return failure();
   }
   int64_t rank = typeOf(numer).getRank();
+  // Without keepdim the sums would broadcast against the wrong dims.
+  if (!sum.getKeepdim()) {
+    why = "the softmax sum drops its axis: it does not broadcast per row";
+    return failure();
+  }
   if (!isLastAxis(sum.getAxis(), rank)) {
     why = llvm::formatv("softmax over axis {0}, expected the key axis {1}",
-                        sum.getAxis(), rank - 1);
+                        static_cast<int64_t>(sum.getAxis()), rank - 1);
     return failure();
   }
   auto exp = numer.getDefiningOp<ExpOp>();
@@ -361,10 +425,14 @@ FailureOr<Value> matchSoftmax(Value p, std::string &why) {
   if (auto sub = x.getDefiningOp<SubOp>()) {
     auto max = stripBroadcast(sub.getRhs()).getDefiningOp<ReduceMaxOp>();
     if (max && max.getX() == sub.getLhs()) {
+      if (!max.getKeepdim()) {
+        why = "the softmax max drops its axis: it does not broadcast per row";
+        return failure();
+      }
       if (!isLastAxis(max.getAxis(), rank)) {
         why = llvm::formatv("softmax max over axis {0}, expected the key "
                             "axis {1}",
-                            max.getAxis(), rank - 1);
+                            static_cast<int64_t>(max.getAxis()), rank - 1);
         return failure();
       }
       return sub.getLhs();
@@ -374,11 +442,30 @@ FailureOr<Value> matchSoftmax(Value p, std::string &why) {
   return x;
 }
 
+void maskTerms(Value m, SmallVectorImpl<Value> &terms);
+std::optional<std::pair<Value, bool>> selectMask(Value term);
+
+/// Whether every term of an additive mask is select(c, 0, -inf) (or its
+/// inverse): a mask that only hides keys.
+bool isHidingMask(Value m) {
+  SmallVector<Value> terms;
+  maskTerms(m, terms);
+  return llvm::all_of(terms, [](Value t) { return selectMask(t).has_value(); });
+}
+
+/// Whether a hiding mask met inside the scale stage commutes with the scale
+/// peeled so far (everything outside it): no softcap outside, and a product
+/// of positive finite factors.
+bool scaleCommutes(const Scores &out) {
+  return !out.softcap && out.scale > 0 && std::isfinite(out.scale);
+}
+
 /// Peels the score transform in the contract's order, outside in.
 FailureOr<Scores> peelScores(Value s, std::string &why) {
   enum Stage { MaskStage, SoftcapStage, ScaleStage } stage = MaskStage;
   Scores out;
-  for (int guard = 0; guard < 64; ++guard) {
+  // Each step moves to an operand, so the walk ends at the graph's inputs.
+  while (true) {
     s = stripFloatConvert(s);
     Operation *def = s.getDefiningOp();
     if (!def) {
@@ -395,17 +482,24 @@ FailureOr<Scores> peelScores(Value s, std::string &why) {
         why = "an add whose sides both (or neither) come from the scores";
         return failure();
       }
-      if (stage != MaskStage) {
+      Value m = l ? add.getRhs() : add.getLhs();
+      // A mask of 0 and -inf commutes with a positive scale, exactly; any
+      // other added tensor would be scaled with the scores.
+      if (stage != MaskStage &&
+          !(stage == ScaleStage && isHidingMask(m) && scaleCommutes(out))) {
         why = "a mask is added before the scale or softcap: the score order "
               "differs from (q.k)*scale -> softcap -> +mask";
         return failure();
       }
-      out.masks.push_back(l ? add.getRhs() : add.getLhs());
+      out.masks.push_back(m);
       s = l ? add.getLhs() : add.getRhs();
       continue;
     }
     if (auto sel = dyn_cast<SelectOp>(def)) {
-      if (stage != MaskStage) {
+      // -inf * c is -inf for a positive finite c, so a -inf select before
+      // the scale hides the same keys; before a softcap it would not
+      // (c * tanh(-inf / c) is -c).
+      if (stage != MaskStage && !(stage == ScaleStage && scaleCommutes(out))) {
         why = "a mask is selected before the scale or softcap: the score "
               "order differs from (q.k)*scale -> softcap -> +mask";
         return failure();
@@ -437,14 +531,16 @@ FailureOr<Scores> peelScores(Value s, std::string &why) {
         if (auto d = x.getDefiningOp<DivOp>(); d && splatOf(d.getRhs())) {
           inner = 1.0 / *splatOf(d.getRhs());
           x = d.getLhs();
-        } else if (auto m = x.getDefiningOp<MulOp>(); m && splatOf(m.getRhs())) {
+        } else if (auto m = x.getDefiningOp<MulOp>();
+                   m && splatOf(m.getRhs())) {
           inner = *splatOf(m.getRhs());
           x = m.getLhs();
         }
         if (std::fabs(inner * *c - 1.0) > 1e-6) {
-          why = llvm::formatv("tanh softcap with outer factor {0} and inner "
-                              "factor {1}: not c*tanh(s/c)",
-                              llvm::format("%g", *c), llvm::format("%g", inner));
+          why =
+              llvm::formatv("tanh softcap with outer factor {0} and inner "
+                            "factor {1}: not c*tanh(s/c)",
+                            llvm::format("%g", *c), llvm::format("%g", inner));
           return failure();
         }
         if (stage == ScaleStage) {
@@ -476,8 +572,6 @@ FailureOr<Scores> peelScores(Value s, std::string &why) {
                         def->getName());
     return failure();
   }
-  why = "score chain too long";
-  return failure();
 }
 
 //===----------------------------------------------------------------------===//
@@ -516,7 +610,7 @@ struct AttentionFusion : public OpRewritePattern<MatmulOp> {
 /// The live bound a select condition expresses: `t < len[b]` over keys t
 /// along `keyAxis`, with len a [B] vector. Returns len.
 Value matchLiveCond(Value cond, int64_t keyAxis) {
-  auto cmp = stripBroadcast(cond).getDefiningOp<CompareOp>();
+  auto cmp = stripAligned(cond).getDefiningOp<CompareOp>();
   if (!cmp)
     return nullptr;
   Value t, len;
@@ -564,11 +658,11 @@ bool proveLiveBound(Value len, int64_t lk, func::FuncOp fn, std::string &why) {
       return true;
     if (inside(guard.getIdx()))
       return true;
-    why = witnessed ? llvm::formatv("live length not proven inside [1, {0}]",
-                                    lk)
-                          .str()
-                    : "live length bounded only by an index_guard whose "
-                      "witness is not a validation output";
+    why =
+        witnessed
+            ? llvm::formatv("live length not proven inside [1, {0}]", lk).str()
+            : "live length bounded only by an index_guard whose "
+              "witness is not a validation output";
     return false;
   }
   if (inside(len))
@@ -579,9 +673,9 @@ bool proveLiveBound(Value len, int64_t lk, func::FuncOp fn, std::string &why) {
 
 /// A key or value with its live select and repeat stripped.
 struct Operand {
-  Value base;          ///< [B, Hkv, L, D] (or the expanded value, nRep = 1)
+  Value base; ///< [B, Hkv, L, D] (or the expanded value, nRep = 1)
   int64_t nRep = 1;
-  Value liveLen;       ///< len of select(t < len, x, 0), if any
+  Value liveLen; ///< len of select(t < len, x, 0), if any
 };
 
 FailureOr<Operand> matchKV(Value expanded, int64_t hq, std::string &why) {
@@ -679,7 +773,8 @@ Value scalarSource(Value v) {
   };
   while (true) {
     Operation *def = v.getDefiningOp();
-    if (def && isa<ReshapeOp, BroadcastOp>(def) && allOnes(def->getOperand(0))) {
+    if (def && isa<ReshapeOp, BroadcastOp>(def) &&
+        allOnes(def->getOperand(0))) {
       v = def->getOperand(0);
       continue;
     }
@@ -717,6 +812,9 @@ std::optional<Affine> affineOf(Value v, int depth = 0) {
   }
   if (auto b = v.getDefiningOp<BroadcastOp>())
     return affineOf(b.getX(), depth + 1);
+  if (auto r = v.getDefiningOp<ReshapeOp>();
+      r && isLeadingUnitReshape(typeOf(r.getX()), r.getType()))
+    return affineOf(r.getX(), depth + 1);
   if (auto c = v.getDefiningOp<ConvertOp>()) {
     if (!typeOf(c.getX()).getElementType().isSignlessInteger())
       return std::nullopt;
@@ -789,11 +887,81 @@ bool asRelative(Affine &a, bool &flip, Visibility &vis, int64_t lq) {
   return true;
 }
 
+/// Reads the bounds a constant mask states: a boolean condition (true is
+/// visible iff `visibleWhenTrue`) or an additive float mask of 0 (visible)
+/// and -inf (hidden), over the [Lq, Lk] grid with every other dim of size 1.
+/// The visible cells must be exactly the band lo <= t - i <= hi (a tril is
+/// hi = 0, a sliding window adds lo); a bound that no cell of the grid
+/// crosses states nothing and is not recorded.
+bool constantVisibility(ConstantOp c, bool visibleWhenTrue, Visibility &vis,
+                        int64_t lq) {
+  auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+  auto t = typeOf(c.getResult());
+  if (!dense || t.getRank() > 4 || t.getNumElements() > (1 << 20))
+    return false;
+  int64_t rank = t.getRank();
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    if (t.getDimSize(i) != 1)
+      return false;
+  int64_t cols = rank >= 1 ? t.getDimSize(rank - 1) : 1;
+  int64_t rows = rank >= 2 ? t.getDimSize(rank - 2) : 1;
+  if (rows != 1 && rows != lq)
+    return false;
+  SmallVector<bool> visible;
+  Type et = t.getElementType();
+  if (et.isInteger(1)) {
+    for (bool b : dense.getValues<bool>())
+      visible.push_back(b == visibleWhenTrue);
+  } else if (isa<FloatType>(et)) {
+    for (const APFloat &f : dense.getValues<APFloat>()) {
+      if (f.isZero())
+        visible.push_back(true);
+      else if (f.isInfinity() && f.isNegative())
+        visible.push_back(false);
+      else
+        return false;
+    }
+  } else {
+    return false;
+  }
+  if (vis.posKnown && vis.posUsed)
+    return false;
+  bool all = llvm::all_of(visible, [](bool b) { return b; });
+  if (all)
+    return true;
+  // A pattern that does not vary by row only reads as a band for one row.
+  if ((rows == 1 && lq != 1) || cols == 1)
+    return false;
+  std::optional<int64_t> lo, hi;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t k = 0; k < cols; ++k)
+      if (visible[i * cols + k]) {
+        lo = lo ? std::min(*lo, k - i) : k - i;
+        hi = hi ? std::max(*hi, k - i) : k - i;
+      }
+  if (!lo)
+    return false;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t k = 0; k < cols; ++k)
+      if (visible[i * cols + k] != (*lo <= k - i && k - i <= *hi))
+        return false;
+  vis.posKnown = true;
+  vis.posUsed = false;
+  auto tighten = [](std::optional<int64_t> &slot, int64_t v, bool isUpper) {
+    slot = slot ? (isUpper ? std::min(*slot, v) : std::max(*slot, v)) : v;
+  };
+  if (cols - 1 > *hi)
+    tighten(vis.upper, *hi, true);
+  if (-(rows - 1) < *lo)
+    tighten(vis.lower, *lo, false);
+  return true;
+}
+
 /// Reads the bounds a condition puts on visible keys; `visibleWhenTrue`
 /// says whether true means visible or masked.
 bool collectVisibility(Value cond, bool visibleWhenTrue, Visibility &vis,
                        int64_t lq) {
-  cond = stripBroadcast(cond);
+  cond = stripAligned(cond);
   if (auto n = cond.getDefiningOp<NotOp>())
     return collectVisibility(n.getX(), !visibleWhenTrue, vis, lq);
   if (auto a = cond.getDefiningOp<AndOp>(); a && visibleWhenTrue)
@@ -802,6 +970,8 @@ bool collectVisibility(Value cond, bool visibleWhenTrue, Visibility &vis,
   if (auto o = cond.getDefiningOp<OrOp>(); o && !visibleWhenTrue)
     return collectVisibility(o.getLhs(), false, vis, lq) &&
            collectVisibility(o.getRhs(), false, vis, lq);
+  if (auto c = cond.getDefiningOp<ConstantOp>())
+    return constantVisibility(c, visibleWhenTrue, vis, lq);
   auto cmp = cond.getDefiningOp<CompareOp>();
   if (!cmp || typeOf(cmp.getLhs()).getRank() > 4)
     return false;
@@ -820,20 +990,30 @@ bool collectVisibility(Value cond, bool visibleWhenTrue, Visibility &vis,
   // and a masked polarity negates it.
   auto reverse = [](ComparePredicate p) {
     switch (p) {
-    case ComparePredicate::lt: return ComparePredicate::gt;
-    case ComparePredicate::le: return ComparePredicate::ge;
-    case ComparePredicate::gt: return ComparePredicate::lt;
-    case ComparePredicate::ge: return ComparePredicate::le;
-    default: return p;
+    case ComparePredicate::lt:
+      return ComparePredicate::gt;
+    case ComparePredicate::le:
+      return ComparePredicate::ge;
+    case ComparePredicate::gt:
+      return ComparePredicate::lt;
+    case ComparePredicate::ge:
+      return ComparePredicate::le;
+    default:
+      return p;
     }
   };
   auto negate = [](ComparePredicate p) {
     switch (p) {
-    case ComparePredicate::lt: return ComparePredicate::ge;
-    case ComparePredicate::le: return ComparePredicate::gt;
-    case ComparePredicate::gt: return ComparePredicate::le;
-    case ComparePredicate::ge: return ComparePredicate::lt;
-    default: return p;
+    case ComparePredicate::lt:
+      return ComparePredicate::ge;
+    case ComparePredicate::le:
+      return ComparePredicate::gt;
+    case ComparePredicate::gt:
+      return ComparePredicate::le;
+    case ComparePredicate::ge:
+      return ComparePredicate::lt;
+    default:
+      return p;
     }
   };
   if (flip)
@@ -844,11 +1024,20 @@ bool collectVisibility(Value cond, bool visibleWhenTrue, Visibility &vis,
     slot = slot ? (isUpper ? std::min(*slot, v) : std::max(*slot, v)) : v;
   };
   switch (pred) {
-  case ComparePredicate::le: tighten(vis.upper, -e.c, true); break;
-  case ComparePredicate::lt: tighten(vis.upper, -e.c - 1, true); break;
-  case ComparePredicate::ge: tighten(vis.lower, -e.c, false); break;
-  case ComparePredicate::gt: tighten(vis.lower, -e.c + 1, false); break;
-  default: return false;
+  case ComparePredicate::le:
+    tighten(vis.upper, -e.c, true);
+    break;
+  case ComparePredicate::lt:
+    tighten(vis.upper, -e.c - 1, true);
+    break;
+  case ComparePredicate::ge:
+    tighten(vis.lower, -e.c, false);
+    break;
+  case ComparePredicate::gt:
+    tighten(vis.lower, -e.c + 1, false);
+    break;
+  default:
+    return false;
   }
   return true;
 }
@@ -860,6 +1049,7 @@ struct MaskMeaning {
   std::optional<int64_t> window;
   SmallVector<double> alibi;
   Value pos;
+  int64_t posShift = 0;    ///< the causal bound sits at pos + posShift
   SmallVector<Value> rest; ///< unexplained additive terms
   SmallVector<std::pair<Value, bool>> restConds; ///< unexplained conditions
   SmallVector<std::string> notes;
@@ -867,7 +1057,7 @@ struct MaskMeaning {
 
 /// Splits an additive mask into its terms (through broadcasts).
 void maskTerms(Value m, SmallVectorImpl<Value> &terms) {
-  Value inner = stripBroadcast(m);
+  Value inner = stripAligned(m);
   if (auto add = inner.getDefiningOp<AddOp>();
       add && !reachesMatmul(add.getLhs()) && !reachesMatmul(add.getRhs())) {
     maskTerms(add.getLhs(), terms);
@@ -879,7 +1069,7 @@ void maskTerms(Value m, SmallVectorImpl<Value> &terms) {
 
 /// select(c, 0, -inf) / select(c, -inf, 0): the condition and its polarity.
 std::optional<std::pair<Value, bool>> selectMask(Value term) {
-  auto sel = stripBroadcast(term).getDefiningOp<SelectOp>();
+  auto sel = stripAligned(term).getDefiningOp<SelectOp>();
   if (!sel)
     return std::nullopt;
   if (isSplat(sel.getOnTrue(), 0.0) && isNegInf(sel.getOnFalse()))
@@ -892,13 +1082,13 @@ std::optional<std::pair<Value, bool>> selectMask(Value term) {
 /// slope[h] * float(t - qpos): the ALiBi bias.
 std::optional<SmallVector<double>> alibiSlopes(Value term, int64_t hq,
                                                int64_t lq, Visibility &vis) {
-  auto mul = stripBroadcast(term).getDefiningOp<MulOp>();
+  auto mul = stripAligned(term).getDefiningOp<MulOp>();
   if (!mul)
     return std::nullopt;
   for (auto [a, b] : {std::pair{mul.getLhs(), mul.getRhs()},
                       std::pair{mul.getRhs(), mul.getLhs()}}) {
-    auto cv = stripBroadcast(a).getDefiningOp<ConvertOp>();
-    auto cst = stripBroadcast(b).getDefiningOp<ConstantOp>();
+    auto cv = stripAligned(a).getDefiningOp<ConvertOp>();
+    auto cst = stripAligned(b).getDefiningOp<ConstantOp>();
     if (!cv || !cst)
       continue;
     auto lin = affineOf(cv.getX());
@@ -941,6 +1131,14 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     maskTerms(m, terms);
   SmallVector<Value> condTerms; // the select masks behind the conditions
   for (Value term : terms) {
+    if (auto c = stripAligned(term).getDefiningOp<ConstantOp>();
+        c && isa<FloatType>(typeOf(c.getResult()).getElementType())) {
+      Visibility trial = vis;
+      if (constantVisibility(c, true, trial, lq)) {
+        vis = trial;
+        continue;
+      }
+    }
     if (auto sm = selectMask(term)) {
       Visibility trial = vis;
       if (collectVisibility(sm->first, sm->second, trial, lq)) {
@@ -969,14 +1167,19 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     all.notes.push_back(why);
     return all;
   };
-  // Only a causal bound at the query's own position and a window are
-  // meanings the op records; anything else stays a tensor.
-  if (vis.upper && *vis.upper != 0)
-    return keepAll("mask kept as a tensor: causal offset is not the query "
-                   "position");
+  // The op records a causal bound at the query's own position: a bound at
+  // qpos + c is causal at the position pos + c (c when the graph has no
+  // pos). ALiBi reads the same position, so with ALiBi the offset cannot
+  // move into pos and the mask stays a tensor.
+  if (vis.upper && *vis.upper != 0) {
+    if (!out.alibi.empty())
+      return keepAll("mask kept as a tensor: causal offset is not the query "
+                     "position");
+    out.posShift = *vis.upper;
+  }
   out.causal = vis.upper.has_value();
   if (vis.lower)
-    out.window = 1 - *vis.lower;
+    out.window = 1 - (*vis.lower - out.posShift);
   if (out.window && *out.window < 1)
     return keepAll("mask kept as a tensor: empty sliding window");
   if (vis.posUsed)
@@ -984,12 +1187,65 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
   return out;
 }
 
-LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
-                                               PatternRewriter &rewriter) const {
+/// p = select(p != p, 0, p) (or select(p == p, p, 0)): a guard that turns
+/// the NaN rows of the probabilities (a row with no visible key) into zeros.
+/// Returns the guarded p.
+Value matchNanGuard(Value v) {
+  auto sel = stripFloatConvert(v).getDefiningOp<SelectOp>();
+  if (!sel)
+    return nullptr;
+  auto cmp = sel.getCond().getDefiningOp<CompareOp>();
+  if (!cmp || cmp.getLhs() != cmp.getRhs())
+    return nullptr;
+  Value p = cmp.getLhs();
+  if (p.getType() != sel.getType())
+    return nullptr;
+  if (cmp.getPredicate() == ComparePredicate::ne &&
+      isSplat(sel.getOnTrue(), 0.0) && sel.getOnFalse() == p)
+    return p;
+  if (cmp.getPredicate() == ComparePredicate::eq &&
+      isSplat(sel.getOnFalse(), 0.0) && sel.getOnTrue() == p)
+    return p;
+  return nullptr;
+}
+
+/// The wider of two float types: f16 and bf16 meet in f32.
+Type widerFloat(Type a, Type b) {
+  if (a == b)
+    return a;
+  unsigned wa = a.getIntOrFloatBitWidth(), wb = b.getIntOrFloatBitWidth();
+  if (wa != wb)
+    return wa > wb ? a : b;
+  return Float32Type::get(a.getContext());
+}
+
+/// Whether an additive mask or a condition of shape `mt` broadcasts to the
+/// [B, Hq, Lq, Lk] scores.
+bool fitsScores(RankedTensorType mt, RankedTensorType scores) {
+  if (mt.getRank() > 4)
+    return false;
+  int64_t off = 4 - mt.getRank();
+  for (int64_t i = 0; i < mt.getRank(); ++i) {
+    int64_t m = mt.getDimSize(i), s = scores.getDimSize(i + off);
+    if (m != s && m != 1)
+      return false;
+  }
+  return true;
+}
+
+LogicalResult
+AttentionFusion::matchAndRewrite(MatmulOp root,
+                                 PatternRewriter &rewriter) const {
   if (!isCandidate(root))
     return rewriter.notifyMatchFailure(root, "not a probabilities . v matmul");
+  // Everything is matched and proven before the first op is created: a
+  // decline leaves the IR as it found it.
   std::string why;
-  auto scoresOr = matchSoftmax(root.getLhs(), why);
+  Value probs = root.getLhs();
+  Value guarded = matchNanGuard(probs);
+  if (guarded)
+    probs = guarded;
+  auto scoresOr = matchSoftmax(probs, why);
   if (failed(scoresOr))
     return decline(rewriter, root, why);
   auto peeled = peelScores(*scoresOr, why);
@@ -1009,43 +1265,53 @@ LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
                                  qt.getRank(), ktt.getRank()));
   int64_t b = qt.getDimSize(0), hq = qt.getDimSize(1), lq = qt.getDimSize(2);
   Location loc = root.getLoc();
-  Value kExp;
-  if (auto tr = kT.getDefiningOp<TransposeOp>();
-      tr && tr.getPerm() == ArrayRef<int64_t>{0, 1, 3, 2}) {
-    kExp = peelScale(tr.getX(), scale);
+
+  // The fused op wants k as [.., Lk, D]. k^T is a transpose of it, or of a
+  // tensor in another layout (one permute from [B, L, H, D]), or k laid out
+  // [.., D, Lk] in memory; the last two get a transpose when fused.
+  Value kExp, kLayoutSrc;
+  SmallVector<int64_t> kLayoutPerm{0, 1, 3, 2};
+  if (auto tr = kT.getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t p : kLayoutPerm)
+      composed.push_back(tr.getPerm()[p]);
+    if (composed == SmallVector<int64_t>{0, 1, 2, 3}) {
+      kExp = peelScale(tr.getX(), scale);
+    } else {
+      kLayoutSrc = tr.getX();
+      kLayoutPerm = composed;
+    }
   } else {
-    // K arrives already laid out [.., D, Lk]: the fused op wants [.., Lk, D].
-    kExp = rewriter.create<TransposeOp>(loc, kT,
-                                        ArrayRef<int64_t>{0, 1, 3, 2});
+    kLayoutSrc = kT;
   }
+  SmallVector<int64_t> kShape{ktt.getDimSize(0), ktt.getDimSize(1),
+                              ktt.getDimSize(3), ktt.getDimSize(2)};
   Value vExp = root.getRhs();
-  auto kt = typeOf(kExp), vt = typeOf(vExp);
+  auto vt = typeOf(vExp);
   if (vt.getRank() != 4)
     return decline(rewriter, root, "expected a rank-4 value");
-  if (kt.getDimSize(0) != b || vt.getDimSize(0) != b)
+  if (kShape[0] != b || vt.getDimSize(0) != b)
     return decline(rewriter, root,
                    llvm::formatv("key/value batch {0}/{1} broadcast against "
                                  "query batch {2}",
-                                 kt.getDimSize(0), vt.getDimSize(0), b));
-  if (qt.getElementType() != kt.getElementType() ||
-      qt.getElementType() != vt.getElementType())
-    return decline(rewriter, root, "q, k and v of different element types");
+                                 kShape[0], vt.getDimSize(0), b));
 
   // Key and value heads: a repeat_kv, or the matmul broadcasting one head.
-  auto headsOf = [&](Value expanded) -> FailureOr<Operand> {
-    int64_t h = typeOf(expanded).getDimSize(1);
+  auto headsOf = [&](Value expanded, int64_t h) -> FailureOr<Operand> {
     if (h == 1 && hq > 1)
       return Operand{expanded, hq, nullptr};
     if (h != hq) {
       why = llvm::formatv("key heads {0} do not match query heads {1}", h, hq);
       return failure();
     }
+    if (!expanded)
+      return Operand{nullptr, 1, nullptr};
     return matchKV(expanded, hq, why);
   };
-  auto kOp = headsOf(kExp);
+  auto kOp = headsOf(kExp, kShape[1]);
   if (failed(kOp))
     return decline(rewriter, root, why);
-  auto vOp = headsOf(vExp);
+  auto vOp = headsOf(vExp, vt.getDimSize(1));
   if (failed(vOp))
     return decline(rewriter, root, why);
   if (kOp->nRep != vOp->nRep)
@@ -1055,7 +1321,7 @@ LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
                                  kOp->nRep, vOp->nRep));
   int64_t nRep = kOp->nRep;
   Value k = kOp->base, v = vOp->base;
-  int64_t lk = typeOf(k).getDimSize(2);
+  int64_t lk = kShape[2];
 
   // The live form: the same len bounds the key rows, the value rows and the
   // scores, and is proven inside [1, Lk].
@@ -1067,8 +1333,9 @@ LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
       return !c.second && matchLiveCond(c.first, 3) == kOp->liveLen;
     });
     if (it == selectConds.end())
-      return decline(rewriter, root, "key rows are zeroed past a length the "
-                                     "scores are not masked by");
+      return decline(rewriter, root,
+                     "key rows are zeroed past a length the "
+                     "scores are not masked by");
     if (!proveLiveBound(kOp->liveLen, lk, fn, why))
       return decline(rewriter, root, why);
     len = kOp->liveLen;
@@ -1082,12 +1349,14 @@ LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
   std::string form = "dense";
   Value read, kShared;
   auto pagedOf = [](Value x) -> std::pair<GatherOp, bool> {
-    auto tr = x.getDefiningOp<TransposeOp>();
+    auto tr = x ? x.getDefiningOp<TransposeOp>() : nullptr;
     if (!tr || tr.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
       return {nullptr, false};
     auto g = tr.getX().getDefiningOp<GatherOp>();
-    if (!g || g.getAxis() != 0 || typeOf(g.getX()).getRank() != 3 ||
-        typeOf(g.getIdx()).getRank() != 2)
+    if (!g ||
+        (static_cast<int64_t>(g.getAxis()) != 0 &&
+         static_cast<int64_t>(g.getAxis()) != -3) ||
+        typeOf(g.getX()).getRank() != 3 || typeOf(g.getIdx()).getRank() != 2)
       return {nullptr, false};
     return {g, true};
   };
@@ -1109,13 +1378,13 @@ LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
                            "slots, kept the gathered view",
                            slots);
     }
-  } else if (auto cat = k.getDefiningOp<ConcatOp>()) {
-    int64_t axis = cat.getAxis() < 0 ? cat.getAxis() + 4 : cat.getAxis();
+  } else if (auto cat = k ? k.getDefiningOp<ConcatOp>() : nullptr) {
+    int64_t axis = static_cast<int64_t>(cat.getAxis());
+    axis = axis < 0 ? axis + 4 : axis;
     if (axis == 3 && cat.getInputs().size() == 2) {
       Value shared = stripBroadcast(cat.getInputs()[1]);
       auto st = typeOf(shared);
-      if (st.getRank() == 4 && st.getDimSize(1) == 1 &&
-          st.getDimSize(0) == b) {
+      if (st.getRank() == 4 && st.getDimSize(1) == 1 && st.getDimSize(0) == b) {
         kShared = shared;
         k = cat.getInputs()[0];
         form = "split";
@@ -1123,51 +1392,90 @@ LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
     }
   }
 
+  // One element type for the fused op: the widest the chain holds, so no
+  // operand and no result loses precision (a bf16 model whose attention
+  // core runs in f32 keeps its f32 core).
+  auto resultType = typeOf(root.getResult());
+  Type et = widerFloat(resultType.getElementType(), qt.getElementType());
+  et = widerFloat(et, typeOf(k ? k : kLayoutSrc).getElementType());
+  et = widerFloat(et, typeOf(v).getElementType());
+  if (kShared)
+    et = widerFloat(et, typeOf(kShared).getElementType());
+
   // Masks: what the graph proves of them becomes attributes (causal,
   // window, ALiBi slopes at the query position); the rest stays a tensor.
-  auto scoresType = RankedTensorType::get({b, hq, lq, lk}, qt.getElementType());
+  auto scoresType = RankedTensorType::get({b, hq, lq, lk}, et);
   MaskMeaning meaning = explainMasks(peeled->masks, selectConds, hq, lq);
-  SmallVector<Value> masks;
   for (auto [c, inverted] : meaning.restConds)
-    masks.push_back(maskFromCond(rewriter, loc, c, inverted, scoresType));
+    if (!fitsScores(typeOf(c), scoresType))
+      return decline(rewriter, root,
+                     llvm::formatv("mask of shape {0} does not broadcast to "
+                                   "the scores {1}",
+                                   typeOf(c), scoresType));
   for (Value m : meaning.rest)
-    masks.push_back(m);
-  Value mask;
-  for (Value m : masks) {
-    Value n = normaliseMask(rewriter, loc, m, scoresType);
-    if (!n)
+    if (!fitsScores(typeOf(m), scoresType))
       return decline(rewriter, root,
                      llvm::formatv("mask of shape {0} does not broadcast to "
                                    "the scores {1}",
                                    typeOf(m), scoresType));
-    mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
-  }
   Value pos = meaning.pos;
   if (pos) {
-    // A scalar position, or one per batch row.
-    auto pt = typeOf(pos);
-    SmallVector<int64_t> shape;
-    if (pt.getNumElements() != 1 || b == 1) {
-      if (pt.getNumElements() != 1)
-        shape.push_back(b);
-    }
-    if (pt.getNumElements() != 1 && pt.getNumElements() != b)
+    int64_t n = typeOf(pos).getNumElements();
+    if (n != 1 && n != b)
       return decline(rewriter, root, "positions do not match the batch");
-    if (ArrayRef<int64_t>(shape) != pt.getShape())
-      pos = rewriter.create<ReshapeOp>(
-          loc, RankedTensorType::get(shape, pt.getElementType()), pos);
   }
   for (const std::string &n : meaning.notes)
     note += "; " + n;
 
-  auto resultType = typeOf(root.getResult());
-  auto softcap = peeled->softcap
-                     ? rewriter.getF64FloatAttr(*peeled->softcap)
-                     : FloatAttr();
+  // The rewrite.
+  if (kLayoutSrc)
+    k = rewriter.create<TransposeOp>(loc, kLayoutSrc, kLayoutPerm);
+  auto toType = [&](Value x) -> Value {
+    if (!x || typeOf(x).getElementType() == et)
+      return x;
+    return rewriter.create<ConvertOp>(
+        loc, RankedTensorType::get(typeOf(x).getShape(), et), x);
+  };
+  q = toType(q);
+  k = toType(k);
+  v = toType(v);
+  kShared = toType(kShared);
+  Value mask;
+  for (auto [c, inverted] : meaning.restConds) {
+    Value n = normaliseMask(
+        rewriter, loc, maskFromCond(rewriter, loc, c, inverted, scoresType),
+        scoresType);
+    mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
+  }
+  for (Value m : meaning.rest) {
+    Value n = normaliseMask(rewriter, loc, m, scoresType);
+    mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
+  }
+  if (meaning.posShift) {
+    // The causal bound sits meaning.posShift keys past the query position.
+    auto it = pos ? typeOf(pos).getElementType() : rewriter.getI64Type();
+    auto scalar = RankedTensorType::get({}, it);
+    Value shift = rewriter.create<ConstantOp>(
+        loc, DenseElementsAttr::get(
+                 scalar, rewriter.getIntegerAttr(it, meaning.posShift)));
+    pos = pos ? rewriter.create<AddOp>(loc, pos, shift).getResult() : shift;
+  }
+  if (pos) {
+    // A scalar position, or one per batch row.
+    auto pt = typeOf(pos);
+    SmallVector<int64_t> shape;
+    if (pt.getNumElements() != 1)
+      shape.push_back(b);
+    if (ArrayRef<int64_t>(shape) != pt.getShape())
+      pos = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(shape, pt.getElementType()), pos);
+  }
+
+  auto softcap = peeled->softcap ? rewriter.getF64FloatAttr(*peeled->softcap)
+                                 : FloatAttr();
   // The result keeps the root's type; a bf16 chain that computed its
   // softmax in f32 converts back exactly as before.
-  auto fusedType = RankedTensorType::get(resultType.getShape(),
-                                         qt.getElementType());
+  auto fusedType = RankedTensorType::get(resultType.getShape(), et);
   auto fused = rewriter.create<AttentionOp>(
       loc, fusedType, q, k, kShared, v, read, mask, len, pos,
       rewriter.getF64FloatAttr(scale), softcap,
@@ -1180,20 +1488,42 @@ LogicalResult AttentionFusion::matchAndRewrite(MatmulOp root,
   Value result = fused.getResult();
   if (fusedType != resultType)
     result = rewriter.create<ConvertOp>(loc, resultType, result);
+  if (guarded) {
+    // With the max subtracted a row of p is NaN everywhere or nowhere, so
+    // the guarded p . v is sum_t 0 * v[t] on exactly the rows where the
+    // fused output is NaN: 0, or NaN where a value channel holds inf/NaN.
+    Value vIn = root.getRhs();
+    auto vType = typeOf(vIn);
+    auto vet = cast<FloatType>(vType.getElementType());
+    Value zero = rewriter.create<ConstantOp>(
+        loc, DenseElementsAttr::get(RankedTensorType::get({}, vet),
+                                    rewriter.getFloatAttr(vet, 0.0)));
+    Value zeroed = rewriter.create<MulOp>(loc, vIn, zero);
+    Value empty = rewriter.create<ReduceSumOp>(loc, zeroed, 2,
+                                               /*keepdim=*/true);
+    Value isNan =
+        rewriter.create<CompareOp>(loc, ComparePredicate::ne, result, result);
+    result = rewriter.create<SelectOp>(loc, isNan, empty, result);
+  }
   if (explain) {
     std::string what = llvm::formatv(
-        "{0} attention, n_rep {1}, scale {2}{3}{4}{5}{6}{7}", form, nRep,
+        "{0} attention, n_rep {1}, scale {2}{3}{4}{5}{6}{7}{8}", form, nRep,
         llvm::format("%g", scale),
         peeled->softcap
-            ? (", softcap " + llvm::formatv("{0}", llvm::format("%g", *peeled->softcap)).str())
+            ? (", softcap " +
+               llvm::formatv("{0}", llvm::format("%g", *peeled->softcap)).str())
             : std::string(),
         mask ? ", tensor mask" : "",
         std::string(meaning.causal ? ", causal" : "") +
             (meaning.window ? ", window " + std::to_string(*meaning.window)
                             : std::string()) +
             (meaning.alibi.empty() ? "" : ", alibi") +
-            (pos ? " from pos" : ""),
-        len ? ", live length" : "", note);
+            (meaning.pos ? " from pos" : "") +
+            (meaning.posShift
+                 ? llvm::formatv(" at offset {0}", meaning.posShift).str()
+                 : std::string()),
+        len ? ", live length" : "", guarded ? ", NaN guard on the output" : "",
+        note);
     explain(root, true, what);
   }
   rewriter.replaceOp(root, result);

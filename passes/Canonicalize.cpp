@@ -1,14 +1,38 @@
 //===- Canonicalize.cpp - Normal forms for the fusion matchers ------------===//
 //
 // poot-canonicalize: the poot folds plus the normalising patterns the
-// matchers rely on.
+// matchers rely on. Every pattern here rewrites a graph into one that
+// computes the same values: layout ops only move data, constants fold with
+// the evaluator's semantics, and an algebraic rewrite is used only where both
+// sides are the same real function with the same IEEE special cases
+// (pow(x, -1) and 1 / x). Rounding may differ only where a constant
+// subexpression is evaluated once (in double, rounded to its type once).
+//
+// The normal forms, and why the matchers want them:
+// - transpose and broadcast chains compose (reshape chains fold in the op);
+// - constant subexpressions fold (a scale computed as 1 / sqrt(d) in the
+//   graph becomes one splat the attention matcher can read);
+// - a division by a splat power of two is the multiply by its reciprocal
+//   (exact); pow(x, -1) is 1 / x;
+// - a multiply, divide, add or subtract by a splat moves after the layout
+//   ops applied to its result (the scale on q sits next to the matmul even
+//   when a permute came after it);
+// - a reduction without keepdim re-expanded by a reshape keeps its dim;
+// - repeat_kv spelled as a repeat-interleave gather (constant head map, or
+//   one computed from iota) becomes reshape/broadcast/reshape;
+// - a score chain transposed before its consumer (softmax over a transposed
+//   key axis) is rebuilt in the transposed layout, back to its matmul.
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Passes/Passes.h"
 #include "poot/Passes/Patterns.h"
 
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <cmath>
 
 namespace poot {
 #define GEN_PASS_DEF_CANONICALIZE
@@ -19,6 +43,482 @@ using namespace mlir;
 using namespace poot;
 
 namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// An axis attribute (stored unsigned, written possibly negative) as an
+/// index into a rank-`rank` shape.
+int64_t normAxis(uint64_t axis, int64_t rank) {
+  int64_t a = static_cast<int64_t>(axis);
+  return a < 0 ? a + rank : a;
+}
+
+/// Constants are folded only up to this many elements: the point is to
+/// expose scales and index maps, not to evaluate the graph at compile time.
+constexpr int64_t kFoldLimit = 4096;
+
+//===----------------------------------------------------------------------===//
+// Constant folding with the evaluator's semantics
+//===----------------------------------------------------------------------===//
+
+/// The elements of a constant as doubles (floats) or int64s (integers and
+/// i1), in row-major order; a splat of any size holds its one value.
+struct Elements {
+  RankedTensorType type;
+  bool splat = false;
+  SmallVector<double> f;
+  SmallVector<int64_t> i;
+  bool isFloat() const { return isa<FloatType>(type.getElementType()); }
+  double fAt(int64_t n) const { return f[splat ? 0 : n]; }
+  int64_t iAt(int64_t n) const { return i[splat ? 0 : n]; }
+};
+
+std::optional<Elements> elementsOf(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  if (!c)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+  if (!dense || (!dense.isSplat() && dense.getNumElements() > kFoldLimit))
+    return std::nullopt;
+  Elements e;
+  e.type = typeOf(v);
+  e.splat = dense.isSplat();
+  if (e.splat) {
+    Type et = e.type.getElementType();
+    if (isa<FloatType>(et))
+      e.f.push_back(dense.getSplatValue<APFloat>().convertToDouble());
+    else if (et.isInteger(1))
+      e.i.push_back(dense.getSplatValue<bool>() ? 1 : 0);
+    else if (et.isSignlessInteger())
+      e.i.push_back(dense.getSplatValue<APInt>().getSExtValue());
+    else
+      return std::nullopt;
+    return e;
+  }
+  Type et = e.type.getElementType();
+  if (isa<FloatType>(et)) {
+    for (const APFloat &x : dense.getValues<APFloat>())
+      e.f.push_back(x.convertToDouble());
+  } else if (et.isInteger(1)) {
+    for (bool b : dense.getValues<bool>())
+      e.i.push_back(b ? 1 : 0);
+  } else if (et.isSignlessInteger()) {
+    for (const APInt &x : dense.getValues<APInt>())
+      e.i.push_back(x.getSExtValue());
+  } else {
+    return std::nullopt;
+  }
+  return e;
+}
+
+/// Wraps an int64 into the two's complement range of `type`.
+int64_t wrapTo(Type type, int64_t v) {
+  unsigned bits = type.getIntOrFloatBitWidth();
+  if (bits == 1)
+    return v != 0;
+  if (bits >= 64)
+    return v;
+  return APInt(64, v, /*isSigned=*/true).trunc(bits).getSExtValue();
+}
+
+/// Builds a constant attribute of `type` from doubles or int64s (one value
+/// makes a splat).
+DenseElementsAttr makeElements(RankedTensorType type, ArrayRef<double> f,
+                               ArrayRef<int64_t> ints) {
+  Type et = type.getElementType();
+  if (auto ft = dyn_cast<FloatType>(et)) {
+    SmallVector<APFloat> values;
+    for (double x : f) {
+      APFloat v(x);
+      bool loses;
+      v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &loses);
+      values.push_back(v);
+    }
+    return DenseElementsAttr::get(type, values);
+  }
+  if (et.isInteger(1)) {
+    SmallVector<bool> values;
+    for (int64_t x : ints)
+      values.push_back(x != 0);
+    return DenseElementsAttr::get(type, values);
+  }
+  SmallVector<APInt> values;
+  for (int64_t x : ints)
+    values.push_back(APInt(et.getIntOrFloatBitWidth(), x, /*isSigned=*/true));
+  return DenseElementsAttr::get(type, values);
+}
+
+/// Row-major offset into `in` (right-aligned, numpy broadcast) of the flat
+/// index `flat` of `out`.
+int64_t broadcastOffset(ArrayRef<int64_t> out, ArrayRef<int64_t> in,
+                        int64_t flat) {
+  int64_t offset = 0, stride = 1;
+  int64_t lead = out.size() - in.size();
+  for (int64_t d = out.size() - 1; d >= 0; --d) {
+    int64_t idx = flat % out[d];
+    flat /= out[d];
+    if (d >= lead) {
+      int64_t dim = in[d - lead];
+      offset += (dim == 1 ? 0 : idx) * stride;
+      stride *= dim;
+    }
+  }
+  return offset;
+}
+
+/// unary(constant) -> constant.
+template <typename OpTy>
+struct FoldConstantUnary : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto x = elementsOf(op.getX());
+    if (!x)
+      return rewriter.notifyMatchFailure(op, "operand is not a small constant");
+    auto type = cast<RankedTensorType>(op.getType());
+    SmallVector<double> f;
+    SmallVector<int64_t> ints;
+    if (x->isFloat()) {
+      for (double v : x->f)
+        f.push_back(apply(v));
+    } else {
+      // Only neg and abs take integers; they wrap like the evaluator's.
+      if (!std::is_same_v<OpTy, NegOp> && !std::is_same_v<OpTy, AbsOp>)
+        return rewriter.notifyMatchFailure(op, "not an integer op");
+      for (int64_t v : x->i)
+        ints.push_back(wrapTo(type.getElementType(), applyInt(v)));
+    }
+    rewriter.replaceOpWithNewOp<ConstantOp>(op, makeElements(type, f, ints));
+    return success();
+  }
+  static double apply(double v) {
+    if constexpr (std::is_same_v<OpTy, ExpOp>)
+      return std::exp(v);
+    else if constexpr (std::is_same_v<OpTy, LogOp>)
+      return std::log(v);
+    else if constexpr (std::is_same_v<OpTy, TanhOp>)
+      return std::tanh(v);
+    else if constexpr (std::is_same_v<OpTy, NegOp>)
+      return -v;
+    else if constexpr (std::is_same_v<OpTy, SinOp>)
+      return std::sin(v);
+    else if constexpr (std::is_same_v<OpTy, CosOp>)
+      return std::cos(v);
+    else if constexpr (std::is_same_v<OpTy, SqrtOp>)
+      return std::sqrt(v);
+    else if constexpr (std::is_same_v<OpTy, RsqrtOp>)
+      return 1.0 / std::sqrt(v);
+    else if constexpr (std::is_same_v<OpTy, AbsOp>)
+      return std::fabs(v);
+    return v;
+  }
+  static int64_t applyInt(int64_t v) {
+    if constexpr (std::is_same_v<OpTy, NegOp>)
+      return static_cast<int64_t>(0ull - static_cast<uint64_t>(v));
+    else if constexpr (std::is_same_v<OpTy, AbsOp>)
+      return v < 0 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(v)) : v;
+    return v;
+  }
+};
+
+enum class Bin { Add, Sub, Mul, Div, Max, Min, Pow };
+
+/// binary(constant, constant) -> constant, numpy-broadcast.
+template <typename OpTy, Bin K>
+struct FoldConstantBinary : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto a = elementsOf(op.getLhs()), b = elementsOf(op.getRhs());
+    if (!a || !b)
+      return rewriter.notifyMatchFailure(op, "operands are not small "
+                                             "constants");
+    auto type = cast<RankedTensorType>(op.getType());
+    bool splat = a->splat && b->splat;
+    if (!splat && type.getNumElements() > kFoldLimit)
+      return rewriter.notifyMatchFailure(op, "result too large to fold");
+    SmallVector<double> f;
+    SmallVector<int64_t> ints;
+    for (int64_t n = 0, e = splat ? 1 : type.getNumElements(); n < e; ++n) {
+      int64_t ia = broadcastOffset(type.getShape(), a->type.getShape(), n);
+      int64_t ib = broadcastOffset(type.getShape(), b->type.getShape(), n);
+      if (a->isFloat()) {
+        double x = a->fAt(ia), y = b->fAt(ib), r = 0;
+        switch (K) {
+        case Bin::Add:
+          r = x + y;
+          break;
+        case Bin::Sub:
+          r = x - y;
+          break;
+        case Bin::Mul:
+          r = x * y;
+          break;
+        case Bin::Div:
+          r = x / y;
+          break;
+        case Bin::Max:
+          r = std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
+          break;
+        case Bin::Min:
+          r = std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
+          break;
+        case Bin::Pow:
+          r = std::pow(x, y);
+          break;
+        }
+        f.push_back(r);
+        continue;
+      }
+      // Integers wrap as the evaluator's do; a division by zero or a
+      // negative power is a run-time error, so it stays in the graph.
+      uint64_t x = a->iAt(ia), y = b->iAt(ib);
+      int64_t sx = a->iAt(ia), sy = b->iAt(ib), r = 0;
+      switch (K) {
+      case Bin::Add:
+        r = static_cast<int64_t>(x + y);
+        break;
+      case Bin::Sub:
+        r = static_cast<int64_t>(x - y);
+        break;
+      case Bin::Mul:
+        r = static_cast<int64_t>(x * y);
+        break;
+      case Bin::Div:
+        if (sy == 0)
+          return rewriter.notifyMatchFailure(op, "integer division by zero");
+        r = sy == -1 ? static_cast<int64_t>(0ull - x) : sx / sy;
+        break;
+      case Bin::Max:
+        r = std::max(sx, sy);
+        break;
+      case Bin::Min:
+        r = std::min(sx, sy);
+        break;
+      case Bin::Pow:
+        return rewriter.notifyMatchFailure(op, "integer pow is not folded");
+      }
+      ints.push_back(wrapTo(type.getElementType(), r));
+    }
+    rewriter.replaceOpWithNewOp<ConstantOp>(op, makeElements(type, f, ints));
+    return success();
+  }
+};
+
+/// convert(constant) -> constant, with convert's semantics (float to int
+/// truncates and saturates, NaN gives 0; anything to i1 is x != 0).
+struct FoldConstantConvert : public OpRewritePattern<ConvertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertOp op,
+                                PatternRewriter &rewriter) const override {
+    auto x = elementsOf(op.getX());
+    if (!x)
+      return rewriter.notifyMatchFailure(op, "operand is not a small constant");
+    auto type = op.getType();
+    Type to = type.getElementType();
+    SmallVector<double> f;
+    SmallVector<int64_t> ints;
+    for (int64_t n = 0, e = x->splat ? 1 : type.getNumElements(); n < e; ++n) {
+      double fv = x->isFloat() ? x->f[n] : static_cast<double>(x->i[n]);
+      if (isa<FloatType>(to)) {
+        f.push_back(fv);
+        continue;
+      }
+      if (to.isInteger(1)) {
+        ints.push_back(x->isFloat() ? fv != 0.0 : x->i[n] != 0);
+        continue;
+      }
+      if (!x->isFloat()) {
+        ints.push_back(wrapTo(to, x->i[n]));
+        continue;
+      }
+      unsigned bits = to.getIntOrFloatBitWidth();
+      double lo = bits == 32 ? -2147483648.0 : -9223372036854775808.0;
+      double hi = bits == 32 ? 2147483647.0 : 9223372036854774784.0;
+      ints.push_back(std::isnan(fv) ? 0
+                                    : static_cast<int64_t>(std::min(
+                                          std::max(std::trunc(fv), lo), hi)));
+    }
+    rewriter.replaceOpWithNewOp<ConstantOp>(op, makeElements(type, f, ints));
+    return success();
+  }
+};
+
+/// slice(constant) -> constant: a registered mask buffer sliced to the
+/// current lengths becomes the constant the mask matcher can read.
+struct FoldConstantSlice : public OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto c = op.getX().getDefiningOp<ConstantOp>();
+    auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : nullptr;
+    if (!dense || dense.getNumElements() > (1 << 16))
+      return rewriter.notifyMatchFailure(op, "operand is not a small "
+                                             "constant");
+    auto in = typeOf(op.getX()), out = op.getType();
+    SmallVector<Attribute> all(dense.getValues<Attribute>());
+    SmallVector<Attribute> picked;
+    SmallVector<int64_t> inStrides(in.getRank(), 1);
+    for (int64_t d = in.getRank() - 2; d >= 0; --d)
+      inStrides[d] = inStrides[d + 1] * in.getDimSize(d + 1);
+    for (int64_t n = 0, e = out.getNumElements(); n < e; ++n) {
+      int64_t rest = n, offset = 0;
+      for (int64_t d = out.getRank() - 1; d >= 0; --d) {
+        int64_t idx = rest % out.getDimSize(d);
+        rest /= out.getDimSize(d);
+        offset += (op.getStart()[d] + idx * op.getStep()[d]) * inStrides[d];
+      }
+      picked.push_back(all[offset]);
+    }
+    rewriter.replaceOpWithNewOp<ConstantOp>(
+        op, DenseElementsAttr::get(out, picked));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Algebra that is exact
+//===----------------------------------------------------------------------===//
+
+/// The splat value of a constant seen through broadcasts and reshapes.
+std::optional<double> splatOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<BroadcastOp, ReshapeOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    auto c = dyn_cast<ConstantOp>(def);
+    auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : nullptr;
+    if (!dense || !dense.isSplat())
+      return std::nullopt;
+    if (isa<FloatType>(dense.getElementType()))
+      return dense.getSplatValue<APFloat>().convertToDouble();
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// pow(x, -1) is 1 / x for every IEEE x (zeros, infinities and NaN
+/// included), and the softmax matcher reads a reciprocal.
+struct PowMinusOneToReciprocal : public OpRewritePattern<PowOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PowOp op,
+                                PatternRewriter &rewriter) const override {
+    auto e = splatOf(op.getRhs());
+    if (!e || *e != -1.0)
+      return rewriter.notifyMatchFailure(op, "exponent is not a splat -1");
+    if (op.getLhs().getType() != op.getType())
+      return rewriter.notifyMatchFailure(op, "the exponent broadcasts x");
+    auto et = cast<FloatType>(op.getType().getElementType());
+    Value one = rewriter.create<ConstantOp>(
+        op.getLoc(), DenseElementsAttr::get(RankedTensorType::get({}, et),
+                                            rewriter.getFloatAttr(et, 1.0)));
+    rewriter.replaceOpWithNewOp<DivOp>(op, one, op.getLhs());
+    return success();
+  }
+};
+
+/// x / c -> x * (1 / c) for a splat c = +-2^k whose reciprocal is a normal
+/// number of the type: both round the same real x * 2^-k, so the result is
+/// bit for bit the same; other divisors stay divisions.
+struct DivByPowerOfTwoToMul : public OpRewritePattern<DivOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DivOp op,
+                                PatternRewriter &rewriter) const override {
+    auto et = dyn_cast<FloatType>(op.getType().getElementType());
+    auto c = splatOf(op.getRhs());
+    if (!et || !c || *c == 0.0)
+      return rewriter.notifyMatchFailure(op, "divisor is not a float splat");
+    int exp = 0;
+    double mant = std::frexp(std::fabs(*c), &exp);
+    if (mant != 0.5)
+      return rewriter.notifyMatchFailure(op, "divisor is not a power of two");
+    APFloat recip(1.0 / *c);
+    bool loses = false;
+    recip.convert(et.getFloatSemantics(), APFloat::rmNearestTiesToEven, &loses);
+    if (loses || !recip.isNormal())
+      return rewriter.notifyMatchFailure(op, "reciprocal not a normal number "
+                                             "of the type");
+    auto type = typeOf(op.getRhs());
+    Value r = rewriter.create<ConstantOp>(
+        op.getLoc(), DenseElementsAttr::get(type, FloatAttr::get(et, recip)));
+    rewriter.replaceOpWithNewOp<MulOp>(op, op.getLhs(), r);
+    return success();
+  }
+};
+
+/// layout(x op c) -> layout(x) op c for a splat c: an elementwise op with a
+/// constant commutes with data movement, and the matchers find a scale or a
+/// reciprocal next to the op that consumes it rather than behind a permute.
+template <typename LayoutOp>
+struct HoistLayoutAboveScalarOp : public OpRewritePattern<LayoutOp> {
+  using OpRewritePattern<LayoutOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *def = op.getX().getDefiningOp();
+    if (!def || !isa<MulOp, DivOp, AddOp, SubOp>(def))
+      return rewriter.notifyMatchFailure(op, "operand is not a scalar op");
+    if (!isa<FloatType>(typeOf(op.getX()).getElementType()))
+      return rewriter.notifyMatchFailure(op, "integer ops stay put");
+    if (!def->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "the scalar op has other uses");
+    Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+    bool constOnRight =
+        splatOf(rhs) && lhs.getType() == def->getResult(0).getType();
+    bool constOnLeft = !constOnRight && splatOf(lhs) &&
+                       rhs.getType() == def->getResult(0).getType();
+    if (!constOnRight && !constOnLeft)
+      return rewriter.notifyMatchFailure(op, "not x op splat");
+    Value x = constOnRight ? lhs : rhs;
+    double c = *splatOf(constOnRight ? rhs : lhs);
+    auto et = cast<FloatType>(typeOf(x).getElementType());
+    Location loc = op.getLoc();
+    Value moved;
+    if constexpr (std::is_same_v<LayoutOp, TransposeOp>)
+      moved = rewriter.create<TransposeOp>(loc, x, op.getPerm());
+    else if constexpr (std::is_same_v<LayoutOp, BroadcastOp>)
+      moved = rewriter.create<BroadcastOp>(loc, x, op.getShape());
+    else
+      moved = rewriter.create<ReshapeOp>(loc, op.getType(), x);
+    Value cst = rewriter.create<ConstantOp>(
+        loc, DenseElementsAttr::get(RankedTensorType::get({}, et),
+                                    rewriter.getFloatAttr(et, c)));
+    OperationState state(def->getLoc(), def->getName());
+    state.addOperands(constOnRight ? ValueRange{moved, cst}
+                                   : ValueRange{cst, moved});
+    state.addTypes(op.getType());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+/// reshape(reduce(x, axis)) that only restores the reduced unit dim is
+/// reduce(x, axis, keepdim): the softmax matcher reads the keepdim form.
+template <typename ReduceOp>
+struct ReduceKeepdim : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern<ReshapeOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto reduce = op.getX().template getDefiningOp<ReduceOp>();
+    if (!reduce || reduce.getKeepdim() || !reduce->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a single-use reduction "
+                                             "without keepdim");
+    auto in = typeOf(reduce.getX());
+    int64_t axis = normAxis(reduce.getAxis(), in.getRank());
+    SmallVector<int64_t> kept(in.getShape());
+    kept[axis] = 1;
+    if (op.getType().getShape() != ArrayRef<int64_t>(kept))
+      return rewriter.notifyMatchFailure(op, "reshape is not the keepdim "
+                                             "shape");
+    rewriter.replaceOpWithNewOp<ReduceOp>(op, reduce.getX(), axis,
+                                          /*keepdim=*/true);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
 
 /// transpose(transpose(x, p1), p2) is transpose(x, p1[p2]).
 struct ComposeTransposes : public OpRewritePattern<TransposeOp> {
@@ -49,13 +549,275 @@ struct ComposeBroadcasts : public OpRewritePattern<BroadcastOp> {
   }
 };
 
+/// Evaluates a rank-0/1 integer index expression (constants, iota, the
+/// integer arithmetic, broadcasts, reshapes and converts between integer
+/// types) at compile time.
+std::optional<SmallVector<int64_t>> evalIndex(Value v, int depth = 0) {
+  auto t = typeOf(v);
+  if (depth > 16 || t.getRank() > 1 ||
+      !t.getElementType().isSignlessInteger() ||
+      t.getElementType().isInteger(1) || t.getNumElements() > kFoldLimit)
+    return std::nullopt;
+  int64_t n = t.getNumElements();
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto e = elementsOf(v))
+    return e->splat ? SmallVector<int64_t>(n, e->i[0]) : e->i;
+  if (auto iota = dyn_cast<IotaOp>(def)) {
+    SmallVector<int64_t> out(n);
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = i;
+    return out;
+  }
+  if (isa<BroadcastOp, ReshapeOp>(def)) {
+    auto x = evalIndex(def->getOperand(0), depth + 1);
+    if (!x || (x->size() != 1 && static_cast<int64_t>(x->size()) != n))
+      return std::nullopt;
+    if (x->size() == 1)
+      return SmallVector<int64_t>(n, x->front());
+    return x;
+  }
+  if (auto cv = dyn_cast<ConvertOp>(def)) {
+    auto x = evalIndex(cv.getX(), depth + 1);
+    if (!x)
+      return std::nullopt;
+    for (int64_t &e : *x)
+      e = wrapTo(t.getElementType(), e);
+    return x;
+  }
+  if (isa<AddOp, SubOp, MulOp, DivOp>(def)) {
+    auto a = evalIndex(def->getOperand(0), depth + 1);
+    auto b = evalIndex(def->getOperand(1), depth + 1);
+    if (!a || !b)
+      return std::nullopt;
+    SmallVector<int64_t> out;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t x = (*a)[a->size() == 1 ? 0 : i],
+              y = (*b)[b->size() == 1 ? 0 : i];
+      int64_t r;
+      if (isa<AddOp>(def))
+        r = static_cast<int64_t>(static_cast<uint64_t>(x) + y);
+      else if (isa<SubOp>(def))
+        r = static_cast<int64_t>(static_cast<uint64_t>(x) - y);
+      else if (isa<MulOp>(def))
+        r = static_cast<int64_t>(static_cast<uint64_t>(x) * y);
+      else if (y == 0)
+        return std::nullopt;
+      else
+        r = y == -1 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(x))
+                    : x / y;
+      out.push_back(wrapTo(t.getElementType(), r));
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+/// gather(x, idx, axis) with idx = [i / n for i < H * n] is the
+/// repeat-interleave of x along axis (torch.repeat_interleave, repeat_kv as
+/// an index_select): reshape to [.., H, 1, ..], broadcast to [.., H, n, ..],
+/// reshape to [.., H * n, ..]. An identity map is x itself.
+struct GatherRepeatInterleave : public OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    auto x = typeOf(op.getX());
+    int64_t axis = normAxis(op.getAxis(), x.getRank());
+    if (typeOf(op.getIdx()).getRank() != 1)
+      return rewriter.notifyMatchFailure(op, "index is not a vector");
+    auto idx = evalIndex(op.getIdx());
+    if (!idx)
+      return rewriter.notifyMatchFailure(op, "index not known at compile "
+                                             "time");
+    int64_t h = x.getDimSize(axis), total = idx->size();
+    if (total % h)
+      return rewriter.notifyMatchFailure(op, "index length is not a multiple "
+                                             "of the axis");
+    int64_t n = total / h;
+    for (int64_t i = 0; i < total; ++i)
+      if ((*idx)[i] != i / n)
+        return rewriter.notifyMatchFailure(op, "index is not i / n");
+    if (n == 1) {
+      rewriter.replaceOp(op, op.getX());
+      return success();
+    }
+    Location loc = op.getLoc();
+    SmallVector<int64_t> split(x.getShape().take_front(axis + 1));
+    split.push_back(1);
+    llvm::append_range(split, x.getShape().drop_front(axis + 1));
+    Value r = rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get(split, x.getElementType()), op.getX());
+    split[axis + 1] = n;
+    Value b = rewriter.create<BroadcastOp>(loc, r, split);
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), b);
+    return success();
+  }
+};
+
+/// transpose(chain(matmul ...)) with the last two dims swapped, where the
+/// chain is elementwise ops, keepdim reductions over the last two dims,
+/// broadcasts and converts that nothing else reads: the chain rebuilt in the
+/// transposed layout, the matmul as matmul(b^T, a^T) and every other input
+/// transposed. A softmax written over the key axis of a keys-first score
+/// layout (k @ q^T, softmax over axis -2, p^T @ v) becomes the keys-last
+/// form; each value is the same number in another place.
+struct TransposeScoreChain : public OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool isSwap(ArrayRef<int64_t> perm) {
+    int64_t r = perm.size();
+    if (r < 2)
+      return false;
+    for (int64_t i = 0; i < r - 2; ++i)
+      if (perm[i] != i)
+        return false;
+    return perm[r - 2] == r - 1 && perm[r - 1] == r - 2;
+  }
+
+  static bool isChainOp(Operation *op, int64_t rank) {
+    if (op->getNumResults() != 1 || typeOf(op->getResult(0)).getRank() != rank)
+      return false;
+    if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, SelectOp, ExpOp,
+            LogOp, TanhOp, NegOp, AbsOp, SqrtOp, RsqrtOp, ConvertOp>(op))
+      return true;
+    if (auto b = dyn_cast<BroadcastOp>(op))
+      return typeOf(b.getX()).getRank() == rank;
+    auto keepdimLast2 = [&](auto r) {
+      int64_t a = normAxis(r.getAxis(), rank);
+      return r.getKeepdim() && a >= rank - 2;
+    };
+    if (auto r = dyn_cast<ReduceMaxOp>(op))
+      return keepdimLast2(r);
+    if (auto r = dyn_cast<ReduceSumOp>(op))
+      return keepdimLast2(r);
+    if (auto r = dyn_cast<ReduceMinOp>(op))
+      return keepdimLast2(r);
+    return false;
+  }
+
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isSwap(op.getPerm()))
+      return rewriter.notifyMatchFailure(op, "not a swap of the last two dims");
+    int64_t rank = op.getType().getRank();
+    Operation *top = op.getX().getDefiningOp();
+    if (!top || (!isa<MatmulOp>(top) && !isChainOp(top, rank)))
+      return rewriter.notifyMatchFailure(op, "operand is not a score chain");
+
+    // The ops on a path from the operand back to a matmul.
+    llvm::DenseMap<Operation *, bool> reaches;
+    std::function<bool(Operation *, int)> reach = [&](Operation *o,
+                                                      int depth) -> bool {
+      if (auto it = reaches.find(o); it != reaches.end())
+        return it->second;
+      bool r = false;
+      if (isa<MatmulOp>(o))
+        r = typeOf(o->getResult(0)).getRank() == rank;
+      else if (depth < 64 && isChainOp(o, rank))
+        for (Value v : o->getOperands())
+          if (Operation *d = v.getDefiningOp())
+            r |= reach(d, depth + 1);
+      reaches[o] = r;
+      return r;
+    };
+    if (!reach(top, 0))
+      return rewriter.notifyMatchFailure(op, "no matmul behind the chain");
+    SmallVector<Operation *> chain;
+    for (auto [o, r] : reaches)
+      if (r)
+        chain.push_back(o);
+    // Nothing outside may read an intermediate: it would need the old layout.
+    for (Operation *o : chain)
+      for (Operation *user : o->getResult(0).getUsers())
+        if (o == top ? user != op.getOperation() : !reaches.lookup(user))
+          return rewriter.notifyMatchFailure(op, "a chain value is read "
+                                                 "outside the chain");
+    llvm::sort(chain, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    if (llvm::any_of(chain, [&](Operation *o) {
+          return o->getBlock() != op->getBlock();
+        }))
+      return rewriter.notifyMatchFailure(op, "chain spans blocks");
+
+    auto swapped = [](RankedTensorType t) {
+      SmallVector<int64_t> s(t.getShape());
+      std::swap(s[s.size() - 1], s[s.size() - 2]);
+      return RankedTensorType::get(s, t.getElementType());
+    };
+    SmallVector<int64_t> perm(op.getPerm());
+    Location loc = op.getLoc();
+    llvm::DenseMap<Value, Value> moved;
+    // An input from outside the chain, brought to the transposed layout:
+    // constant-like splats stay, lower ranks gain leading unit dims first.
+    auto leaf = [&](Value v) -> Value {
+      auto t = typeOf(v);
+      if (llvm::all_of(t.getShape(), [](int64_t d) { return d == 1; }))
+        return v;
+      if (t.getRank() < rank) {
+        SmallVector<int64_t> padded(rank - t.getRank(), 1);
+        llvm::append_range(padded, t.getShape());
+        v = rewriter.create<ReshapeOp>(
+            loc, RankedTensorType::get(padded, t.getElementType()), v);
+      }
+      return rewriter.create<TransposeOp>(loc, v, perm);
+    };
+    auto get = [&](Value v) {
+      auto it = moved.find(v);
+      return it != moved.end() ? it->second : leaf(v);
+    };
+    rewriter.setInsertionPoint(op);
+    for (Operation *o : chain) {
+      Value result;
+      auto type = swapped(typeOf(o->getResult(0)));
+      if (auto mm = dyn_cast<MatmulOp>(o)) {
+        // (a . b)^T = b^T . a^T, each operand swapped in its own rank.
+        auto swapOwn = [&](Value v) -> Value {
+          int64_t r = typeOf(v).getRank();
+          SmallVector<int64_t> p;
+          for (int64_t i = 0; i < r; ++i)
+            p.push_back(i);
+          std::swap(p[r - 1], p[r - 2]);
+          return rewriter.create<TransposeOp>(loc, v, p);
+        };
+        result = rewriter.create<MatmulOp>(loc, swapOwn(mm.getRhs()),
+                                           swapOwn(mm.getLhs()));
+      } else {
+        SmallVector<Value> operands;
+        for (Value v : o->getOperands())
+          operands.push_back(get(v));
+        OperationState state(o->getLoc(), o->getName());
+        state.addOperands(operands);
+        for (NamedAttribute a : o->getAttrs()) {
+          if (a.getName() == "axis") {
+            int64_t axis = cast<IntegerAttr>(a.getValue()).getInt();
+            axis = axis < 0 ? axis + rank : axis;
+            state.addAttribute("axis", rewriter.getI64IntegerAttr(perm[axis]));
+          } else if (a.getName() == "shape") {
+            state.addAttribute("shape",
+                               rewriter.getDenseI64ArrayAttr(type.getShape()));
+          } else {
+            state.addAttribute(a.getName(), a.getValue());
+          }
+        }
+        state.addTypes(type);
+        result = rewriter.create(state)->getResult(0);
+      }
+      moved[o->getResult(0)] = result;
+    }
+    rewriter.replaceOp(op, moved[op.getX()]);
+    return success();
+  }
+};
+
 struct CanonicalizePass
     : public poot::impl::CanonicalizeBase<CanonicalizePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateCanonicalizePatterns(patterns);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
@@ -63,5 +825,23 @@ struct CanonicalizePass
 } // namespace
 
 void poot::populateCanonicalizePatterns(RewritePatternSet &patterns) {
-  patterns.add<ComposeTransposes, ComposeBroadcasts>(patterns.getContext());
+  MLIRContext *ctx = patterns.getContext();
+  patterns
+      .add<ComposeTransposes, ComposeBroadcasts, FoldConstantConvert,
+           FoldConstantSlice, PowMinusOneToReciprocal, DivByPowerOfTwoToMul,
+           HoistLayoutAboveScalarOp<TransposeOp>,
+           HoistLayoutAboveScalarOp<ReshapeOp>,
+           HoistLayoutAboveScalarOp<BroadcastOp>, ReduceKeepdim<ReduceSumOp>,
+           ReduceKeepdim<ReduceMaxOp>, ReduceKeepdim<ReduceMinOp>,
+           GatherRepeatInterleave, TransposeScoreChain>(ctx);
+  patterns.add<FoldConstantUnary<ExpOp>, FoldConstantUnary<LogOp>,
+               FoldConstantUnary<TanhOp>, FoldConstantUnary<NegOp>,
+               FoldConstantUnary<SinOp>, FoldConstantUnary<CosOp>,
+               FoldConstantUnary<SqrtOp>, FoldConstantUnary<RsqrtOp>,
+               FoldConstantUnary<AbsOp>>(ctx);
+  patterns.add<
+      FoldConstantBinary<AddOp, Bin::Add>, FoldConstantBinary<SubOp, Bin::Sub>,
+      FoldConstantBinary<MulOp, Bin::Mul>, FoldConstantBinary<DivOp, Bin::Div>,
+      FoldConstantBinary<MaxOp, Bin::Max>, FoldConstantBinary<MinOp, Bin::Min>,
+      FoldConstantBinary<PowOp, Bin::Pow>>(ctx);
 }

@@ -1,0 +1,340 @@
+// RUN: poot-opt %s --split-input-file --poot-canonicalize | FileCheck %s
+
+// poot-canonicalize: one case per normalising pattern (and the cases each
+// must leave alone).
+
+// transpose(transpose(x, p1), p2) = transpose(x, p1[p2])
+// CHECK-LABEL: func.func @compose_transposes
+// CHECK: %[[T:.+]] = poot.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
+// CHECK-NEXT: return %[[T]]
+func.func @compose_transposes(%x: tensor<2x3x4x5xf32>) -> tensor<2x4x5x3xf32> {
+  %0 = poot.transpose %x {perm = array<i64: 0, 2, 1, 3>} : tensor<2x3x4x5xf32>
+  %1 = poot.transpose %0 {perm = array<i64: 0, 1, 3, 2>} : tensor<2x4x3x5xf32>
+  return %1 : tensor<2x4x5x3xf32>
+}
+
+// -----
+
+// broadcast(broadcast(x)) = broadcast(x)
+// CHECK-LABEL: func.func @compose_broadcasts
+// CHECK: %[[B:.+]] = poot.broadcast %arg0 {shape = array<i64: 2, 3, 4>}
+// CHECK-NEXT: return %[[B]]
+func.func @compose_broadcasts(%x: tensor<1x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = poot.broadcast %x {shape = array<i64: 3, 4>} : tensor<1x4xf32>
+  %1 = poot.broadcast %0 {shape = array<i64: 2, 3, 4>} : tensor<3x4xf32>
+  return %1 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// sqrt(1 / sqrt(float(64))) = 64^-1/4, folded to one constant
+// CHECK-LABEL: func.func @fold_scale_chain
+// CHECK: %[[C:.+]] = poot.constant dense<0.353553385> : tensor<f32>
+// CHECK-NEXT: return %[[C]]
+func.func @fold_scale_chain() -> tensor<f32> {
+  %d = poot.constant dense<64> : tensor<i64>
+  %df = poot.convert %d : tensor<i64> -> tensor<f32>
+  %s = poot.sqrt %df : tensor<f32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %r = poot.div %one, %s : tensor<f32>, tensor<f32>
+  %q = poot.sqrt %r : tensor<f32>
+  return %q : tensor<f32>
+}
+
+// -----
+
+// rsqrt(96), exp(0), tanh(0), log(1), -abs(-2) and (sin, cos)(0) on splats
+// CHECK-LABEL: func.func @fold_unary
+// CHECK-DAG: %[[R:.+]] = poot.constant dense<0.102062076> : tensor<f32>
+// CHECK-DAG: %[[ONE:.+]] = poot.constant dense<1.000000e+00> : tensor<2xf32>
+// CHECK-DAG: %[[ZERO:.+]] = poot.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK-DAG: %[[N:.+]] = poot.constant dense<-2> : tensor<i32>
+// CHECK: return %[[R]], %[[ONE]], %[[ZERO]], %[[ZERO]], %[[N]], %[[ZERO]], %[[ONE]]
+func.func @fold_unary() -> (tensor<f32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<i32>, tensor<2xf32>, tensor<2xf32>) {
+  %d = poot.constant dense<96.0> : tensor<f32>
+  %r = poot.rsqrt %d : tensor<f32>
+  %z = poot.constant dense<0.0> : tensor<2xf32>
+  %one = poot.constant dense<1.0> : tensor<2xf32>
+  %e = poot.exp %z : tensor<2xf32>
+  %t = poot.tanh %z : tensor<2xf32>
+  %l = poot.log %one : tensor<2xf32>
+  %m2 = poot.constant dense<-2> : tensor<i32>
+  %a = poot.abs %m2 : tensor<i32>
+  %n = poot.neg %a : tensor<i32>
+  %s = poot.sin %z : tensor<2xf32>
+  %c = poot.cos %z : tensor<2xf32>
+  return %r, %e, %t, %l, %n, %s, %c : tensor<f32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<i32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// Elementwise constants fold with numpy broadcasting; integers truncate and
+// wrap like the evaluator's, and a division by zero stays a run-time error.
+// CHECK-LABEL: func.func @fold_binary
+// CHECK-DAG: %[[A:.+]] = poot.constant dense<{{\[}}[1.100000e+01, 2.200000e+01], [1.300000e+01, 2.400000e+01]]> : tensor<2x2xf32>
+// CHECK-DAG: %[[D:.+]] = poot.constant dense<[3, -3, 2, 2147483647]> : tensor<4xi32>
+// CHECK-DAG: %[[M:.+]] = poot.constant dense<[-5, 5, -2147483648, 8]> : tensor<4xi32>
+// CHECK-DAG: %[[P:.+]] = poot.constant dense<2.500000e-01> : tensor<f32>
+// CHECK-DAG: %[[X:.+]] = poot.constant dense<[1.000000e+00, 0x7FC00000]> : tensor<2xf32>
+// CHECK: %[[Z:.+]] = poot.div
+// CHECK: return %[[A]], %[[D]], %[[M]], %[[P]], %[[X]], %[[Z]]
+func.func @fold_binary() -> (tensor<2x2xf32>, tensor<4xi32>, tensor<4xi32>, tensor<f32>, tensor<2xf32>, tensor<2xi32>) {
+  %a = poot.constant dense<[[1.0], [3.0]]> : tensor<2x1xf32>
+  %b = poot.constant dense<[10.0, 21.0]> : tensor<2xf32>
+  %sum = poot.add %a, %b : tensor<2x1xf32>, tensor<2xf32>
+  %n = poot.constant dense<[7, -7, 5, -2147483647]> : tensor<4xi32>
+  %two = poot.constant dense<[2, 2, 2, -1]> : tensor<4xi32>
+  %q = poot.div %n, %two : tensor<4xi32>, tensor<4xi32>
+  %mn = poot.constant dense<[-5, 5, 1073741824, 2]> : tensor<4xi32>
+  %mf = poot.constant dense<[1, 1, 2, 4]> : tensor<4xi32>
+  %m = poot.mul %mn, %mf : tensor<4xi32>, tensor<4xi32>
+  %base = poot.constant dense<2.0> : tensor<f32>
+  %e = poot.constant dense<-2.0> : tensor<f32>
+  %p = poot.pow %base, %e : tensor<f32>, tensor<f32>
+  %x1 = poot.constant dense<[1.0, 0x7FC00000]> : tensor<2xf32>
+  %x2 = poot.constant dense<[0.5, 2.0]> : tensor<2xf32>
+  %x = poot.max %x1, %x2 : tensor<2xf32>, tensor<2xf32>
+  %i = poot.constant dense<[1, 2]> : tensor<2xi32>
+  %zero = poot.constant dense<0> : tensor<2xi32>
+  %z = poot.div %i, %zero : tensor<2xi32>, tensor<2xi32>
+  return %sum, %q, %m, %p, %x, %z : tensor<2x2xf32>, tensor<4xi32>, tensor<4xi32>, tensor<f32>, tensor<2xf32>, tensor<2xi32>
+}
+
+// -----
+
+// convert of constants: to float rounds, float to int truncates and
+// saturates (NaN gives 0), anything to i1 is x != 0.
+// CHECK-LABEL: func.func @fold_convert
+// CHECK-DAG: %[[F:.+]] = poot.constant dense<[1.000000e+00, 3.000000e+00, -7.000000e+00]> : tensor<3xf16>
+// CHECK-DAG: %[[I:.+]] = poot.constant dense<[2, -2, 2147483647, 0]> : tensor<4xi32>
+// CHECK-DAG: %[[B:.+]] = poot.constant dense<[true, false, true]> : tensor<3xi1>
+// CHECK: return %[[F]], %[[I]], %[[B]]
+func.func @fold_convert() -> (tensor<3xf16>, tensor<4xi32>, tensor<3xi1>) {
+  %a = poot.constant dense<[1, 3, -7]> : tensor<3xi64>
+  %f = poot.convert %a : tensor<3xi64> -> tensor<3xf16>
+  %b = poot.constant dense<[2.9, -2.9, 1.0e+10, 0x7FC00000]> : tensor<4xf32>
+  %i = poot.convert %b : tensor<4xf32> -> tensor<4xi32>
+  %c = poot.constant dense<[0.5, 0.0, -1.0]> : tensor<3xf32>
+  %t = poot.convert %c : tensor<3xf32> -> tensor<3xi1>
+  return %f, %i, %t : tensor<3xf16>, tensor<4xi32>, tensor<3xi1>
+}
+
+// -----
+
+// A registered tril buffer sliced to the current lengths becomes a constant.
+// CHECK-LABEL: func.func @fold_slice
+// CHECK: %[[C:.+]] = poot.constant dense<{{\[}}[true, true, false], [true, true, true]]> : tensor<2x3xi1>
+// CHECK-NEXT: return %[[C]]
+func.func @fold_slice() -> tensor<2x3xi1> {
+  %tril = poot.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %s = poot.slice %tril {start = array<i64: 1, 0>, limit = array<i64: 3, 3>, step = array<i64: 1, 1>} : tensor<4x4xi1>
+  return %s : tensor<2x3xi1>
+}
+
+// -----
+
+// pow(z, -1) = 1 / z exactly (zeros, infinities, NaN included); pow(z, -2)
+// stays.
+// CHECK-LABEL: func.func @pow_reciprocal
+// CHECK: %[[ONE:.+]] = poot.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[R:.+]] = poot.div %[[ONE]], %arg0 : tensor<f32>, tensor<2x1xf32>
+// CHECK: %[[P:.+]] = poot.pow %arg0,
+// CHECK: return %[[R]], %[[P]]
+func.func @pow_reciprocal(%z: tensor<2x1xf32>) -> (tensor<2x1xf32>, tensor<2x1xf32>) {
+  %m1 = poot.constant dense<-1.0> : tensor<f32>
+  %r = poot.pow %z, %m1 : tensor<2x1xf32>, tensor<f32>
+  %m2 = poot.constant dense<-2.0> : tensor<f32>
+  %p = poot.pow %z, %m2 : tensor<2x1xf32>, tensor<f32>
+  return %r, %p : tensor<2x1xf32>, tensor<2x1xf32>
+}
+
+// -----
+
+// transpose(q * c) = transpose(q) * c: the scale moves next to its consumer.
+// CHECK-LABEL: func.func @hoist_transpose
+// CHECK-DAG: %[[C:.+]] = poot.constant dense<1.250000e-01> : tensor<f32>
+// CHECK-DAG: %[[T:.+]] = poot.transpose %arg0 {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: %[[M:.+]] = poot.mul %[[T]], %[[C]]
+// CHECK: return %[[M]]
+func.func @hoist_transpose(%q: tensor<1x5x2x8xf32>) -> tensor<1x2x5x8xf32> {
+  %c = poot.constant dense<0.125> : tensor<f32>
+  %qs = poot.mul %q, %c : tensor<1x5x2x8xf32>, tensor<f32>
+  %t = poot.transpose %qs {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x8xf32>
+  return %t : tensor<1x2x5x8xf32>
+}
+
+// -----
+
+// reshape(1 / z) = 1 / reshape(z), and broadcast(k / c) = broadcast(k) / c.
+// CHECK-LABEL: func.func @hoist_reshape_broadcast
+// CHECK-DAG: %[[RS:.+]] = poot.reshape %arg0 : tensor<2x3xf32> -> tensor<2x3x1xf32>
+// CHECK-DAG: %[[R:.+]] = poot.div %{{.+}}, %[[RS]]
+// CHECK-DAG: %[[B:.+]] = poot.broadcast %arg1 {shape = array<i64: 2, 4, 8>}
+// CHECK-DAG: %[[D:.+]] = poot.div %[[B]], %{{.+}} : tensor<2x4x8xf32>, tensor<f32>
+// CHECK: return %[[R]], %[[D]]
+func.func @hoist_reshape_broadcast(%z: tensor<2x3xf32>, %k: tensor<2x1x8xf32>) -> (tensor<2x3x1xf32>, tensor<2x4x8xf32>) {
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %r = poot.div %one, %z : tensor<f32>, tensor<2x3xf32>
+  %r3 = poot.reshape %r : tensor<2x3xf32> -> tensor<2x3x1xf32>
+  %c = poot.constant dense<3.0> : tensor<f32>
+  %kc = poot.div %k, %c : tensor<2x1x8xf32>, tensor<f32>
+  %kb = poot.broadcast %kc {shape = array<i64: 2, 4, 8>} : tensor<2x1x8xf32>
+  return %r3, %kb : tensor<2x3x1xf32>, tensor<2x4x8xf32>
+}
+
+// -----
+
+// A scaled value read elsewhere too stays where it is (moving it would
+// compute the product twice).
+// CHECK-LABEL: func.func @hoist_shared
+// CHECK: %[[M:.+]] = poot.mul %arg0,
+// CHECK: %[[T:.+]] = poot.transpose %[[M]]
+// CHECK: return %[[T]], %[[M]]
+func.func @hoist_shared(%q: tensor<1x5x2x8xf32>) -> (tensor<1x2x5x8xf32>, tensor<1x5x2x8xf32>) {
+  %c = poot.constant dense<0.125> : tensor<f32>
+  %qs = poot.mul %q, %c : tensor<1x5x2x8xf32>, tensor<f32>
+  %t = poot.transpose %qs {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x8xf32>
+  return %t, %qs : tensor<1x2x5x8xf32>, tensor<1x5x2x8xf32>
+}
+
+// -----
+
+// reshape(reduce(x, 2)) back to the keepdim shape = reduce(x, 2, keepdim).
+// CHECK-LABEL: func.func @reduce_keepdim
+// CHECK: %[[S:.+]] = poot.reduce_sum %arg0 {axis = 2 : i64, keepdim}
+// CHECK: %[[M:.+]] = poot.reduce_max %arg0 {axis = 2 : i64, keepdim}
+// CHECK: return %[[S]], %[[M]]
+func.func @reduce_keepdim(%x: tensor<2x3x4xf32>) -> (tensor<2x3x1xf32>, tensor<2x3x1xf32>) {
+  %s = poot.reduce_sum %x {axis = -1 : i64} : tensor<2x3x4xf32>
+  %s3 = poot.reshape %s : tensor<2x3xf32> -> tensor<2x3x1xf32>
+  %m = poot.reduce_max %x {axis = 2 : i64} : tensor<2x3x4xf32>
+  %m3 = poot.reshape %m : tensor<2x3xf32> -> tensor<2x3x1xf32>
+  return %s3, %m3 : tensor<2x3x1xf32>, tensor<2x3x1xf32>
+}
+
+// -----
+
+// A reshape to another shape is not a keepdim.
+// CHECK-LABEL: func.func @reduce_reshaped_elsewhere
+// CHECK: poot.reduce_sum %arg0 {axis = 2 : i64} :
+// CHECK: poot.reshape
+func.func @reduce_reshaped_elsewhere(%x: tensor<2x3x4xf32>) -> tensor<3x2x1xf32> {
+  %s = poot.reduce_sum %x {axis = 2 : i64} : tensor<2x3x4xf32>
+  %s3 = poot.reshape %s : tensor<2x3xf32> -> tensor<3x2x1xf32>
+  return %s3 : tensor<3x2x1xf32>
+}
+
+// -----
+
+// repeat_kv as a head gather with the map [0, 0, 1, 1] (h / 2) and with the
+// map arange(4) // 2 computed in the graph: reshape/broadcast/reshape.
+// CHECK-LABEL: func.func @gather_repeat_interleave
+// CHECK: %[[R:.+]] = poot.reshape %arg0 : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
+// CHECK: %[[B:.+]] = poot.broadcast %[[R]] {shape = array<i64: 1, 2, 2, 8, 16>}
+// CHECK: %[[K:.+]] = poot.reshape %[[B]] : tensor<1x2x2x8x16xf32> -> tensor<1x4x8x16xf32>
+// CHECK: %[[R2:.+]] = poot.reshape %arg0 : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
+// CHECK: %[[B2:.+]] = poot.broadcast %[[R2]] {shape = array<i64: 1, 2, 2, 8, 16>}
+// CHECK: %[[K2:.+]] = poot.reshape %[[B2]] : tensor<1x2x2x8x16xf32> -> tensor<1x4x8x16xf32>
+// CHECK-NOT: poot.gather
+// CHECK: return %[[K]], %[[K2]]
+func.func @gather_repeat_interleave(%k: tensor<1x2x8x16xf32>) -> (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>) {
+  %heads = poot.constant dense<[0, 0, 1, 1]> : tensor<4xi32>
+  %a = poot.gather %k[%heads] {axis = 1 : i64} : tensor<1x2x8x16xf32>, tensor<4xi32>
+  %h = poot.iota {dim = 0 : i64} : tensor<4xi64>
+  %n = poot.constant dense<2> : tensor<i64>
+  %map = poot.div %h, %n : tensor<4xi64>, tensor<i64>
+  %b = poot.gather %k[%map] {axis = -3 : i64} : tensor<1x2x8x16xf32>, tensor<4xi64>
+  return %a, %b : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// An identity head map is the tensor itself; a tiled map (h % 2) stays a
+// gather.
+// CHECK-LABEL: func.func @gather_identity_and_tile
+// CHECK: %[[T:.+]] = poot.gather %arg0[
+// CHECK: return %arg0, %[[T]]
+func.func @gather_identity_and_tile(%k: tensor<1x2x8x16xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x4x8x16xf32>) {
+  %id = poot.iota {dim = 0 : i64} : tensor<2xi32>
+  %a = poot.gather %k[%id] {axis = 1 : i64} : tensor<1x2x8x16xf32>, tensor<2xi32>
+  %tile = poot.constant dense<[0, 1, 0, 1]> : tensor<4xi32>
+  %b = poot.gather %k[%tile] {axis = 1 : i64} : tensor<1x2x8x16xf32>, tensor<4xi32>
+  return %a, %b : tensor<1x2x8x16xf32>, tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// A keys-first softmax (k . q^T, max/sum over axis 2) read through a
+// transpose is rebuilt keys-last: (k . q^T)^T = q . k^T, the reductions move
+// to axis 3, and the inputs from outside (the mask) are transposed.
+// CHECK-LABEL: func.func @transpose_score_chain
+// CHECK: %[[KT:.+]] = poot.transpose %arg1 {perm = array<i64: 0, 1, 3, 2>}
+// CHECK: %[[S:.+]] = poot.matmul %arg0, %[[KT]] : tensor<1x2x3x16xf32>, tensor<1x2x16x8xf32>
+// CHECK: %[[MT:.+]] = poot.transpose %arg2 {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x8x3xf32>
+// CHECK: %[[SM:.+]] = poot.add %[[S]], %[[MT]]
+// CHECK: poot.reduce_max %[[SM]] {axis = 3 : i64, keepdim}
+// CHECK: poot.reduce_sum %{{.+}} {axis = 3 : i64, keepdim}
+// CHECK: %[[P:.+]] = poot.div
+// CHECK-NOT: poot.transpose
+// CHECK: return %[[P]] : tensor<1x2x3x8xf32>
+func.func @transpose_score_chain(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x8x16xf32>, %mask: tensor<1x1x8x3xf32>) -> tensor<1x2x3x8xf32> {
+  %qt = poot.transpose %q {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x3x16xf32>
+  %s = poot.matmul %k, %qt : tensor<1x2x8x16xf32>, tensor<1x2x16x3xf32>
+  %sm = poot.add %s, %mask : tensor<1x2x8x3xf32>, tensor<1x1x8x3xf32>
+  %m = poot.reduce_max %sm {axis = 2 : i64, keepdim} : tensor<1x2x8x3xf32>
+  %d = poot.sub %sm, %m : tensor<1x2x8x3xf32>, tensor<1x2x1x3xf32>
+  %e = poot.exp %d : tensor<1x2x8x3xf32>
+  %z = poot.reduce_sum %e {axis = 2 : i64, keepdim} : tensor<1x2x8x3xf32>
+  %p = poot.div %e, %z : tensor<1x2x8x3xf32>, tensor<1x2x1x3xf32>
+  %pt = poot.transpose %p {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x3xf32>
+  return %pt : tensor<1x2x3x8xf32>
+}
+
+// -----
+
+// The same chain with its exp also returned: the old layout is still needed,
+// so nothing moves.
+// CHECK-LABEL: func.func @transpose_score_chain_shared
+// CHECK: poot.reduce_max %{{.+}} {axis = 2 : i64, keepdim}
+// CHECK: %[[PT:.+]] = poot.transpose %{{.+}} {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x3xf32>
+// CHECK: return %[[PT]]
+func.func @transpose_score_chain_shared(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x8x16xf32>) -> (tensor<1x2x3x8xf32>, tensor<1x2x8x3xf32>) {
+  %qt = poot.transpose %q {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x3x16xf32>
+  %s = poot.matmul %k, %qt : tensor<1x2x8x16xf32>, tensor<1x2x16x3xf32>
+  %m = poot.reduce_max %s {axis = 2 : i64, keepdim} : tensor<1x2x8x3xf32>
+  %d = poot.sub %s, %m : tensor<1x2x8x3xf32>, tensor<1x2x1x3xf32>
+  %e = poot.exp %d : tensor<1x2x8x3xf32>
+  %z = poot.reduce_sum %e {axis = 2 : i64, keepdim} : tensor<1x2x8x3xf32>
+  %p = poot.div %e, %z : tensor<1x2x8x3xf32>, tensor<1x2x1x3xf32>
+  %pt = poot.transpose %p {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x3xf32>
+  return %pt, %e : tensor<1x2x3x8xf32>, tensor<1x2x8x3xf32>
+}
+
+// -----
+
+// x / 8 = x * 0.125 bit for bit (a power of two); x / 3 stays a division.
+// CHECK-LABEL: func.func @div_power_of_two
+// CHECK-DAG: %[[E:.+]] = poot.constant dense<1.250000e-01> : tensor<f32>
+// CHECK-DAG: %[[M:.+]] = poot.mul %arg0, %[[E]]
+// CHECK-DAG: %[[D:.+]] = poot.div %arg0, %{{.+}} : tensor<2x4xf32>, tensor<f32>
+// CHECK: return %[[M]], %[[D]]
+func.func @div_power_of_two(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %c8 = poot.constant dense<8.0> : tensor<f32>
+  %a = poot.div %x, %c8 : tensor<2x4xf32>, tensor<f32>
+  %c3 = poot.constant dense<3.0> : tensor<f32>
+  %b = poot.div %x, %c3 : tensor<2x4xf32>, tensor<f32>
+  return %a, %b : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// Splats fold whatever their size: one value computed once.
+// CHECK-LABEL: func.func @fold_large_splat
+// CHECK: %[[C:.+]] = poot.constant dense<2.500000e-01> : tensor<64x128xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @fold_large_splat() -> tensor<64x128xf32> {
+  %one = poot.constant dense<1.0> : tensor<64x128xf32>
+  %four = poot.constant dense<4.0> : tensor<f32>
+  %q = poot.div %one, %four : tensor<64x128xf32>, tensor<f32>
+  return %q : tensor<64x128xf32>
+}
