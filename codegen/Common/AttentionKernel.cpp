@@ -376,10 +376,16 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   return s;
 }
 
+/// The buffer of an operand: its shape and storage type, except that i64
+/// positions and lengths travel as i32 (no target needs 64-bit integer
+/// storage for them; the runtime narrows them, refusing values that do not
+/// fit).
 MemRefType bufferType(Value v, Attribute space) {
   auto t = cast<RankedTensorType>(v.getType());
-  return MemRefType::get(t.getShape(), t.getElementType(), MemRefLayoutAttrInterface(),
-                         space);
+  Type et = t.getElementType();
+  if (et.isInteger(64))
+    et = IntegerType::get(v.getContext(), 32);
+  return MemRefType::get(t.getShape(), et, MemRefLayoutAttrInterface(), space);
 }
 
 } // namespace

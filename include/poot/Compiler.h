@@ -10,6 +10,7 @@
 
 #include "poot/Runtime/PlanFile.h"
 
+#include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -37,6 +38,12 @@ void addCompilePipeline(mlir::OpPassManager &pm, llvm::StringRef device,
 llvm::Expected<rt::Plan> planFromModule(mlir::ModuleOp module,
                                         llvm::StringRef device,
                                         llvm::StringRef target);
+
+/// Generates and lowers the kernels of a planned module for `target`:
+/// nothing for cpu, SPIR-V words for vulkan; other targets are refused.
+mlir::LogicalResult generateKernels(mlir::ModuleOp module,
+                                    llvm::StringRef target,
+                                    std::vector<uint32_t> &spirv);
 
 struct CompileOptions {
   std::string target = "cpu";

@@ -36,43 +36,6 @@ poot_dtype fromDType(DType d) {
   return POOT_F32;
 }
 
-/// Decodes a caller buffer of `type` into a tensor.
-Tensor decodeBuffer(const TensorType &type, const void *data) {
-  Tensor t(type);
-  const unsigned char *p = static_cast<const unsigned char *>(data);
-  for (int64_t i = 0; i < t.size(); ++i) {
-    double v = 0;
-    switch (type.dtype) {
-    case DType::F32: { float f; std::memcpy(&f, p + 4 * i, 4); v = f; break; }
-    case DType::F64: { std::memcpy(&v, p + 8 * i, 8); break; }
-    case DType::F16: { uint16_t h; std::memcpy(&h, p + 2 * i, 2); v = halfBitsToFloat(h); break; }
-    case DType::BF16: { uint16_t h; std::memcpy(&h, p + 2 * i, 2); v = bf16BitsToFloat(h); break; }
-    case DType::I32: { int32_t x; std::memcpy(&x, p + 4 * i, 4); v = x; break; }
-    case DType::I64: { int64_t x; std::memcpy(&x, p + 8 * i, 8); v = static_cast<double>(x); break; }
-    case DType::I1: v = p[i] ? 1 : 0; break;
-    }
-    t.at(i) = v;
-  }
-  return t;
-}
-
-/// Encodes a tensor into a caller buffer in its storage dtype.
-void encodeBuffer(const Tensor &t, void *data) {
-  unsigned char *p = static_cast<unsigned char *>(data);
-  for (int64_t i = 0; i < t.size(); ++i) {
-    double v = roundTo(t.dtype(), t.at(i)); // oracle values may be unrounded
-    switch (t.dtype()) {
-    case DType::F32: { float f = static_cast<float>(v); std::memcpy(p + 4 * i, &f, 4); break; }
-    case DType::F64: { std::memcpy(p + 8 * i, &v, 8); break; }
-    case DType::F16: { uint16_t h = floatToHalfBits(static_cast<float>(v)); std::memcpy(p + 2 * i, &h, 2); break; }
-    case DType::BF16: { uint16_t h = floatToBf16Bits(static_cast<float>(v)); std::memcpy(p + 2 * i, &h, 2); break; }
-    case DType::I32: { int32_t x = static_cast<int32_t>(v); std::memcpy(p + 4 * i, &x, 4); break; }
-    case DType::I64: { int64_t x = static_cast<int64_t>(v); std::memcpy(p + 8 * i, &x, 8); break; }
-    case DType::I1: p[i] = v != 0 ? 1 : 0; break;
-    }
-  }
-}
-
 size_t bytesOf(const TensorType &t) {
   return static_cast<size_t>(numElements(t.shape) * dtypeBytes(t.dtype));
 }
@@ -215,7 +178,7 @@ poot_status poot_bind_input(poot_session *s, const char *name,
                                 std::to_string(bytesOf(type)) + " bytes (" +
                                 type.toString() + "), got " +
                                 std::to_string(bytes));
-  s->inputs[name] = decodeBuffer(type, data);
+  s->inputs[name] = decodeStorage(type, data);
   return POOT_OK;
 }
 
@@ -255,7 +218,7 @@ poot_status poot_run(poot_session *s) {
     if (it == s->state.end())
       return poot::capi::fail(POOT_ERR_MISSING_INPUT,
                               "state '" + in.name + "' is not bound");
-    state[in.name] = decodeBuffer(g.values[in.value], it->second);
+    state[in.name] = decodeStorage(g.values[in.value], it->second);
     b.state[in.name] = &state[in.name];
   }
   std::map<std::string, Tensor> outputs;
@@ -266,7 +229,7 @@ poot_status poot_run(poot_session *s) {
   if (!st.isOk())
     return poot::capi::fail(st);
   for (auto &[name, t] : state)
-    encodeBuffer(t, s->state[name]);
+    encodeStorage(t, s->state[name]);
   s->outputs = std::move(outputs);
   return POOT_OK;
 }
@@ -285,7 +248,7 @@ poot_status poot_read_output(const poot_session *s, const char *name,
                             std::string("output '") + name + "': expected " +
                                 std::to_string(bytesOf(it->second.type())) +
                                 " bytes, got " + std::to_string(bytes));
-  encodeBuffer(it->second, data);
+  encodeStorage(it->second, data);
   return POOT_OK;
 }
 

@@ -1,6 +1,7 @@
 //===- Compiler.cpp - The C++ API of the poot compiler --------------------===//
 
 #include "poot/Compiler.h"
+#include "poot/Codegen/SPIRV.h"
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
 #include "poot/Plan/BufferPlan.h"
@@ -67,7 +68,7 @@ llvm::Expected<rt::Plan> poot::planFromModule(ModuleOp module,
     return graph.takeError();
   rt::Plan plan;
   plan.device = device.str();
-  plan.target = device == "cpu" ? std::string("cpu") : target.str();
+  plan.target = target.str();
   plan.graph = std::move(*graph);
   std::vector<BufferRequest> buffers = graphBuffers(plan.graph);
   ArenaPlan arena = planArena(buffers);
@@ -120,5 +121,30 @@ llvm::Expected<rt::Plan> poot::compileGraph(llvm::StringRef mlirText,
   addCompilePipeline(pm, *device, options.fuse, report != nullptr);
   if (failed(pm.run(*module)))
     return fail("compilation failed");
-  return planFromModule(*module, *device, options.target);
+  std::vector<uint32_t> spirv;
+  if (failed(generateKernels(*module, options.target, spirv)))
+    return fail("kernel generation failed");
+  auto plan = planFromModule(*module, *device, options.target);
+  if (plan)
+    plan->spirv = std::move(spirv);
+  return plan;
+}
+
+LogicalResult poot::generateKernels(ModuleOp module, llvm::StringRef target,
+                                    std::vector<uint32_t> &spirv) {
+  if (target == "cpu")
+    return success();
+  if (target != "vulkan")
+    return module.emitError() << "kernel generation for target " << target
+                              << " is not in this build yet";
+  PassManager gen(module.getContext());
+  gen.addPass(createGenerate());
+  if (failed(gen.run(module)))
+    return failure();
+  auto binaries = codegen::lowerToSPIRV(module);
+  if (failed(binaries))
+    return failure();
+  if (!binaries->empty())
+    spirv = std::move(binaries->front());
+  return success();
 }

@@ -221,6 +221,23 @@ llvm::Expected<rt::Graph> poot::toGraphRecords(func::FuncOp fn) {
             return err;
         return llvm::Error::success();
       }
+      // Arrays of dictionaries (the generator's launches) by index:
+      // poot.launches.0.kernel. Arrays of strings join with commas.
+      if (auto array = dyn_cast<ArrayAttr>(value)) {
+        if (llvm::all_of(array, [](Attribute a) { return isa<StringAttr>(a); })) {
+          std::string joined;
+          for (auto [i, a] : llvm::enumerate(array))
+            joined += (i ? "," : "") + cast<StringAttr>(a).str();
+          eqn.attrs[name.str()] = rt::Attr::ofString(joined);
+          return llvm::Error::success();
+        }
+        eqn.attrs[(name + ".count").str()] =
+            rt::Attr::ofInt(static_cast<int64_t>(array.size()));
+        for (auto [i, a] : llvm::enumerate(array))
+          if (llvm::Error err = record((name + "." + Twine(i)).str(), a))
+            return err;
+        return llvm::Error::success();
+      }
       if (auto b = dyn_cast<BoolAttr>(value)) {
         eqn.attrs[name.str()] = rt::Attr::ofInt(b.getValue() ? 1 : 0);
         return llvm::Error::success();

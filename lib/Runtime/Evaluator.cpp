@@ -1370,6 +1370,13 @@ Status checkBindings(const Graph &graph, const Bindings &bindings) {
 
 Status evaluate(const Graph &graph, const Bindings &bindings, NumericMode mode,
                 std::map<std::string, Tensor> &outputs) {
+  return evaluate(graph, bindings, mode, outputs, nullptr);
+}
+
+EqnRunner::~EqnRunner() = default;
+
+Status evaluate(const Graph &graph, const Bindings &bindings, NumericMode mode,
+                std::map<std::string, Tensor> &outputs, EqnRunner *runner) {
   POOT_RETURN_IF_ERROR(checkBindings(graph, bindings));
 
   // The value table is private: inputs are copied in so that state buffers
@@ -1400,8 +1407,13 @@ Status evaluate(const Graph &graph, const Bindings &bindings, NumericMode mode,
       resultTypes.push_back(graph.values[v]);
     }
     std::vector<Tensor> results;
-    POOT_RETURN_IF_ERROR(
-        evaluateEqn(eqn, operands, resultTypes, mode, results));
+    bool claimed = false;
+    if (runner)
+      POOT_RETURN_IF_ERROR(
+          runner->run(eqn, operands, resultTypes, results, claimed));
+    if (!claimed)
+      POOT_RETURN_IF_ERROR(
+          evaluateEqn(eqn, operands, resultTypes, mode, results));
     for (size_t i = 0; i < results.size(); ++i) {
       table[eqn.results[i]] = std::move(results[i]);
       defined[eqn.results[i]] = true;

@@ -192,6 +192,15 @@ std::string poot::rt::serializePlan(const Plan &plan) {
   for (const ArenaSlot &s : plan.arena)
     os << "slot " << s.value << " " << s.eqn << " " << s.offset << " "
        << s.bytes << "\n";
+  if (!plan.spirv.empty()) {
+    os << "spirv " << plan.spirv.size();
+    char word[16];
+    for (uint32_t w : plan.spirv) {
+      std::snprintf(word, sizeof(word), " %08x", w);
+      os << word;
+    }
+    os << "\n";
+  }
   std::string body = os.str();
   char head[96];
   std::snprintf(head, sizeof(head), "%s %d\nchecksum %016" PRIx64 "\n",
@@ -345,6 +354,17 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
     } else if (kind == "arena" && need(2)) {
       if (!parseInt(t[1], plan.arenaBytes))
         return bad(number, "bad arena size");
+    } else if (kind == "spirv" && need(2)) {
+      int64_t count;
+      if (!parseInt(t[1], count) || static_cast<int64_t>(t.size()) != count + 2)
+        return bad(number, "bad spirv record");
+      for (size_t i = 2; i < t.size(); ++i) {
+        char *end = nullptr;
+        unsigned long w = std::strtoul(t[i].c_str(), &end, 16);
+        if (*end != 0)
+          return bad(number, "bad spirv word");
+        plan.spirv.push_back(static_cast<uint32_t>(w));
+      }
     } else if (kind == "slot" && need(5)) {
       ArenaSlot s;
       int64_t v, e;

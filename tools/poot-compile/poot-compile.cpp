@@ -7,7 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "poot/Codegen/SPIRV.h"
 #include "poot/Compiler.h"
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
@@ -76,7 +75,8 @@ int main(int argc, char **argv) {
   // build yet.
   if (emit == "spirv" && target != "vulkan")
     return fail("--emit=spirv needs --target=vulkan");
-  if ((emit == "plan" && device != "cpu") || emit == "ptx" || emit == "hsaco")
+  if ((emit == "plan" && device != "cpu" && target != "vulkan") ||
+      emit == "ptx" || emit == "hsaco")
     return fail("kernel generation for " +
                 (emit == "plan" ? "target " + target : "--emit=" + emit) +
                 " is not in this build yet; --emit=ir shows the planned "
@@ -112,15 +112,11 @@ int main(int argc, char **argv) {
   poot::addCompilePipeline(pm, device, /*fuse=*/true, /*explain=*/true);
   if (failed(pm.run(*module)))
     return fail("compilation for " + target + " failed (see above)");
+  std::vector<uint32_t> spirv;
+  if (emit != "ir" && failed(poot::generateKernels(*module, target, spirv)))
+    return fail("kernel generation for " + target + " failed (see above)");
   if (emit == "spirv") {
-    mlir::PassManager gen(&ctx);
-    gen.addPass(poot::createGenerate());
-    if (failed(gen.run(*module)))
-      return fail("kernel generation failed (see above)");
-    auto binaries = poot::codegen::lowerToSPIRV(*module);
-    if (failed(binaries))
-      return fail("SPIR-V lowering failed (see above)");
-    if (binaries->empty())
+    if (spirv.empty())
       return fail("the graph has no fused op to generate a kernel for");
     if (outputPath.empty())
       return fail("-o FILE.spv is required for --emit=spirv");
@@ -128,8 +124,7 @@ int main(int argc, char **argv) {
     raw_fd_ostream file(outputPath, ec, sys::fs::OF_None);
     if (ec)
       return fail(outputPath + ": " + ec.message());
-    const auto &words = binaries->front();
-    file.write(reinterpret_cast<const char *>(words.data()), words.size() * 4);
+    file.write(reinterpret_cast<const char *>(spirv.data()), spirv.size() * 4);
     return 0;
   }
 
@@ -140,6 +135,7 @@ int main(int argc, char **argv) {
   if (!planOr)
     return fail(toString(planOr.takeError()));
   rt::Plan plan = std::move(*planOr);
+  plan.spirv = std::move(spirv);
 
   if (!quiet) {
     raw_ostream &os = errs();

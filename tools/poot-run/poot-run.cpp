@@ -15,6 +15,8 @@
 #include "poot/Runtime/Evaluator.h"
 #include "poot/Runtime/Npy.h"
 #include "poot/Runtime/PlanFile.h"
+#include "poot/Runtime/VulkanRunner.h"
+#include "poot/Compiler.h"
 #include "poot/Runtime/RandomInputs.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -66,19 +68,40 @@ int fail(const Twine &message) {
   return 1;
 }
 
+/// The plan poot-run runs on the vulkan device: read from a plan file, or
+/// compiled here for Vulkan from a graph.
+rt::Plan runnablePlan;
+
 /// Loads a compiled plan, or parses, verifies and records a graph
 /// (diagnostics go to stderr with their location).
-Expected<rt::Graph> loadGraph(mlir::MLIRContext &ctx, StringRef path) {
+Expected<rt::Graph> loadGraph(mlir::MLIRContext &ctx, StringRef path,
+                              bool forDevice = false) {
   if (auto buffer = MemoryBuffer::getFile(path);
       buffer && rt::looksLikePlan((*buffer)->getBuffer().str())) {
     rt::Plan plan;
     if (rt::Status s = rt::readPlanFile(path.str(), plan); !s.isOk())
       return createStringError(inconvertibleErrorCode(), s.toString().c_str());
-    if (plan.target != "cpu")
+    if (forDevice && plan.target != device)
       return createStringError(inconvertibleErrorCode(),
-                               "plan '%s' is for target %s, not the cpu device",
-                               path.str().c_str(), plan.target.c_str());
+                               "plan '%s' is for target %s, not the %s device",
+                               path.str().c_str(), plan.target.c_str(),
+                               device.c_str());
+    if (forDevice)
+      runnablePlan = plan;
     return std::move(plan.graph);
+  }
+  if (forDevice && device == "vulkan") {
+    auto buffer = MemoryBuffer::getFile(path);
+    if (!buffer)
+      return createStringError(inconvertibleErrorCode(), "cannot parse '%s'",
+                               path.str().c_str());
+    poot::CompileOptions options;
+    options.target = "vulkan";
+    auto plan = poot::compileGraph((*buffer)->getBuffer(), options);
+    if (!plan)
+      return plan.takeError();
+    runnablePlan = *plan;
+    return std::move(plan->graph);
   }
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
@@ -126,14 +149,14 @@ rt::Bindings bindGraph(const rt::Graph &graph,
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "poot graph runner\n");
-  if (device != "cpu")
-    return fail("unknown device '" + device + "' (available: cpu)");
+  if (device != "cpu" && device != "vulkan")
+    return fail("unknown device '" + device + "' (available: cpu, vulkan)");
   if (steps < 1)
     return fail("--steps must be at least 1");
 
   mlir::MLIRContext ctx;
   ctx.loadDialect<poot::PootDialect, mlir::func::FuncDialect>();
-  auto graphOr = loadGraph(ctx, graphPath);
+  auto graphOr = loadGraph(ctx, graphPath, /*forDevice=*/true);
   if (!graphOr)
     return fail(toString(graphOr.takeError()));
   rt::Graph graph = std::move(*graphOr);
@@ -193,13 +216,26 @@ int main(int argc, char **argv) {
            << " eqns, " << graph.inputs.size() << " inputs, "
            << graph.outputs.size() << " outputs; device " << device << "\n";
 
+  // The vulkan device dispatches the plan's kernels; every other eqn runs in
+  // the evaluator on the host.
+  std::unique_ptr<rt::VulkanDevice> vulkan;
+  std::unique_ptr<rt::VulkanRunner> runner;
+  if (device == "vulkan") {
+    if (rt::Status s = rt::VulkanDevice::create(vulkan); !s.isOk())
+      return fail("vulkan: " + s.toString());
+    runner = std::make_unique<rt::VulkanRunner>(*vulkan, runnablePlan);
+    if (!quiet)
+      outs() << "vulkan device: " << vulkan->description() << "\n";
+  }
+
   std::map<std::string, rt::Tensor> outputs;
   bool checkFailed = false;
   for (unsigned step = 0; step < steps; ++step) {
     std::map<std::string, rt::Tensor> stepOutputs;
     auto start = std::chrono::steady_clock::now();
     rt::Status status = rt::evaluate(graph, bindGraph(graph, bound, state),
-                                     rt::NumericMode::Native, stepOutputs);
+                                     rt::NumericMode::Native, stepOutputs,
+                                     runner.get());
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();
@@ -211,7 +247,10 @@ int main(int argc, char **argv) {
       for (const rt::GraphInput &input : graph.inputs)
         if (input.slot == "pos" || input.slot == "len")
           outs() << " " << input.name << "=" << preview(bound[input.name]);
-      outs() << ": ran in " << format("%.2f", ms) << " ms\n";
+      outs() << ": ran in " << format("%.2f", ms) << " ms";
+      if (runner)
+        outs() << " (" << runner->dispatchedEqns() << " eqns on the device)";
+      outs() << "\n";
     }
 
     if (check) {

@@ -45,6 +45,25 @@ Status checkBindings(const Graph &graph, const Bindings &bindings);
 Status evaluate(const Graph &graph, const Bindings &bindings,
                 NumericMode mode, std::map<std::string, Tensor> &outputs);
 
+/// A device that runs some eqns itself (the generated kernels) and leaves the
+/// rest to the evaluator.
+class EqnRunner {
+public:
+  virtual ~EqnRunner();
+  /// Sets `claimed` and fills `results` when it runs `eqn`; leaves
+  /// `claimed` false to let the evaluator run it.
+  virtual Status run(const Eqn &eqn, const std::vector<const Tensor *> &operands,
+                     const std::vector<TensorType> &resultTypes,
+                     std::vector<Tensor> &results, bool &claimed) = 0;
+};
+
+/// evaluate(), with `runner` offered every eqn first. The run contract is
+/// the same: checked bindings, validation witnesses, nothing published on
+/// failure.
+Status evaluate(const Graph &graph, const Bindings &bindings,
+                NumericMode mode, std::map<std::string, Tensor> &outputs,
+                EqnRunner *runner);
+
 /// Evaluates one eqn on its operand tensors (used by evaluate and by tests).
 Status evaluateEqn(const Eqn &eqn, const std::vector<const Tensor *> &operands,
                    const std::vector<TensorType> &resultTypes, NumericMode mode,

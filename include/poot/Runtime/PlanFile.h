@@ -36,6 +36,9 @@ struct Plan {
   Graph graph;
   int64_t arenaBytes = 0;
   std::vector<ArenaSlot> arena;
+  /// The generated kernels for SPIR-V targets: one module holding every
+  /// kernel the eqns' `poot.launches.*` attributes name.
+  std::vector<uint32_t> spirv;
 };
 
 std::string serializePlan(const Plan &plan);

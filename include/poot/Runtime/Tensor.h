@@ -78,6 +78,15 @@ private:
   std::vector<double> values_;
 };
 
+/// A tensor from raw storage: elements in `type`'s dtype, little-endian,
+/// row-major (f16/bf16 as 16-bit patterns, i1 as one byte).
+Tensor decodeStorage(const TensorType &type, const void *data);
+/// Writes `tensor` as raw storage of its dtype (rounding values the f64
+/// reference mode left unrounded).
+void encodeStorage(const Tensor &tensor, void *data);
+/// Bytes of `type` in raw storage.
+int64_t storageBytes(const TensorType &type);
+
 } // namespace poot::rt
 
 #endif // POOT_RUNTIME_TENSOR_H

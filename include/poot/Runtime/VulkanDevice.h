@@ -1,0 +1,194 @@
+//===- VulkanDevice.h - Compute on a Vulkan device --------------*- C++ -*-===//
+//
+// The runtime's Vulkan device: buffers, compute kernels built from SPIR-V
+// words, and dispatches submitted in order. The Vulkan loader is opened with
+// dlopen when a device is first created, so a binary that uses this class
+// still starts on a machine without Vulkan; there create() reports
+// Unsupported and callers (and tests) fall back or skip.
+//
+// Kernels follow the ABI of the SPIR-V the compiler emits: argument i of a
+// kernel is one storage buffer at descriptor set 0, binding i; the workgroup
+// size is the one the module's entry point declares. Buffers live in
+// host-visible, coherent memory that stays mapped, so uploads and downloads
+// are memcpy.
+//
+// Objects created by a device (buffers, kernels) share its Vulkan state, so
+// they may outlive the VulkanDevice object itself. One device may be used
+// from several threads: submissions are serialised inside it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_RUNTIME_VULKANDEVICE_H
+#define POOT_RUNTIME_VULKANDEVICE_H
+
+#include "poot/Plan/DeviceFacts.h"
+#include "poot/Runtime/Status.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace poot::rt {
+
+namespace vulkan_detail {
+struct Context;
+} // namespace vulkan_detail
+
+/// A storage buffer in host-visible, coherent memory, mapped for its whole
+/// life. Move-only; an empty (default-constructed) buffer is not valid.
+class VulkanBuffer {
+public:
+  VulkanBuffer();
+  ~VulkanBuffer();
+  VulkanBuffer(VulkanBuffer &&other) noexcept;
+  VulkanBuffer &operator=(VulkanBuffer &&other) noexcept;
+  VulkanBuffer(const VulkanBuffer &) = delete;
+  VulkanBuffer &operator=(const VulkanBuffer &) = delete;
+
+  bool valid() const { return impl_ != nullptr; }
+  /// Bytes the buffer holds (as asked for, not as rounded by the driver).
+  int64_t size() const;
+  /// The host mapping. Writing through it while a dispatch that uses the
+  /// buffer runs is a race; between dispatches it is the fastest access.
+  void *data() const;
+
+  /// Copies `bytes` from `src` to the buffer at `offset`.
+  Status upload(const void *src, int64_t bytes, int64_t offset = 0);
+  /// Copies `bytes` at `offset` of the buffer to `dst`.
+  Status download(void *dst, int64_t bytes, int64_t offset = 0) const;
+
+  struct Impl;
+
+private:
+  friend class VulkanDevice;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A compute pipeline built from one entry point of a SPIR-V module, with a
+/// descriptor-set layout of `numBuffers()` storage buffers. Move-only.
+class VulkanKernel {
+public:
+  VulkanKernel();
+  ~VulkanKernel();
+  VulkanKernel(VulkanKernel &&other) noexcept;
+  VulkanKernel &operator=(VulkanKernel &&other) noexcept;
+  VulkanKernel(const VulkanKernel &) = delete;
+  VulkanKernel &operator=(const VulkanKernel &) = delete;
+
+  bool valid() const { return impl_ != nullptr; }
+  const std::string &entry() const;
+  int numBuffers() const;
+  /// The workgroup size the module declares for the entry point.
+  std::array<int64_t, 3> workgroupSize() const;
+  /// Workgroup memory the module's Workgroup variables take (an estimate
+  /// without padding: the driver decides the exact layout).
+  int64_t workgroupMemoryBytes() const;
+
+  struct Impl;
+
+private:
+  friend class VulkanDevice;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// One kernel argument: a whole buffer or a range of one. The offset must
+/// be a multiple of VulkanDevice::storageBufferOffsetAlignment(), and the
+/// range no longer than DeviceFacts::maxBufferBytes.
+struct VulkanBinding {
+  VulkanBinding(const VulkanBuffer &buffer) : buffer(&buffer) {}
+  VulkanBinding(const VulkanBuffer &buffer, int64_t offset, int64_t bytes)
+      : buffer(&buffer), offset(offset), bytes(bytes) {}
+
+  const VulkanBuffer *buffer;
+  int64_t offset = 0;
+  int64_t bytes = -1; ///< -1: from offset to the end of the buffer
+};
+
+/// One dispatch of a sequence: a kernel, its arguments in binding order and
+/// the number of workgroups along x, y, z.
+struct VulkanDispatch {
+  const VulkanKernel *kernel = nullptr;
+  std::vector<VulkanBinding> bindings;
+  int64_t groupsX = 1;
+  int64_t groupsY = 1;
+  int64_t groupsZ = 1;
+};
+
+/// A Vulkan physical device with a logical device and one compute queue.
+class VulkanDevice {
+public:
+  ~VulkanDevice();
+  VulkanDevice(const VulkanDevice &) = delete;
+  VulkanDevice &operator=(const VulkanDevice &) = delete;
+
+  /// Opens device `index` in the loader's order (discrete GPUs first on
+  /// current loaders). Unsupported when there is no loader or no device.
+  static Status create(std::unique_ptr<VulkanDevice> &out, int index = 0);
+  /// The names of the devices the loader sees, in create()'s index order.
+  static Status listDevices(std::vector<std::string> &names);
+
+  /// Limits and capabilities in the planner's terms (target "spirv").
+  const DeviceFacts &facts() const { return facts_; }
+  /// "llvmpipe (LLVM 15.0.6, 256 bits), Vulkan 1.3.230, Mesa 22.3.6 ...".
+  const std::string &description() const { return description_; }
+  /// The device's Vulkan version as VK_MAKE_API_VERSION packs it.
+  uint32_t apiVersion() const { return apiVersion_; }
+  /// Whether kernels may load and store 16-bit values in storage buffers
+  /// (StorageBuffer16BitAccess; enabled on the device when supported).
+  bool storageBuffer16Bit() const { return storage16_; }
+  /// Whether kernels may compute in f16 (Float16; enabled when supported).
+  bool shaderFloat16() const { return float16_; }
+  /// Whether subgroup arithmetic (GroupNonUniformArithmetic) is available in
+  /// compute shaders.
+  bool subgroupArithmetic() const { return subgroupArithmetic_; }
+  /// Required alignment of a VulkanBinding's offset.
+  int64_t storageBufferOffsetAlignment() const { return offsetAlignment_; }
+  /// The largest workgroup along x, y, z (the total is maxWorkgroupSize).
+  const std::array<int64_t, 3> &maxWorkgroupDims() const {
+    return maxWorkgroupDims_;
+  }
+
+  /// Allocates a buffer of `bytes` (> 0). A buffer may be larger than one
+  /// binding may address (DeviceFacts::maxBufferBytes): bind ranges of it.
+  Status createBuffer(int64_t bytes, VulkanBuffer &out);
+
+  /// Builds the pipeline of entry point `entry` of a SPIR-V module whose
+  /// arguments are `numBuffers` storage buffers at set 0, bindings
+  /// 0..numBuffers-1. The module is checked first (well formed, a
+  /// GLCompute entry point of that name, bindings within range, workgroup
+  /// size and memory within the device's limits).
+  Status createKernel(const std::vector<uint32_t> &spirv,
+                      const std::string &entry, int numBuffers,
+                      VulkanKernel &out);
+
+  /// Runs one dispatch and waits for it.
+  Status dispatch(const VulkanKernel &kernel,
+                  const std::vector<VulkanBinding> &bindings, int64_t groupsX,
+                  int64_t groupsY = 1, int64_t groupsZ = 1);
+
+  /// Runs the dispatches in order in one submission, each one seeing every
+  /// write of the ones before it, and waits for the last. Everything is
+  /// checked before anything is recorded: on a refusal nothing runs.
+  Status dispatchAll(const std::vector<VulkanDispatch> &dispatches);
+
+private:
+  VulkanDevice() = default;
+  Status checkDispatch(const VulkanDispatch &dispatch, size_t position) const;
+
+  std::shared_ptr<vulkan_detail::Context> context_;
+  DeviceFacts facts_;
+  std::string description_;
+  uint32_t apiVersion_ = 0;
+  bool storage16_ = false;
+  bool float16_ = false;
+  bool subgroupArithmetic_ = false;
+  int64_t offsetAlignment_ = 1;
+  int64_t maxAllocationBytes_ = 0;
+  std::array<int64_t, 3> maxWorkgroupDims_ = {1, 1, 1};
+  std::array<int64_t, 3> maxGroups_ = {1, 1, 1};
+};
+
+} // namespace poot::rt
+
+#endif // POOT_RUNTIME_VULKANDEVICE_H
