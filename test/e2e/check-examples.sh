@@ -4,8 +4,9 @@
 # over two decode steps (state carried, positions advanced). Fails if any
 # example fails or if a fused graph has no fused op where one was expected.
 set -uo pipefail
-BIN="${1:?usage: check-examples.sh BUILD_DIR [EXAMPLES_DIR]}"
+BIN="${1:?usage: check-examples.sh BUILD_DIR [EXAMPLES_DIR] [DEVICE]}"
 EXAMPLES="${2:-$(cd "$(dirname "$0")/../../examples" && pwd)}"
+DEVICE="${3:-cpu}"
 OPT="$BIN/tools/poot-opt/poot-opt"
 RUN="$BIN/tools/poot-run/poot-run"
 WORK="$(mktemp -d)"
@@ -25,6 +26,30 @@ for graph in "$EXAMPLES"/*.mlir; do
   fi
   steps=1
   case "$name" in *decode*) steps=2 ;; esac
+  if [ "$DEVICE" = vulkan ]; then
+    # The device compiles the graph itself (fused, planned for Vulkan,
+    # kernels generated); bf16 must be refused with a typed DtypeLowering.
+    out=$("$RUN" "$graph" --device=vulkan --check --steps="$steps" --seed=3 2>&1)
+    rc=$?
+    if echo "$out" | grep -q "unsupported"; then
+      echo "no Vulkan device: skipped"; exit 0
+    fi
+    case "$name" in
+    *bf16*)
+      if [ $rc -ne 0 ] && echo "$out" | grep -q DtypeLowering; then
+        echo "ok   $name (bf16 refused: DtypeLowering)"
+      else
+        echo "FAIL $name: expected DtypeLowering"; failed=1
+      fi ;;
+    *)
+      if [ $rc -eq 0 ]; then
+        echo "ok   $name on vulkan $(echo "$out" | grep -o '([0-9]* eqns on the device)' | tail -1)"
+      else
+        echo "FAIL $name"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
+      fi ;;
+    esac
+    continue
+  fi
   if out=$("$RUN" "$fused" --check --ref="$graph" --steps="$steps" --seed=3 2>&1); then
     echo "ok   $name ($(grep -cE "poot.(selected_)?attention" "$fused") attention, $(grep -c 'poot.rope' "$fused") rope, $steps step(s))"
   else

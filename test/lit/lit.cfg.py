@@ -19,7 +19,8 @@ tool_dirs = [
     os.path.join(config.poot_tools_dir, "poot-opt"),
     os.path.join(config.poot_tools_dir, "poot-run"),
     os.path.join(config.poot_tools_dir, "poot-trace"),
+    os.path.join(config.poot_tools_dir, "poot-compile"),
     config.llvm_tools_dir,
 ]
-llvm_config.add_tool_substitutions(["poot-opt", "poot-run", "poot-trace"], tool_dirs)
+llvm_config.add_tool_substitutions(["poot-opt", "poot-run", "poot-trace", "poot-compile"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

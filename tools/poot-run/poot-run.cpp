@@ -47,6 +47,9 @@ static cl::opt<std::string> funcName("func", cl::init(""),
                                      cl::desc("Graph function to run"));
 static cl::list<std::string>
     inputFiles("input", cl::desc("Bind an input: name=file.npy"));
+static cl::list<std::string>
+    setValues("set", cl::desc("Bind an input inline: name=v0,v1,... (every "
+                              "element, row-major)"));
 static cl::opt<uint64_t> seed("seed", cl::init(1),
                               cl::desc("Seed of random inputs"));
 static cl::opt<unsigned> steps("steps", cl::init(1),
@@ -191,6 +194,27 @@ int main(int argc, char **argv) {
     if (rt::Status s = rt::readNpy(file.str(), &type, t); !s.isOk())
       return fail("input '" + name + "': " + s.toString());
     bound[name.str()] = std::move(t);
+  }
+  for (const std::string &spec : setValues) {
+    auto [name, list] = StringRef(spec).split('=');
+    int index = graph.findInput(name.str());
+    if (index < 0)
+      return fail("unknown input '" + name + "' (the graph has no such input)");
+    const rt::TensorType &type = graph.values[graph.inputs[index].value];
+    SmallVector<StringRef> parts;
+    list.split(parts, ',');
+    if (static_cast<int64_t>(parts.size()) != rt::numElements(type.shape))
+      return fail("--set " + name + ": expected " +
+                  Twine(rt::numElements(type.shape)) + " values for " +
+                  type.toString() + ", got " + Twine(parts.size()));
+    std::vector<double> values;
+    for (StringRef part : parts) {
+      double v;
+      if (part.trim().getAsDouble(v))
+        return fail("--set " + name + ": '" + part + "' is not a number");
+      values.push_back(rt::roundTo(type.dtype, v));
+    }
+    bound[name.str()] = rt::Tensor(type, std::move(values));
   }
   for (const rt::GraphInput &input : graph.inputs)
     if (!bound.count(input.name))

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# A seeded sweep of attention shapes and forms, each traced, fused, run on a
+# device and compared against the oracle on the unfused graph:
+#   sweep.sh BUILD_DIR DEVICE      (DEVICE: cpu or vulkan)
+# Head widths 40..512, Dk != Dv (MLA 192/128 and a 96-wide value), MHA, GQA,
+# MQA, causal / window / ALiBi / softcap, live lengths (including 1 and Lk),
+# split-KV on and off, paged maps with shuffled slots, prefill with every row
+# masked but its own. On the vulkan device a machine without Vulkan skips.
+set -uo pipefail
+BIN="${1:?usage: sweep.sh BUILD_DIR DEVICE}"
+DEVICE="${2:-cpu}"
+TRACE="$BIN/tools/poot-trace/poot-trace"
+RUN="$BIN/tools/poot-run/poot-run"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+if [ "$DEVICE" = vulkan ]; then
+  "$TRACE" --op=attention_masked --batch=1 --heads=1 --kv-heads=1 --head-dim=8 \
+    --capacity=8 -o "$WORK/probe.mlir" >/dev/null
+  if "$RUN" "$WORK/probe.mlir" --device=vulkan --quiet 2>&1 | grep -q "unsupported"; then
+    echo "no Vulkan device: sweep skipped"
+    exit 0
+  fi
+fi
+
+failed=0
+count=0
+# name | poot-trace arguments | poot-run arguments
+while IFS='|' read -r name args runargs; do
+  [ -z "$name" ] && continue
+  case "$name" in \#*) continue ;; esac
+  count=$((count + 1))
+  graph="$WORK/$name.mlir"
+  if ! "$TRACE" $args -o "$graph" 2>"$WORK/err"; then
+    echo "FAIL $name: trace: $(head -1 "$WORK/err")"; failed=1; continue
+  fi
+  if out=$("$RUN" "$graph" --device="$DEVICE" --check $runargs 2>&1); then
+    echo "ok   $name"
+  else
+    echo "FAIL $name"; echo "$out" | grep -E "FAIL|error" | head -3; failed=1
+  fi
+done <<'CASES'
+mha-d64|--op=attention_masked --batch=2 --heads=4 --kv-heads=4 --head-dim=64 --capacity=64|--steps=2 --seed=1
+gqa-d40|--op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=40 --capacity=48|--steps=2 --seed=2
+mqa-d96|--op=attention_masked --batch=1 --heads=6 --kv-heads=1 --head-dim=96 --capacity=40|--seed=3
+gqa-d128-split|--op=attention_masked --batch=1 --heads=4 --kv-heads=2 --head-dim=128 --capacity=1024|--seed=4
+mha-d256-softcap|--op=attention_masked --batch=1 --heads=2 --kv-heads=2 --head-dim=256 --capacity=32 --softcap=30|--seed=5
+mha-d512|--op=attention_masked --batch=1 --heads=2 --kv-heads=2 --head-dim=512 --capacity=24|--seed=6
+dv96-dk64|--op=attention_masked --batch=1 --heads=4 --kv-heads=2 --head-dim=64 --value-dim=96 --capacity=32|--seed=7
+window|--op=attention_masked --batch=2 --heads=4 --kv-heads=2 --head-dim=32 --capacity=64 --window=8|--steps=2 --seed=8
+window-split|--op=attention_masked --batch=1 --heads=2 --kv-heads=1 --head-dim=32 --capacity=2048 --window=300|--seed=9
+alibi|--op=attention_masked --batch=2 --heads=4 --kv-heads=4 --head-dim=32 --capacity=32 --alibi|--steps=2 --seed=10
+live|--op=attention_live --batch=3 --heads=4 --kv-heads=2 --head-dim=48 --capacity=40|--seed=11 --set=len=1,40,17
+live-split|--op=attention_live --batch=1 --heads=2 --kv-heads=2 --head-dim=64 --capacity=1536|--seed=12 --set=len=1000
+live-split-short|--op=attention_live --batch=2 --heads=2 --kv-heads=2 --head-dim=64 --capacity=1536|--seed=22 --set=len=1,1536
+live-d512-mqa|--op=attention_live --batch=2 --heads=4 --kv-heads=1 --head-dim=512 --capacity=20|--seed=13 --set=len=20,3
+paged|--op=paged --batch=2 --heads=4 --kv-heads=2 --head-dim=32 --capacity=32 --pool-slots=96|--steps=2 --seed=14
+paged-split|--op=paged --batch=1 --heads=2 --kv-heads=1 --head-dim=64 --capacity=512 --pool-slots=700|--seed=15
+mla-192-128|--op=mla --batch=1 --heads=4 --head-dim=128 --rope-dim=64 --value-dim=128 --capacity=32|--seed=16
+prefill-causal|--op=attention_prefill --batch=2 --heads=4 --kv-heads=2 --head-dim=40 --seq=24|--seed=17
+prefill-window-softcap|--op=attention_prefill --batch=1 --heads=2 --kv-heads=1 --head-dim=96 --seq=32 --window=5 --softcap=20|--seed=18
+prefill-alibi|--op=attention_prefill --batch=1 --heads=4 --kv-heads=4 --head-dim=32 --seq=16 --alibi|--seed=19
+f16-gqa|--op=attention_masked --batch=1 --heads=4 --kv-heads=2 --head-dim=64 --capacity=32 --dtype=f16|--seed=20
+f16-live-split|--op=attention_live --batch=1 --heads=2 --kv-heads=1 --head-dim=32 --capacity=1024 --dtype=f16|--seed=21 --set=len=700
+CASES
+# A length outside [1, Lk] fails through the validation channel and
+# publishes nothing.
+"$TRACE" --op=attention_live --batch=2 --heads=2 --kv-heads=1 --head-dim=32 \
+  --capacity=64 -o "$WORK/bad-len.mlir"
+if out=$("$RUN" "$WORK/bad-len.mlir" --device="$DEVICE" --set=len=5,65 \
+    --out-dir="$WORK/bad-out" 2>&1); then
+  echo "FAIL bad-len: a length past Lk ran"; failed=1
+elif ! echo "$out" | grep -q "validation-failed" || [ -e "$WORK/bad-out" ]; then
+  echo "FAIL bad-len: $out"; failed=1
+else
+  echo "ok   bad-len refused through the validation channel, nothing written"
+fi
+
+echo "$count cases on $DEVICE"
+exit $failed
