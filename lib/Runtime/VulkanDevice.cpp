@@ -136,19 +136,22 @@ struct Context {
 #undef POOT_VK_DECLARE
 
 Context::~Context() {
-  if (device != VK_NULL_HANDLE) {
+  // A create() that failed half way leaves handles whose functions were
+  // never looked up; those are leaked rather than called through null.
+  if (device != VK_NULL_HANDLE && vkDestroyDevice) {
     // Submissions wait for themselves, but a failed wait (device lost) can
     // leave work behind; destroying objects under it is undefined.
-    vkDeviceWaitIdle(device);
-    if (descriptorPool != VK_NULL_HANDLE)
+    if (vkDeviceWaitIdle)
+      vkDeviceWaitIdle(device);
+    if (descriptorPool != VK_NULL_HANDLE && vkDestroyDescriptorPool)
       vkDestroyDescriptorPool(device, descriptorPool, nullptr);
-    if (fence != VK_NULL_HANDLE)
+    if (fence != VK_NULL_HANDLE && vkDestroyFence)
       vkDestroyFence(device, fence, nullptr);
-    if (commandPool != VK_NULL_HANDLE)
+    if (commandPool != VK_NULL_HANDLE && vkDestroyCommandPool)
       vkDestroyCommandPool(device, commandPool, nullptr);
     vkDestroyDevice(device, nullptr);
   }
-  if (instance != VK_NULL_HANDLE)
+  if (instance != VK_NULL_HANDLE && vkDestroyInstance)
     vkDestroyInstance(instance, nullptr);
 }
 
@@ -317,15 +320,15 @@ Status createInstance(Context &ctx) {
   info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   info.pApplicationInfo = &app;
   VkResult result = createFn(&info, nullptr, &ctx.instance);
+  if (result != VK_SUCCESS)
+    ctx.instance = VK_NULL_HANDLE;
   if (result == VK_ERROR_INCOMPATIBLE_DRIVER ||
       result == VK_ERROR_INITIALIZATION_FAILED)
     return Status(ErrorCode::Unsupported,
                   "no Vulkan device (vkCreateInstance: " +
                       std::string(resultName(result)) + ")");
-  if (result != VK_SUCCESS) {
-    ctx.instance = VK_NULL_HANDLE;
+  if (result != VK_SUCCESS)
     return vkError("vkCreateInstance", result);
-  }
 
 #define POOT_VK_LOAD(name)                                                     \
   ctx.name = reinterpret_cast<PFN_##name>(                                     \
@@ -377,6 +380,7 @@ bool hasExtension(const std::vector<VkExtensionProperties> &extensions,
 // (spelled out so no SPIR-V header is needed).
 enum : uint32_t {
   kSpirvMagic = 0x07230203,
+  kOpName = 5,
   kOpEntryPoint = 15,
   kOpExecutionMode = 16,
   kOpTypeBool = 20,
@@ -391,8 +395,30 @@ enum : uint32_t {
   kOpConstantComposite = 44,
   kOpSpecConstant = 50,
   kOpSpecConstantComposite = 51,
+  kOpFunction = 54,
+  kOpFunctionEnd = 56,
+  kOpFunctionCall = 57,
   kOpVariable = 59,
+  kOpLoad = 61,
+  kOpStore = 62,
+  kOpCopyMemory = 63,
+  kOpCopyMemorySized = 64,
+  kOpAccessChain = 65,
+  kOpInBoundsAccessChain = 66,
+  kOpPtrAccessChain = 67,
+  kOpArrayLength = 68,
+  kOpInBoundsPtrAccessChain = 70,
   kOpDecorate = 71,
+  kOpCopyObject = 83,
+  kOpSelect = 169,
+  kOpAtomicLoad = 227,
+  kOpAtomicStore = 228,
+  kOpAtomicXor = 242,
+  kOpAtomicFlagTestAndSet = 318,
+  kOpAtomicFlagClear = 319,
+  kOpAtomicFMinEXT = 5614,
+  kOpAtomicFMaxEXT = 5615,
+  kOpAtomicFAddEXT = 6035,
   kOpExecutionModeId = 331,
   kModelGLCompute = 5,
   kModeLocalSize = 17,
@@ -445,6 +471,8 @@ private:
   };
 
   Status scan();
+  void noteReferences(uint32_t function, uint32_t opcode, const uint32_t *op,
+                      size_t n);
   bool constantValue(uint32_t id, uint32_t &value) const;
   int64_t typeBytes(uint32_t type, int depth) const;
 
@@ -454,11 +482,68 @@ private:
   std::unordered_map<uint32_t, std::array<uint32_t, 3>> localSize_;
   std::unordered_map<uint32_t, std::array<uint32_t, 3>> localSizeIds_;
   std::unordered_map<uint32_t, Decorations> decorations_;
+  std::unordered_map<uint32_t, std::string> names_; ///< OpName, for messages
   std::unordered_map<uint32_t, uint32_t> scalarConstants_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> compositeConstants_;
   std::unordered_map<uint32_t, TypeInfo> types_;
   std::vector<Variable> variables_;
+  /// Per function: the functions it calls and the pointers its memory
+  /// instructions start from (module-scope variables among them), so the
+  /// resources an entry point statically uses can be found without the
+  /// SPIR-V 1.4 interface list.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> calls_;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> pointerRefs_;
 };
+
+void SpirvReader::noteReferences(uint32_t function, uint32_t opcode,
+                                 const uint32_t *op, size_t n) {
+  std::vector<uint32_t> &refs = pointerRefs_[function];
+  // Operand positions that hold a pointer id, per instruction; every
+  // access to a variable starts from one of these.
+  auto at = [&](size_t i) {
+    if (i < n)
+      refs.push_back(op[i]);
+  };
+  switch (opcode) {
+  case kOpStore:
+  case kOpAtomicStore:
+  case kOpAtomicFlagClear:
+    at(0);
+    break;
+  case kOpCopyMemory:
+  case kOpCopyMemorySized:
+    at(0);
+    at(1);
+    break;
+  case kOpLoad:
+  case kOpAccessChain:
+  case kOpInBoundsAccessChain:
+  case kOpPtrAccessChain:
+  case kOpInBoundsPtrAccessChain:
+  case kOpArrayLength:
+  case kOpCopyObject:
+  case kOpAtomicFlagTestAndSet:
+  case kOpAtomicFMinEXT:
+  case kOpAtomicFMaxEXT:
+  case kOpAtomicFAddEXT:
+    at(2);
+    break;
+  case kOpSelect:
+    at(3);
+    at(4);
+    break;
+  case kOpFunctionCall:
+    if (n >= 3)
+      calls_[function].push_back(op[2]);
+    for (size_t i = 3; i < n; ++i)
+      at(i); // pointer arguments
+    break;
+  default:
+    if (opcode >= kOpAtomicLoad && opcode <= kOpAtomicXor)
+      at(2);
+    break;
+  }
+}
 
 /// Decodes a literal string starting at word `at` of an instruction ending
 /// at `end`; returns the index of the first word after it.
@@ -490,6 +575,7 @@ Status SpirvReader::scan() {
                       " (expected 0x07230203 in host byte order)");
   }
   size_t at = 5;
+  uint32_t function = 0; // the function being read, 0 outside any
   while (at < words_.size()) {
     uint32_t count = words_[at] >> 16;
     uint32_t opcode = words_[at] & 0xffff;
@@ -512,6 +598,10 @@ Status SpirvReader::scan() {
         entry.interface.assign(words_.begin() + next, words_.begin() + end);
         entries_.push_back(std::move(entry));
       }
+      break;
+    case kOpName:
+      if (n >= 2)
+        readString(words_, at + 2, end, names_[op[0]]);
       break;
     case kOpExecutionMode:
     case kOpExecutionModeId:
@@ -564,14 +654,22 @@ Status SpirvReader::scan() {
       }
       break;
     case kOpVariable:
-      // Only module-scope variables matter, and those come before any
-      // function; function-local ones (Function class) are ignored below.
-      if (n >= 3)
+      // Function-local variables (Function class) are of no interest.
+      if (n >= 3 && function == 0)
         variables_.push_back({op[1], op[0], op[2]});
+      break;
+    case kOpFunction:
+      if (n >= 2)
+        function = op[1];
+      break;
+    case kOpFunctionEnd:
+      function = 0;
       break;
     default:
       break;
     }
+    if (function != 0)
+      noteReferences(function, opcode, op, n);
     at = end;
   }
   return Status::ok();
@@ -592,9 +690,14 @@ int64_t SpirvReader::typeBytes(uint32_t type, int depth) const {
   if (it == types_.end() || depth > 32)
     return -1;
   const std::vector<uint32_t> &ops = it->second.operands;
+  // Sizes saturate at kHuge: a hostile module must not overflow, and any
+  // size that large is refused against the device's limit anyway.
+  const int64_t kHuge = int64_t(1) << 48;
   auto times = [&](uint32_t element, int64_t count) -> int64_t {
     int64_t each = typeBytes(element, depth + 1);
-    return each < 0 ? -1 : each * count;
+    if (each < 0)
+      return -1;
+    return each > 0 && count > kHuge / each ? kHuge : each * count;
   };
   switch (it->second.opcode) {
   case kOpTypeBool:
@@ -617,7 +720,7 @@ int64_t SpirvReader::typeBytes(uint32_t type, int depth) const {
       int64_t bytes = typeBytes(member, depth + 1);
       if (bytes < 0)
         return -1;
-      total += bytes;
+      total = std::min(kHuge, total + bytes);
     }
     return total;
   }
@@ -683,24 +786,38 @@ Status SpirvReader::read(const std::string &entryName, int numBuffers,
                   "SPIR-V entry point '" + entryName +
                       "' declares no workgroup size (LocalSize)");
 
-  // Which module-scope variables belong to this entry point: from SPIR-V
-  // 1.4 the interface lists all of them; before, it lists only inputs and
-  // outputs, and the whole module stands in when it has one entry point.
-  // With several entry points before 1.4 the resources are not checked.
-  std::vector<const Variable *> used;
+  // Which module-scope variables this entry point uses: from SPIR-V 1.4
+  // its interface lists all of them; before, it lists only inputs and
+  // outputs, and the functions it reaches tell (a module may hold several
+  // kernels, each with its own bindings 0..n-1).
+  std::vector<uint32_t> reached;
   if (info.version >= 0x00010400) {
-    for (const Variable &var : variables_)
-      if (std::find(entry->interface.begin(), entry->interface.end(),
-                    var.id) != entry->interface.end())
-        used.push_back(&var);
-  } else if (entries_.size() == 1) {
-    for (const Variable &var : variables_)
-      used.push_back(&var);
+    reached = entry->interface;
+  } else {
+    std::vector<uint32_t> functions = {entry->id};
+    for (size_t i = 0; i < functions.size(); ++i) {
+      const std::vector<uint32_t> &refs = pointerRefs_[functions[i]];
+      reached.insert(reached.end(), refs.begin(), refs.end());
+      for (uint32_t callee : calls_[functions[i]])
+        if (std::find(functions.begin(), functions.end(), callee) ==
+            functions.end())
+          functions.push_back(callee);
+    }
   }
+  std::sort(reached.begin(), reached.end());
+  std::vector<const Variable *> used;
+  for (const Variable &var : variables_)
+    if (std::binary_search(reached.begin(), reached.end(), var.id))
+      used.push_back(&var);
 
   for (const Variable *var : used) {
-    std::string where = "SPIR-V variable %" + std::to_string(var->id) +
-                        " of '" + entryName + "'";
+    std::string where = "SPIR-V variable ";
+    if (auto name = names_.find(var->id);
+        name != names_.end() && !name->second.empty())
+      where += name->second + " (%" + std::to_string(var->id) + ")";
+    else
+      where += "%" + std::to_string(var->id);
+    where += " of '" + entryName + "'";
     if (var->storageClass == kClassPushConstant)
       return Status(ErrorCode::InvalidArgument,
                     where + " is a push constant; kernels take every "
@@ -714,7 +831,9 @@ Status SpirvReader::read(const std::string &entryName, int numBuffers,
         return Status(ErrorCode::Malformed,
                       where + " is in workgroup memory with a type of no "
                               "known size");
-      info.workgroupMemoryBytes += bytes;
+      // Each size is at most 2^48, so the saturated sum cannot overflow.
+      info.workgroupMemoryBytes =
+          std::min(int64_t(1) << 48, info.workgroupMemoryBytes + bytes);
       continue;
     }
     auto dIt = decorations_.find(var->id);

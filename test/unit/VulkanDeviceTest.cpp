@@ -223,6 +223,31 @@ TEST_F(VulkanDeviceTest, Saxpy100k) {
   EXPECT_EQ(wrong, 0);
 }
 
+TEST_F(VulkanDeviceTest, Spirv13Module) {
+  // Before SPIR-V 1.4 an entry point does not list its buffers; the reader
+  // finds them through the functions it reaches, and must still refuse a
+  // layout that lacks one.
+  std::vector<uint32_t> words;
+  if (!loadShader("saxpy-spirv13", words))
+    GTEST_SKIP() << "test shaders were not built";
+  ASSERT_EQ(words[1], 0x00010300u);
+  VulkanKernel saxpy;
+  Status status = device().createKernel(words, "main", 2, saxpy);
+  EXPECT_EQ(status.code(), ErrorCode::InvalidArgument) << status.toString();
+  EXPECT_NE(status.message().find("binding 2"), std::string::npos)
+      << status.message();
+  status = device().createKernel(words, "main", 3, saxpy);
+  ASSERT_TRUE(status.isOk()) << status.toString();
+  const uint32_t n = 1000;
+  VulkanBuffer xb, yb, pb;
+  buffer(std::vector<float>(n, 2.0f), xb);
+  buffer(std::vector<float>(n, 1.0f), yb);
+  buffer(std::vector<SaxpyParams>{{4.0f, n}}, pb);
+  status = device().dispatch(saxpy, {xb, yb, pb}, groupsFor(n, 64));
+  ASSERT_TRUE(status.isOk()) << status.toString();
+  EXPECT_EQ(read<float>(yb), std::vector<float>(n, 9.0f));
+}
+
 TEST_F(VulkanDeviceTest, Grid2d100k) {
   VulkanKernel grid;
   BUILD_KERNEL("grid2d", 3, grid);
