@@ -39,6 +39,14 @@ using namespace poot::codegen;
 
 TargetHooks::~TargetHooks() = default;
 
+Value TargetHooks::exp(OpBuilder &b, Location loc, Value x) const {
+  return b.create<math::ExpOp>(loc, x);
+}
+
+Value TargetHooks::tanh(OpBuilder &b, Location loc, Value x) const {
+  return b.create<math::TanhOp>(loc, x);
+}
+
 namespace {
 
 /// Everything the kernel body needs, read off the op and its schedule.
@@ -60,7 +68,8 @@ struct Spec {
 /// Small builder helpers over f32 and index arithmetic.
 class Emitter {
 public:
-  Emitter(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+  Emitter(OpBuilder &b, Location loc, const TargetHooks &target)
+      : b(b), loc(loc), target(target) {}
   Value idx(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
   Value f32(double v) {
     return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
@@ -83,7 +92,8 @@ public:
                                        : b.create<arith::DivFOp>(loc, x, y).getResult();
   }
   Value rem(Value x, Value y) { return b.create<arith::RemUIOp>(loc, x, y); }
-  Value exp(Value x) { return b.create<math::ExpOp>(loc, x); }
+  Value exp(Value x) { return target.exp(b, loc, x); }
+  Value tanh(Value x) { return target.tanh(b, loc, x); }
   Value fmax(Value x, Value y) { return b.create<arith::MaximumFOp>(loc, x, y); }
   Value imin(Value x, Value y) { return b.create<arith::MinSIOp>(loc, x, y); }
   Value imax(Value x, Value y) { return b.create<arith::MaxSIOp>(loc, x, y); }
@@ -145,6 +155,7 @@ public:
 
   OpBuilder &b;
   Location loc;
+  const TargetHooks &target;
 };
 
 /// The kernel arguments of the streaming body, by role.
@@ -219,7 +230,7 @@ void emitStreamingBody(Emitter &e, const Spec &s, const Args &a, Value lane,
       Value score = e.mul(dot, e.f32(s.scale));
       if (s.softcap) {
         Value c = e.f32(*s.softcap);
-        score = e.mul(c, b.create<math::TanhOp>(e.loc, e.div(score, c)));
+        score = e.mul(c, e.tanh(e.div(score, c)));
       }
       if (s.hasMask) {
         Value mb = s.maskB == 1 ? c0 : bi;
@@ -448,7 +459,7 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
     fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     target.setWorkgroupSize(fn, s.lanes);
     OpBuilder kb = OpBuilder::atBlockBegin(&fn.getBody().front());
-    Emitter e(kb, loc);
+    Emitter e(kb, loc, target);
     Args a;
     unsigned n = 0;
     for (const std::string &role : roles) {
@@ -523,7 +534,7 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
     fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     target.setWorkgroupSize(fn, s.lanes);
     OpBuilder kb = OpBuilder::atBlockBegin(&fn.getBody().front());
-    Emitter e(kb, loc);
+    Emitter e(kb, loc, target);
     Value scratch = fn.getArgument(0), out = fn.getArgument(1);
     Value c0 = e.idx(0), c1 = e.idx(1);
     Value lane = kb.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);

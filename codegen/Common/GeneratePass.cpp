@@ -8,12 +8,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "poot/Codegen/Generator.h"
+#include "poot/Codegen/NVVM.h"
 #include "poot/Codegen/SPIRV.h"
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -37,9 +39,11 @@ struct GeneratePass : public poot::impl::GenerateBase<GeneratePass> {
     std::unique_ptr<codegen::TargetHooks> hooks;
     if (target == "spirv")
       hooks = codegen::createSPIRVTarget(/*f16=*/true);
+    else if (target == "nvvm")
+      hooks = codegen::createNVVMTarget();
     if (!hooks) {
       module.emitError() << "unknown code generation target '" << target
-                         << "' (spirv)";
+                         << "' (spirv, nvvm)";
       return signalPassFailure();
     }
     SmallVector<AttentionOp> ops;

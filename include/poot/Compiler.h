@@ -39,11 +39,19 @@ llvm::Expected<rt::Plan> planFromModule(mlir::ModuleOp module,
                                         llvm::StringRef device,
                                         llvm::StringRef target);
 
+/// The lowered kernels of a plan, per target kind.
+struct GeneratedKernels {
+  std::vector<uint32_t> spirv; ///< vulkan
+  std::string ptx;             ///< cuda:sm_*
+  void moveInto(rt::Plan &plan);
+};
+
 /// Generates and lowers the kernels of a planned module for `target`:
-/// nothing for cpu, SPIR-V words for vulkan; other targets are refused.
+/// nothing for cpu, SPIR-V for vulkan, PTX for cuda:sm_80/sm_89/sm_90;
+/// ROCm targets are refused.
 mlir::LogicalResult generateKernels(mlir::ModuleOp module,
                                     llvm::StringRef target,
-                                    std::vector<uint32_t> &spirv);
+                                    GeneratedKernels &out);
 
 struct CompileOptions {
   std::string target = "cpu";

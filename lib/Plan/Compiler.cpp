@@ -1,7 +1,9 @@
 //===- Compiler.cpp - The C++ API of the poot compiler --------------------===//
 
 #include "poot/Compiler.h"
+#include "poot/Codegen/NVVM.h"
 #include "poot/Codegen/SPIRV.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
 #include "poot/Plan/BufferPlan.h"
@@ -121,30 +123,48 @@ llvm::Expected<rt::Plan> poot::compileGraph(llvm::StringRef mlirText,
   addCompilePipeline(pm, *device, options.fuse, report != nullptr);
   if (failed(pm.run(*module)))
     return fail("compilation failed");
-  std::vector<uint32_t> spirv;
-  if (failed(generateKernels(*module, options.target, spirv)))
+  GeneratedKernels kernels;
+  if (failed(generateKernels(*module, options.target, kernels)))
     return fail("kernel generation failed");
   auto plan = planFromModule(*module, *device, options.target);
   if (plan)
-    plan->spirv = std::move(spirv);
+    kernels.moveInto(*plan);
   return plan;
 }
 
+void GeneratedKernels::moveInto(rt::Plan &plan) {
+  plan.spirv = std::move(spirv);
+  plan.ptx = std::move(ptx);
+}
+
 LogicalResult poot::generateKernels(ModuleOp module, llvm::StringRef target,
-                                    std::vector<uint32_t> &spirv) {
+                                    GeneratedKernels &out) {
   if (target == "cpu")
     return success();
-  if (target != "vulkan")
+  bool cuda = target.starts_with("cuda:");
+  if (target != "vulkan" && !cuda)
     return module.emitError() << "kernel generation for target " << target
                               << " is not in this build yet";
   PassManager gen(module.getContext());
-  gen.addPass(createGenerate());
+  GenerateOptions options;
+  options.target = cuda ? "nvvm" : "spirv";
+  gen.addPass(createGenerate(options));
   if (failed(gen.run(module)))
     return failure();
+  // A graph without fused ops has no kernels to lower.
+  if (module.getOps<gpu::GPUModuleOp>().empty())
+    return success();
+  if (cuda) {
+    auto ptx = codegen::lowerToPTX(module, target.drop_front(5));
+    if (failed(ptx))
+      return failure();
+    out.ptx = std::move(*ptx);
+    return success();
+  }
   auto binaries = codegen::lowerToSPIRV(module);
   if (failed(binaries))
     return failure();
   if (!binaries->empty())
-    spirv = std::move(binaries->front());
+    out.spirv = std::move(binaries->front());
   return success();
 }

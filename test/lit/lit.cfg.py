@@ -24,3 +24,11 @@ tool_dirs = [
 ]
 llvm_config.add_tool_substitutions(["poot-opt", "poot-run", "poot-trace", "poot-compile"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# ptxas assembles emitted PTX where a CUDA toolkit is installed.
+import shutil
+_ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("ptxas", _ptxas))

@@ -49,6 +49,10 @@ static cl::opt<bool>
     deviceFromHost("device-from-host",
                    cl::desc("Plan for the device of this host"));
 static cl::opt<bool> quiet("quiet", cl::desc("No report"));
+static cl::opt<bool> noFusion(
+    "no-fusion",
+    cl::desc("Plan the graph as written (the reference a fused plan is "
+             "checked against)"));
 
 static int fail(const Twine &message) {
   errs() << "poot-compile: error: " << message << "\n";
@@ -75,8 +79,10 @@ int main(int argc, char **argv) {
   // build yet.
   if (emit == "spirv" && target != "vulkan")
     return fail("--emit=spirv needs --target=vulkan");
-  if ((emit == "plan" && device != "cpu" && target != "vulkan") ||
-      emit == "ptx" || emit == "hsaco")
+  if (emit == "ptx" && !StringRef(target).starts_with("cuda:"))
+    return fail("--emit=ptx needs a --target=cuda:sm_*");
+  if ((emit == "plan" && StringRef(target).starts_with("rocm:")) ||
+      emit == "hsaco")
     return fail("kernel generation for " +
                 (emit == "plan" ? "target " + target : "--emit=" + emit) +
                 " is not in this build yet; --emit=ir shows the planned "
@@ -109,12 +115,24 @@ int main(int argc, char **argv) {
     return fail("'" + inputPath + "' does not verify");
 
   mlir::PassManager pm(&ctx);
-  poot::addCompilePipeline(pm, device, /*fuse=*/true, /*explain=*/true);
+  poot::addCompilePipeline(pm, device, /*fuse=*/!noFusion, /*explain=*/true);
   if (failed(pm.run(*module)))
     return fail("compilation for " + target + " failed (see above)");
-  std::vector<uint32_t> spirv;
-  if (emit != "ir" && failed(poot::generateKernels(*module, target, spirv)))
+  poot::GeneratedKernels kernels;
+  if (emit != "ir" && failed(poot::generateKernels(*module, target, kernels)))
     return fail("kernel generation for " + target + " failed (see above)");
+  const std::vector<uint32_t> &spirv = kernels.spirv;
+  if (emit == "ptx") {
+    if (kernels.ptx.empty())
+      return fail("the graph has no fused op to generate a kernel for");
+    std::error_code ec;
+    raw_fd_ostream file(outputPath.empty() ? "-" : outputPath.getValue(), ec,
+                        sys::fs::OF_None);
+    if (ec)
+      return fail(outputPath + ": " + ec.message());
+    file << kernels.ptx;
+    return 0;
+  }
   if (emit == "spirv") {
     if (spirv.empty())
       return fail("the graph has no fused op to generate a kernel for");
@@ -135,7 +153,7 @@ int main(int argc, char **argv) {
   if (!planOr)
     return fail(toString(planOr.takeError()));
   rt::Plan plan = std::move(*planOr);
-  plan.spirv = std::move(spirv);
+  kernels.moveInto(plan);
 
   if (!quiet) {
     raw_ostream &os = errs();

@@ -36,6 +36,12 @@ public:
                                 int64_t lanes) const = 0;
   /// Whether buffers of `storage` can be loaded and stored.
   virtual bool canStore(mlir::Type storage) const = 0;
+  /// e^x and tanh(x) in f32: a math op by default; a target whose
+  /// lowering would call a device library instead spells them out.
+  virtual mlir::Value exp(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value x) const;
+  virtual mlir::Value tanh(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x) const;
   /// Prepares the module for the target (target environment attributes).
   virtual void prepareModule(mlir::ModuleOp module) const = 0;
 };

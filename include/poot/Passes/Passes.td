@@ -197,12 +197,13 @@ def Generate : Pass<"poot-generate", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", "\"spirv\"",
-           "Code generation target: spirv">,
+           "Code generation target: spirv, nvvm">,
   ];
   let dependentDialects = [
     "poot::PootDialect", "mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
-    "mlir::memref::MemRefDialect", "mlir::spirv::SPIRVDialect"
+    "mlir::memref::MemRefDialect", "mlir::spirv::SPIRVDialect",
+    "mlir::LLVM::LLVMDialect"
   ];
 }
 

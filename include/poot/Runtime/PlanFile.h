@@ -39,6 +39,8 @@ struct Plan {
   /// The generated kernels for SPIR-V targets: one module holding every
   /// kernel the eqns' `poot.launches.*` attributes name.
   std::vector<uint32_t> spirv;
+  /// The generated kernels for CUDA targets: one PTX module.
+  std::string ptx;
 };
 
 std::string serializePlan(const Plan &plan);

@@ -1,0 +1,138 @@
+//===- NVVMTarget.cpp - The PTX (CUDA) target -----------------------------===//
+//
+// Kernels keep their buffers in the global address space (global loads, not
+// flat ones) and their running state in workgroup attributions (shared
+// memory). Lowering is MLIR's pipeline: attach an NVVM target, SCF to CF,
+// GPU to NVVM with bare pointers for the static memrefs (so the runtime
+// passes one device pointer per argument), then LLVM's NVPTX backend
+// through gpu-module-to-binary in ISA (PTX text) form.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Codegen/NVVM.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace mlir;
+using namespace poot::codegen;
+
+namespace {
+
+class NVVMTarget : public TargetHooks {
+public:
+  StringRef name() const override { return "nvvm"; }
+  Attribute globalMemorySpace(MLIRContext *ctx) const override {
+    return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
+  }
+  Value allocWorkgroup(OpBuilder &b, Location loc, gpu::GPUFuncOp fn,
+                       ArrayRef<int64_t> shape, Type elementType) const override {
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    return fn.addWorkgroupAttribution(
+        MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(), space),
+        loc);
+  }
+  void setWorkgroupSize(gpu::GPUFuncOp fn, int64_t lanes) const override {
+    fn.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
+        fn.getContext(), {static_cast<int32_t>(lanes), 1, 1}));
+  }
+  bool canStore(Type storage) const override {
+    return storage.isF32() || storage.isF16() || storage.isBF16();
+  }
+  // e^x as 2^(x log2 e) on the hardware's ex2.approx, and tanh from it.
+  // The math ops (and LLVM's exp intrinsics) would become calls into CUDA's
+  // libdevice, which the compiling machine does not have; ex2.approx is
+  // what the CUDA fast-math exp uses too (2 ulp, -inf -> +0, NaN -> NaN).
+  Value exp(OpBuilder &b, Location loc, Value x) const override {
+    Value log2e = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1.4426950408889634));
+    Value scaled = b.create<arith::MulFOp>(loc, x, log2e);
+    auto asmOp = b.create<LLVM::InlineAsmOp>(
+        loc, b.getF32Type(), ValueRange{scaled},
+        b.getStringAttr("ex2.approx.f32 $0, $1;"), b.getStringAttr("=f,f"),
+        /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    return asmOp.getResult(0);
+  }
+  Value tanh(OpBuilder &b, Location loc, Value x) const override {
+    // tanh(x) = 1 - 2 / (e^(2x) + 1): +-1 at the extremes, no overflow NaN.
+    Value one = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1.0));
+    Value two = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(2.0));
+    Value e2x = exp(b, loc, b.create<arith::MulFOp>(loc, x, two));
+    Value frac = b.create<arith::DivFOp>(loc, two,
+                                         b.create<arith::AddFOp>(loc, e2x, one));
+    return b.create<arith::SubFOp>(loc, one, frac);
+  }
+  void prepareModule(ModuleOp module) const override {
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(module.getContext()));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<TargetHooks> poot::codegen::createNVVMTarget() {
+  return std::make_unique<NVVMTarget>();
+}
+
+FailureOr<std::string> poot::codegen::lowerToPTX(ModuleOp module,
+                                                 StringRef chip) {
+  static bool initialized = [] {
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    registerGpuNVVMAttachTargetPass();
+    registerGpuModuleToBinaryPassPass();
+    registerSCFToControlFlowPass();
+    registerConvertGpuOpsToNVVMOpsPass();
+    registerReconcileUnrealizedCastsPass();
+    return true;
+  }();
+  (void)initialized;
+  MLIRContext *ctx = module.getContext();
+  DialectRegistry registry;
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  ctx->appendDialectRegistry(registry);
+  ctx->loadAllAvailableDialects();
+
+  PassManager pm(ctx);
+  std::string pipeline =
+      ("nvvm-attach-target{chip=" + chip + " O=3}, "
+       "gpu.module(convert-scf-to-cf, "
+       "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
+       "reconcile-unrealized-casts), "
+       "gpu-module-to-binary{format=isa}")
+          .str();
+  if (failed(parsePassPipeline(pipeline, pm)))
+    return module.emitError("cannot build the NVVM pipeline");
+  if (failed(pm.run(module)))
+    return failure();
+  for (auto binary : module.getOps<gpu::BinaryOp>()) {
+    for (Attribute object : binary.getObjects()) {
+      auto obj = cast<gpu::ObjectAttr>(object);
+      std::string ptx = obj.getObject().getValue().str();
+      // The ISA blob ends in a NUL byte; the driver accepts either form.
+      while (!ptx.empty() && ptx.back() == '\0')
+        ptx.pop_back();
+      return ptx;
+    }
+  }
+  return module.emitError("no PTX was produced");
+}

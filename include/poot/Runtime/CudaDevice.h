@@ -1,0 +1,245 @@
+//===- CudaDevice.h - Compute on a CUDA device ------------------*- C++ -*-===//
+//
+// The runtime's CUDA device, over the driver API: device memory, modules
+// loaded from PTX text, kernel launches on one stream, CUDA graphs captured
+// from a sequence of launches, and event timing for the benchmark. The
+// driver (libcuda.so.1) is opened with dlopen when a device is first
+// created, so a binary that uses this class builds without the CUDA headers
+// and starts on a machine without CUDA; there create() reports Unsupported
+// and callers (and tests) fall back or skip.
+//
+// Kernels follow the ABI of the PTX the compiler emits (MLIR's bare-pointer
+// memref calling convention): parameter i of a kernel is one device pointer,
+// the i-th buffer of the launch; the block is `lanes` threads along x; the
+// kernels declare their shared memory statically, so no launch passes any
+// dynamic shared memory.
+//
+// Everything runs on the device's own stream (a non-blocking one, never the
+// legacy default stream) unless a call names another: uploads and downloads
+// are ordered with the launches around them and wait for themselves, a
+// launch only enqueues. Objects created by a device (buffers, modules,
+// kernels, graphs) share its driver state, so they may outlive the
+// CudaDevice object itself. A device is meant to be used from one thread at
+// a time.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_RUNTIME_CUDADEVICE_H
+#define POOT_RUNTIME_CUDADEVICE_H
+
+#include "poot/Plan/DeviceFacts.h"
+#include "poot/Runtime/Status.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+/// The driver's stream handle, declared as cuda.h declares it so that code
+/// including both sees one type.
+struct CUstream_st;
+
+namespace poot::rt {
+
+/// A CUDA stream. Wherever the API takes one, nullptr means the device's own
+/// stream (not the legacy default stream).
+using CudaStream = ::CUstream_st *;
+
+namespace cuda_detail {
+struct Context;
+struct ModuleState;
+} // namespace cuda_detail
+
+/// Device memory. Move-only; an empty (default-constructed) buffer is not
+/// valid. Freed when the last owner goes.
+class CudaDeviceBuffer {
+public:
+  CudaDeviceBuffer();
+  ~CudaDeviceBuffer();
+  CudaDeviceBuffer(CudaDeviceBuffer &&other) noexcept;
+  CudaDeviceBuffer &operator=(CudaDeviceBuffer &&other) noexcept;
+  CudaDeviceBuffer(const CudaDeviceBuffer &) = delete;
+  CudaDeviceBuffer &operator=(const CudaDeviceBuffer &) = delete;
+
+  bool valid() const { return impl_ != nullptr; }
+  /// Bytes the buffer holds.
+  int64_t size() const;
+  /// The device address (a CUdeviceptr), 0 for an empty buffer.
+  uint64_t devicePointer() const;
+
+  /// Copies `bytes` from host memory at `src` to the buffer at `offset`,
+  /// after everything already enqueued on the device's stream, and waits.
+  Status upload(const void *src, int64_t bytes, int64_t offset = 0);
+  /// Copies `bytes` at `offset` of the buffer to host memory at `dst`,
+  /// after everything already enqueued on the device's stream, and waits.
+  Status download(void *dst, int64_t bytes, int64_t offset = 0) const;
+  /// Sets every byte to `value`, in order on the device's stream, and waits.
+  Status fill(uint8_t value);
+
+  struct Impl;
+
+private:
+  friend class CudaDevice;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// One kernel of a loaded module. Holds its module loaded. Move-only.
+class CudaKernel {
+public:
+  CudaKernel();
+  ~CudaKernel();
+  CudaKernel(CudaKernel &&other) noexcept;
+  CudaKernel &operator=(CudaKernel &&other) noexcept;
+  CudaKernel(const CudaKernel &) = delete;
+  CudaKernel &operator=(const CudaKernel &) = delete;
+
+  bool valid() const { return impl_ != nullptr; }
+  const std::string &name() const;
+  /// The kernel's parameter count, or -1 where the driver cannot say
+  /// (cuFuncGetParamInfo is new in CUDA 12.4).
+  int numParams() const;
+  /// The most threads a block of this kernel may have (its register use
+  /// can make that fewer than the device's limit).
+  int64_t maxThreadsPerBlock() const;
+  /// Shared memory the kernel declares statically.
+  int64_t staticSharedBytes() const;
+  /// Registers per thread.
+  int64_t registers() const;
+
+  struct Impl;
+
+private:
+  friend class CudaDevice;
+  friend class CudaModule;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A module loaded from PTX. Move-only; kernels looked up from it keep the
+/// module loaded after the CudaModule object is gone.
+class CudaModule {
+public:
+  CudaModule();
+  ~CudaModule();
+  CudaModule(CudaModule &&other) noexcept;
+  CudaModule &operator=(CudaModule &&other) noexcept;
+  CudaModule(const CudaModule &) = delete;
+  CudaModule &operator=(const CudaModule &) = delete;
+
+  bool valid() const { return state_ != nullptr; }
+  /// The kernel (a PTX `.entry`) called `name`; UnknownName when the module
+  /// has none.
+  Status kernel(const std::string &name, CudaKernel &out) const;
+
+private:
+  friend class CudaDevice;
+  std::shared_ptr<cuda_detail::ModuleState> state_;
+};
+
+/// A captured sequence of launches, instantiated and ready to replay.
+/// Move-only.
+class CudaGraph {
+public:
+  CudaGraph();
+  ~CudaGraph();
+  CudaGraph(CudaGraph &&other) noexcept;
+  CudaGraph &operator=(CudaGraph &&other) noexcept;
+  CudaGraph(const CudaGraph &) = delete;
+  CudaGraph &operator=(const CudaGraph &) = delete;
+
+  bool valid() const { return impl_ != nullptr; }
+  /// The number of nodes (launches) captured.
+  int64_t numNodes() const;
+  /// Enqueues one replay of the whole sequence on `stream` (nullptr: the
+  /// device's stream) without waiting for it.
+  Status replay(CudaStream stream = nullptr) const;
+
+  struct Impl;
+
+private:
+  friend class CudaDevice;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A CUDA device with its primary context and one stream.
+class CudaDevice {
+public:
+  ~CudaDevice();
+  CudaDevice(const CudaDevice &) = delete;
+  CudaDevice &operator=(const CudaDevice &) = delete;
+
+  /// Opens device `ordinal` in the driver's order. Unsupported when there is
+  /// no driver (libcuda.so.1) or no device.
+  static Status create(std::unique_ptr<CudaDevice> &out, int ordinal = 0);
+  /// The number of CUDA devices; Unsupported without a driver.
+  static Status deviceCount(int &count);
+
+  /// Limits in the planner's terms: name "sm_90" from the compute
+  /// capability, target "nvvm", multiprocessors as compute units, the
+  /// opt-in shared memory per block, warp size as the subgroup size.
+  const DeviceFacts &facts() const { return facts_; }
+  /// "NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB, 60 MiB L2), driver 13.0".
+  const std::string &description() const { return description_; }
+  /// The compute capability as major * 10 + minor (90 for sm_90).
+  int computeCapability() const { return computeCapability_; }
+  /// Bytes of L2 cache.
+  int64_t l2CacheBytes() const { return l2Bytes_; }
+  /// The device's own stream.
+  CudaStream stream() const;
+
+  /// Allocates `bytes` (> 0) of device memory. Its contents are undefined.
+  Status createBuffer(int64_t bytes, CudaDeviceBuffer &out);
+
+  /// Loads a module from PTX text (the output of MLIR's gpu-module-to-binary
+  /// ends with a NUL byte; text with or without one is accepted). A module
+  /// the driver's JIT refuses comes back Malformed with its error log.
+  Status createModule(const std::string &ptx, CudaModule &out);
+
+  /// Enqueues one launch of `kernel` on `stream` (nullptr: the device's
+  /// stream): `gridX` x `gridY` blocks of `lanes` threads, parameter i the
+  /// device pointer of args[i]. Everything is checked first (the argument
+  /// count against the kernel's, the grid and block against the limits),
+  /// so a refused launch never reaches the driver. Does not wait.
+  Status launch(const CudaKernel &kernel,
+                const std::vector<CudaDeviceBuffer *> &args, int64_t gridX,
+                int64_t gridY, int64_t lanes, CudaStream stream = nullptr);
+
+  /// Waits for everything enqueued on `stream` (nullptr: the device's).
+  Status synchronize(CudaStream stream = nullptr);
+
+  /// Records what `record` enqueues on the stream it is given into a graph
+  /// and instantiates it. Nothing runs while capturing; the graph runs on
+  /// each replay().
+  Status captureGraph(const std::function<Status(CudaStream)> &record,
+                      CudaGraph &out);
+
+  /// Evicts the L2 cache: writes a buffer of max(256 MiB, 2 x L2) with
+  /// cuMemsetD8 on `stream` (nullptr: the device's). The buffer is
+  /// allocated on first use and kept.
+  Status flushL2(CudaStream stream = nullptr);
+
+  /// Times `iterations` runs of what `body` enqueues on the device's
+  /// stream, each between two events (with an L2 flush before each, outside
+  /// the events, when `flushL2` is set), and returns each run's
+  /// microseconds in `microseconds`.
+  Status timeRuns(int iterations,
+                  const std::function<Status(CudaStream)> &body, bool flushL2,
+                  std::vector<double> &microseconds);
+
+private:
+  CudaDevice() = default;
+
+  std::shared_ptr<cuda_detail::Context> context_;
+  DeviceFacts facts_;
+  std::string description_;
+  int computeCapability_ = 0;
+  int64_t l2Bytes_ = 0;
+  CudaDeviceBuffer flushBuffer_;
+};
+
+/// The median of `values` (the mean of the middle two for an even count),
+/// 0 when empty.
+double medianOf(std::vector<double> values);
+
+} // namespace poot::rt
+
+#endif // POOT_RUNTIME_CUDADEVICE_H
