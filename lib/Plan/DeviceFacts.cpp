@@ -1,9 +1,10 @@
 //===- DeviceFacts.cpp - The named device presets -------------------------===//
 //
-// Numbers from the vendors' published limits. Workgroup memory is what one
-// workgroup may use with an opt-in to the large carve-out (CUDA) or the LDS
-// size (AMD); the generic Vulkan device sits at the Vulkan 1.2 minimums so a
-// plan for it runs on any conformant driver.
+// Numbers from the vendors' published limits. Workgroup memory is what a
+// generated kernel may declare: on CUDA the 48 KiB of static shared memory
+// (the large carve-out needs dynamic shared memory, which the generator does
+// not use yet), the LDS size on AMD; the generic Vulkan device sits at the
+// Vulkan 1.2 minimums so a plan for it runs on any conformant driver.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,11 +18,11 @@ const std::vector<DeviceFacts> &poot::devicePresets() {
   static const std::vector<DeviceFacts> presets = {
       // name, target, CUs, wg mem, wg size, subgroup, gridX, gridY,
       // max buffer, memory, f16, bf16
-      {"sm_80", "nvvm", 108, 163 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
+      {"sm_80", "nvvm", 108, 48 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
        40 * kGiB, 40 * kGiB, true, true},
-      {"sm_89", "nvvm", 128, 99 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
+      {"sm_89", "nvvm", 128, 48 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
        24 * kGiB, 24 * kGiB, true, true},
-      {"sm_90", "nvvm", 132, 227 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
+      {"sm_90", "nvvm", 132, 48 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
        80 * kGiB, 80 * kGiB, true, true},
       {"gfx90a", "rocdl", 110, 64 * kKiB, 1024, 64, (1ll << 31) - 1, 65535,
        64 * kGiB, 64 * kGiB, true, true},

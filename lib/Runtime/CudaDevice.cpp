@@ -21,6 +21,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
@@ -840,8 +841,7 @@ Status CudaDevice::flushL2(CudaStream stream) {
   }
   // A changing value, so no layer of the memory system can treat the
   // write as a no-op.
-  static uint8_t value = 0;
-  ++value;
+  uint8_t value = ++flushValue_;
   POOT_RETURN_IF_ERROR(context_->makeCurrent());
   POOT_CU_CHECK("cuMemsetD8Async",
                 context_->drv->cuMemsetD8Async(flushBuffer_.devicePointer(),

@@ -128,6 +128,17 @@ bool parseInts(const std::string &s, std::vector<int64_t> &out) {
   return true;
 }
 
+/// The value of one hex digit, or -1.
+int hexDigit(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
 } // namespace
 
 bool poot::rt::looksLikePlan(const std::string &text) {
@@ -200,6 +211,19 @@ std::string poot::rt::serializePlan(const Plan &plan) {
       os << word;
     }
     os << "\n";
+  }
+  // PTX as hex: the text has spaces, newlines and a trailing NUL, none of
+  // which may reach a record, and the byte count lets the reader refuse a
+  // cut or padded record instead of loading part of a module.
+  if (!plan.ptx.empty()) {
+    static const char kHex[] = "0123456789abcdef";
+    std::string hex;
+    hex.reserve(plan.ptx.size() * 2);
+    for (unsigned char c : plan.ptx) {
+      hex += kHex[c >> 4];
+      hex += kHex[c & 15];
+    }
+    os << "ptx " << plan.ptx.size() << " " << hex << "\n";
   }
   std::string body = os.str();
   char head[96];
@@ -365,6 +389,23 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
           return bad(number, "bad spirv word");
         plan.spirv.push_back(static_cast<uint32_t>(w));
       }
+    } else if (kind == "ptx") {
+      int64_t count;
+      if (t.size() != 3 || !parseInt(t[1], count) || count <= 0 ||
+          static_cast<int64_t>(t[2].size()) != 2 * count)
+        return bad(number, "bad ptx record (expected 'ptx <bytes> <hex>' "
+                           "with two hex digits a byte)");
+      if (!plan.ptx.empty())
+        return bad(number, "a second ptx record");
+      std::string text;
+      text.reserve(count);
+      for (int64_t i = 0; i < count; ++i) {
+        int hi = hexDigit(t[2][2 * i]), lo = hexDigit(t[2][2 * i + 1]);
+        if (hi < 0 || lo < 0)
+          return bad(number, "bad ptx byte at " + std::to_string(i));
+        text += static_cast<char>(hi * 16 + lo);
+      }
+      plan.ptx = std::move(text);
     } else if (kind == "slot" && need(5)) {
       ArenaSlot s;
       int64_t v, e;
@@ -375,7 +416,10 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
       s.eqn = static_cast<int>(e);
       plan.arena.push_back(s);
     } else {
-      return bad(number, "unknown record '" + kind + "'");
+      // Refused rather than skipped: a record this runtime does not know
+      // may change what the records it does know mean.
+      return bad(number, "unknown record '" + kind +
+                             "' (a plan from a newer compiler?)");
     }
   }
   // Every reference must name a value the plan declares.

@@ -88,6 +88,84 @@ TEST(PlanFile, RefusesDamageAndOtherVersions) {
             ErrorCode::Malformed);
 }
 
+/// A plan text around `body` with a checksum that matches it, so that a
+/// test can damage a record and reach the record parser.
+std::string withChecksum(const std::string &body) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : body) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char head[64];
+  std::snprintf(head, sizeof(head), "poot-plan %d\nchecksum %016llx\n",
+                kPlanVersion, static_cast<unsigned long long>(h));
+  return head + body;
+}
+
+/// The body of `text` (everything after the magic and checksum lines).
+std::string bodyOf(const std::string &text) {
+  return text.substr(text.find('\n', text.find('\n') + 1) + 1);
+}
+
+TEST(PlanFile, PtxRoundTripsByteForByte) {
+  Plan p = samplePlan();
+  p.target = "cuda:sm_90";
+  // Spaces, tabs, newlines, a percent sign, a high byte and MLIR's
+  // trailing NUL: everything a record must not carry raw.
+  p.ptx = std::string("//\n.version 8.0\n.target sm_90\n.visible .entry "
+                      "k(\n\t.param .u64 k_param_0\n)\n{ ret; } // 100% \xff\n") +
+          '\0';
+  std::string text = serializePlan(p);
+  // One record, on one line.
+  size_t at = text.find("\nptx ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(text.find('\n', at + 1), text.size() - 1);
+  Plan q;
+  Status s = parsePlan(text, q);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_EQ(q.ptx, p.ptx);
+  EXPECT_EQ(q.ptx.back(), '\0');
+  EXPECT_EQ(serializePlan(q), text);
+
+  // No PTX, no record; an empty PTX stays empty.
+  Plan none = samplePlan();
+  EXPECT_EQ(serializePlan(none).find("\nptx "), std::string::npos);
+  ASSERT_TRUE(parsePlan(serializePlan(none), q).isOk());
+  EXPECT_TRUE(q.ptx.empty());
+}
+
+TEST(PlanFile, RefusesBadPtxAndUnknownRecords) {
+  std::string body = bodyOf(serializePlan(samplePlan()));
+  Plan ok;
+  ASSERT_TRUE(parsePlan(withChecksum(body), ok).isOk());
+  auto refused = [&](const std::string &record) {
+    Plan q;
+    q.ptx = "untouched";
+    Status s = parsePlan(withChecksum(body + record), q);
+    EXPECT_EQ(s.code(), ErrorCode::Malformed) << record;
+    EXPECT_EQ(q.ptx, "untouched") << record;
+    return s.message();
+  };
+  ASSERT_TRUE(parsePlan(withChecksum(body + "ptx 2 2e76\n"), ok).isOk());
+  EXPECT_EQ(ok.ptx, ".v");
+  // A count that does not match the bytes (cut or padded), an odd or
+  // foreign digit, a missing or extra field, a second module.
+  refused("ptx 3 2e76\n");
+  refused("ptx 1 2e76\n");
+  refused("ptx 2 2e7\n");
+  refused("ptx 2 2e7g\n");
+  refused("ptx 2\n");
+  refused("ptx 2 2e76 00\n");
+  refused("ptx 0 \n");
+  refused("ptx -1 2e\n");
+  EXPECT_NE(refused("ptx 2 2e76\nptx 2 2e76\n").find("second ptx"),
+            std::string::npos);
+  // A record this runtime does not know is refused, never skipped.
+  EXPECT_NE(refused("ptx2 2 2e76\n").find("unknown record 'ptx2'"),
+            std::string::npos);
+  refused("cubin 2 2e76\n");
+}
+
 TEST(PlanFile, FailedReadLeavesNothingAndWriteIsAtomic) {
   std::string path = ::testing::TempDir() + "/poot-plan-test.plan";
   ASSERT_TRUE(writePlanFile(path, samplePlan()).isOk());

@@ -234,6 +234,7 @@ private:
   int computeCapability_ = 0;
   int64_t l2Bytes_ = 0;
   CudaDeviceBuffer flushBuffer_;
+  uint8_t flushValue_ = 0;
 };
 
 /// The median of `values` (the mean of the middle two for an even count),

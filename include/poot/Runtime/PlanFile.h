@@ -39,7 +39,10 @@ struct Plan {
   /// The generated kernels for SPIR-V targets: one module holding every
   /// kernel the eqns' `poot.launches.*` attributes name.
   std::vector<uint32_t> spirv;
-  /// The generated kernels for CUDA targets: one PTX module.
+  /// The generated kernels for CUDA targets: PTX text holding every kernel
+  /// the eqns' `poot.launches.*` attributes name, byte for byte as the
+  /// compiler produced it (a trailing NUL included). Stored as one record,
+  /// `ptx <bytes> <hex of the bytes>`.
   std::string ptx;
 };
 

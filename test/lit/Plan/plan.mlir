@@ -8,12 +8,12 @@
 // Grouped rows = B * Hkv = 8 leave the device idle, so the keys split:
 // splits = min(16, ceil(CUs / 8), 32768 / 128) = 16 of 2048 keys.
 // Grouped state = lanes * 8 heads * (128 + 2) floats:
-//   sm_90 (227 KiB): 32 lanes; gfx942 (64 KiB): 8 lanes.
+//   sm_90 (48 KiB of static shared memory): 8 lanes; gfx942 (64 KiB): 8.
 // On the generic Vulkan device (16 KiB) the group does not fit: per-head
 // streaming with 16 lanes over 64 rows, which fill its 16 units.
 // SM90-LABEL: func.func @llama70b_decode
 // SM90: poot.attention
-// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 128, 1>, grouped = true, kind = "split", lanes = 32 : i64, live_splits = false, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 133120 : i64}
+// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 128, 1>, grouped = true, kind = "split", lanes = 8 : i64, live_splits = false, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64}
 // GFX942-LABEL: func.func @llama70b_decode
 // GFX942: grouped = true, kind = "split", lanes = 8 : i64
 // GFX942-SAME: splits = 16 : i64
@@ -21,7 +21,7 @@
 // VULKAN: grouped = false, kind = "streaming", lanes = 16 : i64
 // SM80-LABEL: func.func @llama70b_decode
 // SM80: chunk = 2341 : i64
-// SM80-SAME: grouped = true, kind = "split", lanes = 32 : i64
+// SM80-SAME: grouped = true, kind = "split", lanes = 8 : i64
 // SM80-SAME: splits = 14 : i64
 func.func @llama70b_decode(%q: tensor<1x64x1x128xf16>, %k: tensor<1x8x32768x128xf16>, %v: tensor<1x8x32768x128xf16>, %pos: tensor<i32>) -> tensor<1x64x1x128xf16> {
   %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 8 : i64, causal} : tensor<1x64x1x128xf16>, tensor<1x8x32768x128xf16>, tensor<1x8x32768x128xf16> -> tensor<1x64x1x128xf16>

@@ -1,0 +1,95 @@
+//===- CudaRunner.h - Running a plan's kernels on CUDA ----------*- C++ -*-===//
+//
+// The CUDA device of a plan (target "cuda:sm_80", "cuda:sm_90"): each eqn
+// that carries generated launches (`poot.launches.*`) runs the plan's PTX
+// kernels; the other eqns run in the evaluator on the host. Operands are
+// uploaded in their storage dtype (i64 positions and lengths narrowed to
+// i32, as the kernels take them), the launches run in order on the device's
+// stream, the result is read back. The module is loaded once per runner,
+// and each eqn's device buffers are kept from one run to the next, so a
+// decode loop uploads but never reallocates.
+//
+// prepare() and enqueue() split run() for the benchmark: an eqn's operands
+// go up once, then its launches are enqueued (or captured into a graph) as
+// many times as the timing needs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_RUNTIME_CUDARUNNER_H
+#define POOT_RUNTIME_CUDARUNNER_H
+
+#include "poot/Runtime/CudaDevice.h"
+#include "poot/Runtime/Evaluator.h"
+#include "poot/Runtime/PlanFile.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace poot::rt {
+
+/// One launch of an eqn, resolved against the device: the kernel, its
+/// buffers in parameter order, the grid and the block width.
+struct CudaLaunch {
+  const CudaKernel *kernel = nullptr;
+  std::vector<CudaDeviceBuffer *> args;
+  int64_t gridX = 1;
+  int64_t gridY = 1;
+  int64_t lanes = 1;
+};
+
+/// An eqn ready to run: its operands on the device and its launches. The
+/// pointers are into the runner's buffers and kernels, valid until the
+/// runner goes or prepares the same eqn with other operand sizes.
+struct CudaPreparedEqn {
+  std::vector<CudaLaunch> launches;
+  CudaDeviceBuffer *out = nullptr;
+  TensorType resultType;
+  /// Storage bytes of the q, k (and k_shared) and v operands, as uploaded.
+  int64_t bytesRead = 0;
+  /// Storage bytes of the result.
+  int64_t bytesWritten = 0;
+  /// The kernels in launch order, joined with ','.
+  std::string kernelNames;
+};
+
+class CudaRunner : public EqnRunner {
+public:
+  CudaRunner(CudaDevice &device, const Plan &plan);
+  ~CudaRunner() override;
+
+  Status run(const Eqn &eqn, const std::vector<const Tensor *> &operands,
+             const std::vector<TensorType> &resultTypes,
+             std::vector<Tensor> &results, bool &claimed) override;
+
+  /// Uploads `eqn`'s operands into its device buffers and resolves its
+  /// launches. Leaves `claimed` false (and does nothing) for an eqn the
+  /// device does not run.
+  Status prepare(const Eqn &eqn, const std::vector<const Tensor *> &operands,
+                 const std::vector<TensorType> &resultTypes,
+                 CudaPreparedEqn &out, bool &claimed);
+
+  /// Enqueues the launches of `prepared` in order on `stream` (nullptr: the
+  /// device's stream) without waiting.
+  Status enqueue(const CudaPreparedEqn &prepared, CudaStream stream = nullptr);
+
+  /// Eqns run on the device so far.
+  int64_t dispatchedEqns() const { return dispatched; }
+
+private:
+  Status kernel(const std::string &name, const CudaKernel *&out);
+
+  /// One eqn's device buffers by role ("q", "out", "scratch", ...).
+  using EqnBuffers = std::map<std::string, CudaDeviceBuffer>;
+
+  CudaDevice &device;
+  const Plan &plan;
+  CudaModule module;
+  std::map<std::string, CudaKernel> kernels;
+  std::map<const Eqn *, EqnBuffers> buffers;
+  int64_t dispatched = 0;
+};
+
+} // namespace poot::rt
+
+#endif // POOT_RUNTIME_CUDARUNNER_H

@@ -1,0 +1,188 @@
+//===- CudaRunner.cpp - Running a plan's kernels on CUDA ------------------===//
+//
+// The same contract as VulkanRunner, over the CUDA device: operand roles
+// from the attention's operand segments, buffers bound by the roles each
+// launch's `args` lists, launches in order on one stream, the result read
+// back. The kernels index their buffers with the eqn's static shapes, so a
+// buffer is reused for as long as its size stays the same.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Runtime/CudaRunner.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+using namespace poot::rt;
+
+CudaRunner::CudaRunner(CudaDevice &device, const Plan &plan)
+    : device(device), plan(plan) {}
+
+CudaRunner::~CudaRunner() = default;
+
+Status CudaRunner::kernel(const std::string &name, const CudaKernel *&out) {
+  if (!module.valid()) {
+    // PTX is forward compatible, never backward: a module for sm_90 does
+    // not load on sm_80, and the driver's error for that is obscure.
+    const std::string prefix = "cuda:sm_";
+    if (plan.target.rfind(prefix, 0) == 0) {
+      int wanted = std::atoi(plan.target.c_str() + prefix.size());
+      if (wanted > device.computeCapability())
+        return Status(ErrorCode::Unsupported,
+                      "the plan's kernels are for " +
+                          plan.target.substr(5) + ", the device is " +
+                          device.facts().name);
+    }
+    POOT_RETURN_IF_ERROR(device.createModule(plan.ptx, module));
+  }
+  auto it = kernels.find(name);
+  if (it == kernels.end()) {
+    CudaKernel k;
+    POOT_RETURN_IF_ERROR(module.kernel(name, k));
+    it = kernels.emplace(name, std::move(k)).first;
+  }
+  out = &it->second;
+  return Status::ok();
+}
+
+Status CudaRunner::prepare(const Eqn &eqn,
+                           const std::vector<const Tensor *> &operands,
+                           const std::vector<TensorType> &resultTypes,
+                           CudaPreparedEqn &out, bool &claimed) {
+  const Attr *count = eqn.attr("poot.launches.count");
+  claimed = false;
+  if (!count || eqn.op != "attention")
+    return Status::ok();
+  if (plan.ptx.empty())
+    return Status(ErrorCode::InvalidArgument,
+                  eqn.location + ": the plan names launches but holds no "
+                                 "PTX kernels");
+  if (resultTypes.size() != 1)
+    return Status(ErrorCode::InvalidArgument,
+                  eqn.location + ": an attention with " +
+                      std::to_string(resultTypes.size()) + " results");
+  claimed = true;
+  out = CudaPreparedEqn();
+  out.resultType = resultTypes[0];
+
+  // The attention's operands by role, in ODS order (as VulkanRunner reads
+  // them: q, k and v are always there, the rest where the segments say).
+  static const char *const kRoles[] = {"q",    "k",    "k_shared", "v",
+                                       "read", "mask", "len",      "pos"};
+  std::map<std::string, const Tensor *> byRole;
+  const Attr *segments = eqn.attr("operandSegmentSizes");
+  size_t next = 0;
+  for (size_t r = 0; r < 8; ++r) {
+    int64_t n = segments && r < segments->ints.size()
+                    ? segments->ints[r]
+                    : (r == 0 || r == 1 || r == 3);
+    if (n && next < operands.size())
+      byRole[kRoles[r]] = operands[next++];
+  }
+
+  // The eqn's buffers, kept across runs; one whose size changed is
+  // replaced. Never smaller than 4 bytes: an empty tensor still binds.
+  EqnBuffers &mine = buffers[&eqn];
+  auto ensure = [&](const std::string &role, int64_t bytes,
+                    CudaDeviceBuffer *&buf) -> Status {
+    bytes = std::max<int64_t>(bytes, 4);
+    CudaDeviceBuffer &slot = mine[role];
+    if (!slot.valid() || slot.size() != bytes)
+      POOT_RETURN_IF_ERROR(device.createBuffer(bytes, slot));
+    buf = &slot;
+    return Status::ok();
+  };
+  for (auto &[role, given] : byRole) {
+    // i64 positions and lengths travel as i32 (see the generator).
+    Tensor narrowed;
+    const Tensor *t = given;
+    if (t->dtype() == DType::I64) {
+      for (double v : t->values())
+        if (v < -2147483648.0 || v > 2147483647.0)
+          return Status(ErrorCode::RangeViolation,
+                        eqn.location + ": " + role + " value " +
+                            std::to_string(static_cast<int64_t>(v)) +
+                            " does not fit the kernel's i32");
+      narrowed = Tensor(TensorType{DType::I32, t->shape()}, t->values());
+      t = &narrowed;
+    }
+    std::vector<unsigned char> bytes(storageBytes(t->type()));
+    encodeStorage(*t, bytes.data());
+    CudaDeviceBuffer *buf = nullptr;
+    POOT_RETURN_IF_ERROR(
+        ensure(role, static_cast<int64_t>(bytes.size()), buf));
+    POOT_RETURN_IF_ERROR(
+        buf->upload(bytes.data(), static_cast<int64_t>(bytes.size())));
+    if (role == "q" || role == "k" || role == "k_shared" || role == "v")
+      out.bytesRead += static_cast<int64_t>(bytes.size());
+  }
+  out.bytesWritten = storageBytes(resultTypes[0]);
+  POOT_RETURN_IF_ERROR(ensure("out", out.bytesWritten, out.out));
+  // The scratch of a split schedule is never initialised: the partials
+  // written into it are complete before the combine reads them.
+  if (const Attr *scratch = eqn.attr("poot.schedule.scratch_bytes");
+      scratch && scratch->i > 0) {
+    CudaDeviceBuffer *buf = nullptr;
+    POOT_RETURN_IF_ERROR(ensure("scratch", scratch->i, buf));
+  }
+
+  for (int64_t l = 0; l < count->i; ++l) {
+    std::string prefix = "poot.launches." + std::to_string(l) + ".";
+    const Attr *name = eqn.attr(prefix + "kernel");
+    const Attr *grid = eqn.attr(prefix + "grid");
+    const Attr *lanes = eqn.attr(prefix + "lanes");
+    const Attr *args = eqn.attr(prefix + "args");
+    if (!name || !grid || grid->ints.size() != 2 || !lanes || !args)
+      return Status(ErrorCode::InvalidArgument,
+                    eqn.location + ": launch " + std::to_string(l) +
+                        " is incomplete");
+    CudaLaunch launch;
+    std::stringstream roles(args->s);
+    for (std::string role; std::getline(roles, role, ',');) {
+      auto it = mine.find(role);
+      if (it == mine.end() || !it->second.valid())
+        return Status(ErrorCode::InvalidArgument,
+                      eqn.location + ": launch " + name->s +
+                          " needs operand '" + role + "' the eqn lacks");
+      launch.args.push_back(&it->second);
+    }
+    POOT_RETURN_IF_ERROR(kernel(name->s, launch.kernel));
+    launch.gridX = grid->ints[0];
+    launch.gridY = grid->ints[1];
+    launch.lanes = lanes->i;
+    out.kernelNames += (l ? "," : "") + name->s;
+    out.launches.push_back(std::move(launch));
+  }
+  return Status::ok();
+}
+
+Status CudaRunner::enqueue(const CudaPreparedEqn &prepared,
+                           CudaStream stream) {
+  for (const CudaLaunch &l : prepared.launches)
+    POOT_RETURN_IF_ERROR(device.launch(*l.kernel, l.args, l.gridX, l.gridY,
+                                       l.lanes, stream));
+  return Status::ok();
+}
+
+Status CudaRunner::run(const Eqn &eqn,
+                       const std::vector<const Tensor *> &operands,
+                       const std::vector<TensorType> &resultTypes,
+                       std::vector<Tensor> &results, bool &claimed) {
+  CudaPreparedEqn prepared;
+  POOT_RETURN_IF_ERROR(
+      prepare(eqn, operands, resultTypes, prepared, claimed));
+  if (!claimed)
+    return Status::ok();
+  POOT_RETURN_IF_ERROR(enqueue(prepared));
+  // The download waits for the launches: a fault in a kernel surfaces
+  // there (or here, from the synchronisation) as the launch's error.
+  POOT_RETURN_IF_ERROR(device.synchronize());
+  std::vector<unsigned char> bytes(prepared.bytesWritten);
+  POOT_RETURN_IF_ERROR(
+      prepared.out->download(bytes.data(), prepared.bytesWritten));
+  results.clear();
+  results.push_back(decodeStorage(prepared.resultType, bytes.data()));
+  ++dispatched;
+  return Status::ok();
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Prepares everything the GPU machine needs, which has no LLVM: the
+# runtime-only runner, and plans compiled here (fused for cuda:sm_90, plus
+# the unfused reference of each, planned for the cpu) for every example, the
+# shape sweep and the benchmark shapes of BENCHMARKS.md.
+#   make-h200-bundle.sh BUILD_DIR OUT_DIR
+set -euo pipefail
+BIN="${1:?usage: make-h200-bundle.sh BUILD_DIR OUT_DIR}"
+OUT="${2:?}"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+COMPILE="$BIN/tools/poot-compile/poot-compile"
+TRACE="$BIN/tools/poot-trace/poot-trace"
+mkdir -p "$OUT/plans" "$OUT/bench"
+
+# The runner, built without LLVM.
+cmake -G Ninja -S "$ROOT" -B "$OUT/build-rt" -DCMAKE_BUILD_TYPE=Release \
+  -DPOOT_RUNTIME_ONLY=ON -DPOOT_BUILD_TESTS=OFF >/dev/null
+ninja -C "$OUT/build-rt" poot-run-plan >/dev/null
+cp "$OUT/build-rt/tools/poot-run-plan/poot-run-plan" "$OUT/"
+rm -rf "$OUT/build-rt"
+
+plan_pair() { # name graph.mlir
+  "$COMPILE" "$2" --target=cuda:sm_90 --quiet -o "$OUT/plans/$1.cuda.plan"
+  "$COMPILE" "$2" --target=cpu --no-fusion --quiet -o "$OUT/plans/$1.ref.plan"
+}
+
+for g in "$ROOT"/examples/*.mlir; do
+  plan_pair "$(basename "$g" .mlir)" "$g"
+done
+
+# The sweep's cases (as in test/e2e/sweep.sh), with their run arguments.
+: > "$OUT/sweep.txt"
+while IFS='|' read -r name args runargs; do
+  [ -z "$name" ] && continue
+  "$TRACE" $args -o "$OUT/$name.mlir"
+  plan_pair "sweep-$name" "$OUT/$name.mlir"
+  rm "$OUT/$name.mlir"
+  echo "sweep-$name|$runargs" >> "$OUT/sweep.txt"
+done < <(sed -n '/<<.CASES.$/,/^CASES$/p' "$ROOT/test/e2e/sweep.sh" | sed '1d;$d')
+
+# bf16 and f16 cases the Vulkan sweep cannot run (no bf16 storage there).
+"$TRACE" --op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=128 \
+  --capacity=2048 --dtype=bf16 -o "$OUT/bf16-split.mlir"
+plan_pair sweep-bf16-split "$OUT/bf16-split.mlir"; rm "$OUT/bf16-split.mlir"
+echo "sweep-bf16-split|--seed=31" >> "$OUT/sweep.txt"
+"$TRACE" --op=attention_live --batch=2 --heads=4 --kv-heads=1 --head-dim=96 \
+  --capacity=300 --dtype=bf16 -o "$OUT/bf16-live.mlir"
+plan_pair sweep-bf16-live "$OUT/bf16-live.mlir"; rm "$OUT/bf16-live.mlir"
+echo "sweep-bf16-live|--seed=32 --set=len=1,300" >> "$OUT/sweep.txt"
+
+# Benchmark shapes (decode, one new token against a Lk-long cache).
+: > "$OUT/bench/shapes.txt"
+for model in "70b 64 8" "8b 32 8"; do
+  set -- $model
+  for bl in "1 4096" "1 32768" "1 131072" "8 8192" "8 32768" "32 8192"; do
+    b=${bl% *}; lk=${bl#* }
+    for dtype in bf16 f32; do
+      name="llama3-$1-b$b-lk$lk-$dtype"
+      "$TRACE" --op=attention_masked --batch=$b --heads=$2 --kv-heads=$3 \
+        --head-dim=128 --capacity=$lk --dtype=$dtype -o "$OUT/bench/$name.mlir"
+      "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
+        -o "$OUT/bench/$name.plan"
+      rm "$OUT/bench/$name.mlir"
+      echo "$name $b $2 $3 $lk 128 $dtype" >> "$OUT/bench/shapes.txt"
+    done
+  done
+done
+du -sh "$OUT"

@@ -1,0 +1,609 @@
+//===- poot-run-plan.cpp - Run a compiled plan without LLVM ---------------===//
+//
+// poot-run for machines that have the runtime and nothing else: it runs a
+// plan file (poot-compile's output) on the cpu, vulkan or cuda device with
+// inputs from .npy files, --set values or seeded random values (the same
+// seed gives the same values as poot-run), for one or several decode steps
+// (advancing the `pos` and `len` slots by one and carrying the state). With
+// --ref it compares every output and state against the oracle (the f64
+// reference evaluator) run on a reference plan with the same inputs, and
+// exits 2 past the tolerance. With --bench=N on the cuda device it then
+// times each eqn's kernels alone, launched one by one and replayed as a
+// CUDA graph. Nothing is written unless the whole run succeeds.
+//
+// It links only the runtime, so the argument parsing is done by hand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Runtime/Check.h"
+#include "poot/Runtime/CudaRunner.h"
+#include "poot/Runtime/Evaluator.h"
+#include "poot/Runtime/Npy.h"
+#include "poot/Runtime/PlanFile.h"
+#include "poot/Runtime/RandomInputs.h"
+#include "poot/Runtime/VulkanRunner.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rt = poot::rt;
+
+namespace {
+
+const char *const kUsage =
+    "usage: poot-run-plan PLAN [options]\n"
+    "\n"
+    "Runs a compiled plan (poot-compile's output) with the runtime alone.\n"
+    "\n"
+    "  --device=cpu|vulkan|cuda  device to run on (default cpu); the plan\n"
+    "                            must have been compiled for it\n"
+    "  --ref=REF.plan            check every output and state against the\n"
+    "                            oracle (f64) run on REF with the same\n"
+    "                            inputs; exit 2 past the tolerance\n"
+    "  --steps=N                 decode steps: pos/len advance by one, the\n"
+    "                            state carries (default 1)\n"
+    "  --seed=S                  seed of random inputs (default 1)\n"
+    "  --set=NAME=V0,V1,...      bind an input inline (every element,\n"
+    "                            row-major); may repeat\n"
+    "  --input=NAME=FILE.npy     bind an input from a .npy file; may repeat\n"
+    "  --out-dir=DIR             write outputs and state as .npy here\n"
+    "  --bench=N                 cuda only: after the run, time each eqn's\n"
+    "                            kernels over N iterations (L2 flushed\n"
+    "                            before each), launched and as a CUDA graph\n"
+    "  --quiet                   print only errors (and bench lines)\n";
+
+/// Prints "poot-run-plan: error: ..." and returns 1.
+int fail(const std::string &message) {
+  // What was printed so far comes first, also when stdout is a pipe.
+  std::fflush(stdout);
+  std::fprintf(stderr, "poot-run-plan: error: %s\n", message.c_str());
+  return 1;
+}
+
+std::string format(const char *fmt, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof(buf), fmt, args);
+  va_end(args);
+  return buf;
+}
+
+struct Options {
+  std::string plan;
+  std::string device = "cpu";
+  std::string ref;
+  std::string outDir;
+  uint64_t steps = 1;
+  uint64_t seed = 1;
+  uint64_t bench = 0;
+  std::vector<std::string> sets;
+  std::vector<std::string> inputs;
+  bool quiet = false;
+};
+
+/// A whole decimal number, nothing before or after it.
+bool parseUnsigned(const std::string &text, uint64_t &out) {
+  if (text.empty() || text[0] < '0' || text[0] > '9')
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno != 0 || *end != 0)
+    return false;
+  out = v;
+  return true;
+}
+
+/// Parses the command line; on a bad one returns false with `error` set.
+/// `help` is set for -h / --help.
+bool parseArgs(int argc, char **argv, Options &o, std::string &error,
+               bool &help) {
+  help = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help" || arg == "-help") {
+      help = true;
+      return true;
+    }
+    if (arg.rfind("-", 0) != 0 || arg == "-") {
+      if (!o.plan.empty()) {
+        error = "more than one plan given ('" + o.plan + "' and '" + arg +
+                "')";
+        return false;
+      }
+      o.plan = arg;
+      continue;
+    }
+    // --name=value; a single leading dash is accepted as poot-run's
+    // option library accepts it.
+    std::string body = arg.substr(arg.rfind("--", 0) == 0 ? 2 : 1);
+    size_t eq = body.find('=');
+    std::string name = body.substr(0, eq);
+    bool hasValue = eq != std::string::npos;
+    std::string value = hasValue ? body.substr(eq + 1) : "";
+    auto needValue = [&]() {
+      if (!hasValue || value.empty()) {
+        error = "--" + name + " needs a value (--" + name + "=...)";
+        return false;
+      }
+      return true;
+    };
+    auto number = [&](uint64_t &out) {
+      if (!needValue())
+        return false;
+      if (!parseUnsigned(value, out)) {
+        error = "--" + name + ": '" + value + "' is not a whole number";
+        return false;
+      }
+      return true;
+    };
+    if (name == "device") {
+      if (!needValue())
+        return false;
+      o.device = value;
+    } else if (name == "ref") {
+      if (!needValue())
+        return false;
+      o.ref = value;
+    } else if (name == "out-dir") {
+      if (!needValue())
+        return false;
+      o.outDir = value;
+    } else if (name == "set") {
+      if (!needValue())
+        return false;
+      o.sets.push_back(value);
+    } else if (name == "input") {
+      if (!needValue())
+        return false;
+      o.inputs.push_back(value);
+    } else if (name == "steps") {
+      if (!number(o.steps))
+        return false;
+    } else if (name == "seed") {
+      if (!number(o.seed))
+        return false;
+    } else if (name == "bench") {
+      if (!number(o.bench))
+        return false;
+    } else if (name == "quiet") {
+      if (hasValue) {
+        error = "--quiet takes no value";
+        return false;
+      }
+      o.quiet = true;
+    } else {
+      error = "unknown option '" + arg + "' (see --help)";
+      return false;
+    }
+  }
+  if (o.plan.empty()) {
+    error = "no plan given (usage: poot-run-plan PLAN [options]; see --help)";
+    return false;
+  }
+  return true;
+}
+
+/// The first values of a tensor, for the report.
+std::string preview(const rt::Tensor &t) {
+  std::string text = "[";
+  for (int64_t i = 0; i < std::min<int64_t>(t.size(), 4); ++i)
+    text += (i ? ", " : "") + format("%.5g", t.at(i));
+  return text + (t.size() > 4 ? ", ...]" : "]");
+}
+
+/// Points the bindings at the current inputs and state buffers.
+rt::Bindings bindGraph(const rt::Graph &graph,
+                       const std::map<std::string, rt::Tensor> &inputs,
+                       std::map<std::string, rt::Tensor> &state) {
+  rt::Bindings b;
+  for (const rt::GraphInput &input : graph.inputs) {
+    if (!input.state.empty())
+      b.state[input.name] = &state[input.name];
+    else if (auto it = inputs.find(input.name); it != inputs.end())
+      b.inputs[input.name] = &it->second;
+  }
+  return b;
+}
+
+/// Parses "v0,v1,..." into exactly `count` numbers rounded to `dtype`.
+bool parseValues(const std::string &list, const rt::TensorType &type,
+                 std::vector<double> &values, std::string &error) {
+  values.clear();
+  size_t start = 0;
+  while (true) {
+    size_t comma = list.find(',', start);
+    std::string part = list.substr(start, comma == std::string::npos
+                                              ? std::string::npos
+                                              : comma - start);
+    size_t b = part.find_first_not_of(" \t");
+    size_t e = part.find_last_not_of(" \t");
+    part = b == std::string::npos ? "" : part.substr(b, e - b + 1);
+    char *end = nullptr;
+    double v = std::strtod(part.c_str(), &end);
+    if (part.empty() || *end != 0) {
+      error = "'" + part + "' is not a number";
+      return false;
+    }
+    values.push_back(rt::roundTo(type.dtype, v));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  int64_t want = rt::numElements(type.shape);
+  if (static_cast<int64_t>(values.size()) != want) {
+    error = "expected " + std::to_string(want) + " values for " +
+            type.toString() + ", got " + std::to_string(values.size());
+    return false;
+  }
+  return true;
+}
+
+/// mkdir -p.
+bool makeDirectories(const std::string &path, std::string &error) {
+  for (size_t at = 1; at <= path.size(); ++at) {
+    if (at != path.size() && path[at] != '/')
+      continue;
+    std::string prefix = path.substr(0, at);
+    if (::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST) {
+      error = "cannot create '" + prefix + "': " + std::strerror(errno);
+      return false;
+    }
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    error = "'" + path + "' is not a directory";
+    return false;
+  }
+  return true;
+}
+
+/// Offers every eqn to the device's runner and, while `recording`, keeps a
+/// copy of the operands of each eqn the device ran: the benchmark replays
+/// the last step's.
+class RecordingRunner : public rt::EqnRunner {
+public:
+  struct Recorded {
+    std::vector<rt::Tensor> operands;
+    std::vector<rt::TensorType> resultTypes;
+  };
+
+  explicit RecordingRunner(rt::EqnRunner &inner) : inner(inner) {}
+
+  rt::Status run(const rt::Eqn &eqn,
+                 const std::vector<const rt::Tensor *> &operands,
+                 const std::vector<rt::TensorType> &resultTypes,
+                 std::vector<rt::Tensor> &results, bool &claimed) override {
+    POOT_RETURN_IF_ERROR(
+        inner.run(eqn, operands, resultTypes, results, claimed));
+    if (claimed && recording) {
+      Recorded &r = recorded[&eqn];
+      r.operands.clear();
+      for (const rt::Tensor *t : operands)
+        r.operands.push_back(*t);
+      r.resultTypes = resultTypes;
+    }
+    return rt::Status::ok();
+  }
+
+  bool recording = false;
+  std::map<const rt::Eqn *, Recorded> recorded;
+
+private:
+  rt::EqnRunner &inner;
+};
+
+/// Times every eqn the cuda device ran: its operands go up once, then N
+/// runs of its launches with L2 flushed before each, launched one by one and
+/// replayed as a captured graph.
+int bench(rt::CudaDevice &device, rt::CudaRunner &runner,
+          const rt::Graph &graph, const RecordingRunner &recorder,
+          int iterations) {
+  if (recorder.recorded.empty()) {
+    std::printf("bench: no eqn of the plan runs on the device\n");
+    return 0;
+  }
+  for (size_t i = 0; i < graph.eqns.size(); ++i) {
+    const rt::Eqn &eqn = graph.eqns[i];
+    auto it = recorder.recorded.find(&eqn);
+    if (it == recorder.recorded.end())
+      continue;
+    std::vector<const rt::Tensor *> operands;
+    for (const rt::Tensor &t : it->second.operands)
+      operands.push_back(&t);
+    rt::CudaPreparedEqn prepared;
+    bool claimed = false;
+    std::string where = "bench eqn " + std::to_string(i) + ": ";
+    if (rt::Status s = runner.prepare(eqn, operands, it->second.resultTypes,
+                                      prepared, claimed);
+        !s.isOk())
+      return fail(where + s.toString());
+    auto body = [&](rt::CudaStream stream) {
+      return runner.enqueue(prepared, stream);
+    };
+    // One untimed run first: the first launch of a kernel pays for its
+    // upload to the device.
+    if (rt::Status s = body(nullptr); !s.isOk())
+      return fail(where + s.toString());
+    if (rt::Status s = device.synchronize(); !s.isOk())
+      return fail(where + s.toString());
+    std::vector<double> launched, replayed;
+    if (rt::Status s = device.timeRuns(iterations, body, true, launched);
+        !s.isOk())
+      return fail(where + s.toString());
+
+    rt::CudaGraph captured;
+    if (rt::Status s = device.captureGraph(body, captured); !s.isOk())
+      return fail(where + s.toString());
+    auto replay = [&](rt::CudaStream stream) {
+      return captured.replay(stream);
+    };
+    if (rt::Status s = replay(nullptr); !s.isOk())
+      return fail(where + s.toString());
+    if (rt::Status s = device.synchronize(); !s.isOk())
+      return fail(where + s.toString());
+    if (rt::Status s = device.timeRuns(iterations, replay, true, replayed);
+        !s.isOk())
+      return fail(where + s.toString());
+
+    double us = rt::medianOf(launched);
+    double graphUs = rt::medianOf(replayed);
+    // Bytes over microseconds is 1e6 bytes a second: / 1e3 for GB/s.
+    double gbps = us > 0 ? static_cast<double>(prepared.bytesRead +
+                                               prepared.bytesWritten) /
+                               (us * 1e3)
+                         : 0.0;
+    std::printf("bench eqn %zu %s: median %.2f us, %.1f GB/s, graph replay "
+                "median %.2f us\n",
+                i, prepared.kernelNames.c_str(), us, gbps, graphUs);
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  std::string error;
+  bool help = false;
+  if (!parseArgs(argc, argv, o, error, help))
+    return fail(error);
+  if (help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (o.device != "cpu" && o.device != "vulkan" && o.device != "cuda")
+    return fail("unknown device '" + o.device +
+                "' (available: cpu, vulkan, cuda)");
+  if (o.steps < 1)
+    return fail("--steps must be at least 1");
+  if (o.steps > (1u << 20))
+    return fail("--steps " + std::to_string(o.steps) + " is past 1048576");
+  if (o.bench && o.device != "cuda")
+    return fail("--bench times the cuda device's kernels: it needs "
+                "--device=cuda");
+  if (o.bench > 1000000)
+    return fail("--bench " + std::to_string(o.bench) + " is past 1000000");
+
+  rt::Plan plan;
+  if (rt::Status s = rt::readPlanFile(o.plan, plan); !s.isOk()) {
+    bool notPlan = s.code() == rt::ErrorCode::Malformed &&
+                   s.message().find("not a poot plan file") != std::string::npos;
+    return fail(s.toString() + (notPlan ? " (poot-run-plan runs compiled "
+                                          "plans: poot-compile makes one "
+                                          "from a graph)"
+                                        : ""));
+  }
+  bool targetFits = o.device == "cuda" ? plan.target.rfind("cuda:", 0) == 0
+                                       : plan.target == o.device;
+  if (!targetFits)
+    return fail("plan '" + o.plan + "' is for target " + plan.target +
+                ", not the " + o.device + " device");
+  const rt::Graph &graph = plan.graph;
+
+  rt::Plan refPlan;
+  bool check = !o.ref.empty();
+  if (check)
+    if (rt::Status s = rt::readPlanFile(o.ref, refPlan); !s.isOk())
+      return fail("--ref: " + s.toString());
+  const rt::Graph &refGraph = refPlan.graph;
+
+  // Bind inputs: files first, then --set, random values for the rest.
+  std::map<std::string, rt::Tensor> bound;
+  auto split = [](const std::string &spec, std::string &name,
+                  std::string &rest) {
+    size_t eq = spec.find('=');
+    name = spec.substr(0, eq);
+    rest = eq == std::string::npos ? "" : spec.substr(eq + 1);
+    return eq != std::string::npos;
+  };
+  for (const std::string &spec : o.inputs) {
+    std::string name, file;
+    if (!split(spec, name, file) || file.empty())
+      return fail("--input expects name=file.npy, got '" + spec + "'");
+    int index = graph.findInput(name);
+    if (index < 0)
+      return fail("unknown input '" + name + "' (the graph has no such input)");
+    const rt::TensorType &type = graph.values[graph.inputs[index].value];
+    rt::Tensor t;
+    if (rt::Status s = rt::readNpy(file, &type, t); !s.isOk())
+      return fail("input '" + name + "': " + s.toString());
+    bound[name] = std::move(t);
+  }
+  for (const std::string &spec : o.sets) {
+    std::string name, list;
+    if (!split(spec, name, list))
+      return fail("--set expects name=v0,v1,..., got '" + spec + "'");
+    int index = graph.findInput(name);
+    if (index < 0)
+      return fail("unknown input '" + name + "' (the graph has no such input)");
+    const rt::TensorType &type = graph.values[graph.inputs[index].value];
+    std::vector<double> values;
+    if (!parseValues(list, type, values, error))
+      return fail("--set " + name + ": " + error);
+    bound[name] = rt::Tensor(type, std::move(values));
+  }
+  int64_t headroom = static_cast<int64_t>(o.steps) - 1;
+  for (const rt::GraphInput &input : graph.inputs)
+    if (!bound.count(input.name))
+      bound[input.name] = rt::randomInput(graph, input, o.seed, headroom);
+
+  // State buffers: the device's and the oracle's evolve side by side.
+  std::map<std::string, rt::Tensor> state, refState;
+  for (const rt::GraphInput &input : graph.inputs)
+    if (!input.state.empty())
+      state[input.name] = bound[input.name];
+  if (check)
+    for (const rt::GraphInput &input : refGraph.inputs) {
+      if (!bound.count(input.name))
+        bound[input.name] =
+            rt::randomInput(refGraph, input, o.seed, headroom);
+      if (!input.state.empty())
+        refState[input.name] = bound[input.name];
+    }
+
+  if (!o.quiet)
+    std::printf("graph @%s: %zu eqns, %zu inputs, %zu outputs; device %s\n",
+                graph.name.c_str(), graph.eqns.size(), graph.inputs.size(),
+                graph.outputs.size(), o.device.c_str());
+
+  // The GPU devices run the plan's kernels; every other eqn runs in the
+  // evaluator on the host.
+  std::unique_ptr<rt::VulkanDevice> vulkan;
+  std::unique_ptr<rt::VulkanRunner> vulkanRunner;
+  std::unique_ptr<rt::CudaDevice> cuda;
+  std::unique_ptr<rt::CudaRunner> cudaRunner;
+  std::unique_ptr<RecordingRunner> recorder;
+  rt::EqnRunner *runner = nullptr;
+  auto dispatched = [&]() -> int64_t {
+    return vulkanRunner ? vulkanRunner->dispatchedEqns()
+                        : cudaRunner ? cudaRunner->dispatchedEqns() : 0;
+  };
+  if (o.device == "vulkan") {
+    if (rt::Status s = rt::VulkanDevice::create(vulkan); !s.isOk())
+      return fail("vulkan: " + s.toString());
+    vulkanRunner = std::make_unique<rt::VulkanRunner>(*vulkan, plan);
+    runner = vulkanRunner.get();
+    if (!o.quiet)
+      std::printf("vulkan device: %s\n", vulkan->description().c_str());
+  } else if (o.device == "cuda") {
+    if (rt::Status s = rt::CudaDevice::create(cuda); !s.isOk())
+      return fail("cuda: " + s.toString());
+    cudaRunner = std::make_unique<rt::CudaRunner>(*cuda, plan);
+    recorder = std::make_unique<RecordingRunner>(*cudaRunner);
+    runner = recorder.get();
+    if (!o.quiet)
+      std::printf("cuda device: %s\n", cuda->description().c_str());
+  }
+
+  std::map<std::string, rt::Tensor> outputs;
+  bool checkFailed = false;
+  for (uint64_t step = 0; step < o.steps; ++step) {
+    if (recorder)
+      recorder->recording = o.bench && step + 1 == o.steps;
+    std::map<std::string, rt::Tensor> stepOutputs;
+    auto start = std::chrono::steady_clock::now();
+    rt::Status status =
+        rt::evaluate(graph, bindGraph(graph, bound, state),
+                     rt::NumericMode::Native, stepOutputs, runner);
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    if (!status.isOk())
+      return fail("step " + std::to_string(step) + ": " + status.toString() +
+                  " (nothing written)");
+    if (!o.quiet) {
+      std::string line = "step " + std::to_string(step);
+      for (const rt::GraphInput &input : graph.inputs)
+        if (input.slot == "pos" || input.slot == "len")
+          line += " " + input.name + "=" + preview(bound[input.name]);
+      line += format(": ran in %.2f ms", ms);
+      if (runner)
+        line += " (" + std::to_string(dispatched()) + " eqns on the device)";
+      std::printf("%s\n", line.c_str());
+    }
+
+    if (check) {
+      std::map<std::string, rt::Tensor> refOutputs;
+      rt::Status refStatus =
+          rt::evaluate(refGraph, bindGraph(refGraph, bound, refState),
+                       rt::NumericMode::Reference, refOutputs);
+      if (!refStatus.isOk())
+        return fail("oracle, step " + std::to_string(step) + ": " +
+                    refStatus.toString() + " (nothing written)");
+      auto compare = [&](const std::string &name, const rt::Tensor &got,
+                         const rt::Tensor &want) {
+        rt::Tolerance tol = rt::toleranceFor(got.dtype());
+        rt::Comparison c = rt::compareTensors(got, want, tol);
+        if (!o.quiet || !c.ok())
+          std::printf("  check %s %s: %s%s\n", name.c_str(),
+                      got.type().toString().c_str(),
+                      c.summary(want, tol).c_str(), c.ok() ? "" : "  FAIL");
+        checkFailed |= !c.ok();
+      };
+      for (auto &[name, got] : stepOutputs)
+        if (auto it = refOutputs.find(name); it != refOutputs.end())
+          compare(name, got, it->second);
+      for (auto &[name, got] : state)
+        if (auto it = refState.find(name); it != refState.end())
+          compare(name + " (state)", got, it->second);
+    }
+    outputs = std::move(stepOutputs);
+
+    // Advance the decode: pos and len move on by one token per step.
+    for (const rt::GraphInput &input : graph.inputs)
+      if (input.slot == "pos" || input.slot == "len")
+        for (double &v : bound[input.name].values())
+          v += 1;
+  }
+
+  if (!o.quiet)
+    for (auto &[name, t] : outputs)
+      std::printf("output %s %s = %s\n", name.c_str(),
+                  t.type().toString().c_str(), preview(t).c_str());
+  if (checkFailed) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "poot-run-plan: check failed: results past the "
+                         "tolerance (nothing written)\n");
+    return 2;
+  }
+  if (check && !o.quiet)
+    std::printf("check passed against the oracle\n");
+
+  if (o.bench) {
+    std::fflush(stdout);
+    if (int rc = bench(*cuda, *cudaRunner, graph, *recorder,
+                       static_cast<int>(o.bench)))
+      return rc;
+  }
+
+  if (!o.outDir.empty()) {
+    if (!makeDirectories(o.outDir, error))
+      return fail(error);
+    auto write = [&](const std::string &name, const rt::Tensor &t) {
+      rt::Status s = rt::writeNpy(o.outDir + "/" + name + ".npy", t);
+      if (!s.isOk())
+        fail(s.toString());
+      return s.isOk();
+    };
+    for (auto &[name, t] : outputs)
+      if (!write(name, t))
+        return 1;
+    for (auto &[name, t] : state)
+      if (!write(name, t))
+        return 1;
+  }
+  std::fflush(stdout);
+  return 0;
+}
