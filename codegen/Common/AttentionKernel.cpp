@@ -53,6 +53,7 @@ namespace {
 struct Spec {
   int64_t b, hq, lq, dk, dv, hkv, nRep, lk, group, lanes, splits;
   int64_t gridX = 1; ///< the planner's X extent (past it the grid folds)
+  int64_t subgroup = 0; ///< > 0: the channel schedule on subgroups this wide
   int64_t sharedWidth = 0; ///< width of k_shared (split key), else 0
   int64_t maskB = 0, maskH = 0;
   bool paged = false, hasMask = false, hasLen = false, hasPos = false;
@@ -330,6 +331,198 @@ void emitStreamingBody(Emitter &e, const Spec &s, const Args &a, Value lane,
   });
 }
 
+/// The score transform of one key for query head `h` (contract order).
+Value scoreOf(Emitter &e, const Spec &s, const Args &a, Value dot, Value bi,
+              Value h, Value qi, Value t, Value qpos) {
+  Value c0 = e.idx(0);
+  Value score = e.mul(dot, e.f32(s.scale));
+  if (s.softcap) {
+    Value c = e.f32(*s.softcap);
+    score = e.mul(c, e.tanh(e.div(score, c)));
+  }
+  if (s.hasMask) {
+    Value mb = s.maskB == 1 ? c0 : bi;
+    Value mh = s.maskH == 1 ? c0 : h;
+    score = e.add(score, e.loadF32(a.mask, ValueRange{mb, mh, qi, t}));
+  }
+  if (!s.slopes.empty()) {
+    Value slope = e.f32(s.slopes.back());
+    for (int64_t j = static_cast<int64_t>(s.slopes.size()) - 2; j >= 0; --j)
+      slope = e.select(e.cmpi(arith::CmpIPredicate::eq, h, e.idx(j)),
+                       e.f32(s.slopes[j]), slope);
+    Value rel = e.b.create<arith::IndexCastOp>(e.loc, e.b.getI32Type(),
+                                               e.sub(t, qpos));
+    Value relF = e.b.create<arith::SIToFPOp>(e.loc, e.b.getF32Type(), rel);
+    score = e.add(score, e.mul(slope, relF));
+  }
+  if (s.causal)
+    score = e.select(e.cmpi(arith::CmpIPredicate::sgt, t, qpos), e.negInf(),
+                     score);
+  if (s.window)
+    score = e.select(
+        e.cmpi(arith::CmpIPredicate::sge, e.sub(qpos, t), e.idx(*s.window)),
+        e.negInf(), score);
+  return score;
+}
+
+/// The channel schedule: the workgroup's `lanes / S` subgroups of S lanes
+/// stride over the keys together. Lane j of a subgroup holds channels
+/// j, j + S, ... of q and of the accumulator in registers; the dot product
+/// is reduced across the subgroup with shuffles, so every load of a key or
+/// value row is one contiguous, coalesced access per subgroup. After the
+/// keys, each subgroup's (o, m, l) goes to workgroup memory and the threads
+/// fold them over the output channels exactly as the lane fold does.
+void emitChannelBody(Emitter &e, const Spec &s, const Args &a, Value tid,
+                     Value bi, Value gq, Value kv, Value qi, Value kBegin,
+                     Value kEnd, Value partials, Value scratchBase) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  const int64_t S = s.subgroup, W = s.lanes / S, G = s.group;
+  const int64_t nk = s.dk / S, nv = s.dv / S;
+  const int64_t kd = s.dk - s.sharedWidth;
+  Value cS = e.idx(S);
+  Value lane = e.rem(tid, cS), warp = e.div(tid, cS);
+
+  Value qpos = qi;
+  if (s.hasPos) {
+    Value p = s.posPerRow ? e.loadIndex(a.pos, ValueRange{bi})
+                          : e.loadIndex(a.pos, ValueRange{});
+    qpos = e.add(p, qi);
+  }
+  auto channel = [&](int64_t j) { return e.add(lane, e.idx(j * S)); };
+  // q of every head of the group, in registers.
+  SmallVector<SmallVector<Value>> qreg(G);
+  SmallVector<Value> heads(G);
+  for (int64_t hl = 0; hl < G; ++hl) {
+    heads[hl] = e.add(e.mul(gq, e.idx(G)), e.idx(hl));
+    for (int64_t j = 0; j < nk; ++j)
+      qreg[hl].push_back(
+          e.loadF32(a.q, ValueRange{bi, heads[hl], qi, channel(j)}));
+  }
+
+  // Carried per head: m, l, then nv accumulator channels.
+  SmallVector<Value> init;
+  for (int64_t hl = 0; hl < G; ++hl) {
+    init.push_back(e.negInf());
+    init.push_back(e.f32(0));
+    for (int64_t j = 0; j < nv; ++j)
+      init.push_back(e.f32(0));
+  }
+  const int64_t per = 2 + nv;
+  Value start = e.add(kBegin, warp);
+  auto loop = b.create<scf::ForOp>(
+      loc, start, kEnd, e.idx(W), init,
+      [&](OpBuilder &nb, Location l, Value t, ValueRange carried) {
+        Emitter x(nb, l, e.target);
+        Value row = s.paged ? x.loadIndex(a.read, ValueRange{bi, t}) : Value();
+        auto keyAt = [&](int64_t j) -> Value {
+          Value c = x.add(lane, x.idx(j * S));
+          if (j * S >= kd)
+            return x.loadF32(a.kShared, ValueRange{bi, x.idx(0), t,
+                                                   x.sub(c, x.idx(kd))});
+          if (s.paged)
+            return x.loadF32(a.k, ValueRange{row, kv, c});
+          return x.loadF32(a.k, ValueRange{bi, kv, t, c});
+        };
+        auto valueAt = [&](int64_t j) -> Value {
+          Value c = x.add(lane, x.idx(j * S));
+          if (s.paged)
+            return x.loadF32(a.v, ValueRange{row, kv, c});
+          return x.loadF32(a.v, ValueRange{bi, kv, t, c});
+        };
+        SmallVector<Value> kreg, vreg;
+        for (int64_t j = 0; j < nk; ++j)
+          kreg.push_back(keyAt(j));
+        for (int64_t j = 0; j < nv; ++j)
+          vreg.push_back(valueAt(j));
+        SmallVector<Value> next;
+        for (int64_t hl = 0; hl < G; ++hl) {
+          Value dot = x.f32(0);
+          for (int64_t j = 0; j < nk; ++j)
+            dot = x.add(dot, x.mul(qreg[hl][j], kreg[j]));
+          // Sum across the subgroup: every lane ends with the whole dot.
+          for (int64_t off = S / 2; off >= 1; off /= 2) {
+            Value o32 = nb.create<arith::ConstantOp>(l, nb.getI32IntegerAttr(off));
+            Value w32 = nb.create<arith::ConstantOp>(l, nb.getI32IntegerAttr(S));
+            auto shuffle = nb.create<gpu::ShuffleOp>(l, dot, o32, w32,
+                                                     gpu::ShuffleMode::XOR);
+            dot = x.add(dot, shuffle.getShuffleResult());
+          }
+          Value score = scoreOf(x, s, a, dot, bi, heads[hl], qi, t, qpos);
+          Value m = carried[hl * per], lsum = carried[hl * per + 1];
+          // A -inf score adds exactly nothing (selects keep the state).
+          Value visible = x.cmpf(arith::CmpFPredicate::UNE, score, x.negInf());
+          Value mNew = x.select(visible, x.fmax(m, score), m);
+          Value rescale = x.select(visible, x.exp(x.sub(m, mNew)), x.f32(1));
+          Value w = x.select(visible, x.exp(x.sub(score, mNew)), x.f32(0));
+          next.push_back(mNew);
+          next.push_back(x.add(x.mul(lsum, rescale), w));
+          for (int64_t j = 0; j < nv; ++j)
+            next.push_back(x.add(x.mul(carried[hl * per + 2 + j], rescale),
+                                 x.mul(w, vreg[j])));
+        }
+        nb.create<scf::YieldOp>(l, next);
+      });
+
+  // Each subgroup's state to workgroup memory: [warp][head][dv + 2].
+  Value width = e.idx(s.dv + 2);
+  for (int64_t hl = 0; hl < G; ++hl) {
+    Value base = e.mul(e.add(e.mul(warp, e.idx(G)), e.idx(hl)), width);
+    for (int64_t j = 0; j < nv; ++j)
+      b.create<memref::StoreOp>(loc, loop.getResult(hl * per + 2 + j),
+                                partials, ValueRange{e.add(base, channel(j))});
+    e.when(e.cmpi(arith::CmpIPredicate::eq, lane, e.idx(0)), [&] {
+      b.create<memref::StoreOp>(loc, loop.getResult(hl * per), partials,
+                                ValueRange{e.add(base, e.idx(s.dv))});
+      b.create<memref::StoreOp>(loc, loop.getResult(hl * per + 1), partials,
+                                ValueRange{e.add(base, e.idx(s.dv + 1))});
+    });
+  }
+  b.create<gpu::BarrierOp>(loc);
+
+  // Fold the subgroups: thread i takes (head, channel) pairs i, i + lanes...
+  Value c0 = e.idx(0), c1 = e.idx(1), cW = e.idx(W), dv = e.idx(s.dv);
+  e.loop(tid, e.idx(G * s.dv), e.idx(s.lanes), [&](Value pair) {
+    Value hl = e.div(pair, dv), c = e.rem(pair, dv);
+    auto slot = [&](Value w) {
+      return e.mul(e.add(e.mul(w, e.idx(G)), hl), width);
+    };
+    auto mOf = [&](Value w) -> Value {
+      return b.create<memref::LoadOp>(loc, partials,
+                                      ValueRange{e.add(slot(w), dv)});
+    };
+    Value bigM = e.loopCarry(c0, cW, c1, e.negInf(), [&](Value w, Value acc) {
+      return e.fmax(acc, mOf(w));
+    });
+    Value bigL = e.loopCarry(c0, cW, c1, e.f32(0), [&](Value w, Value acc) {
+      Value lw = b.create<memref::LoadOp>(
+          loc, partials, ValueRange{e.add(slot(w), e.add(dv, c1))});
+      return e.add(acc, e.mul(lw, e.exp(e.sub(mOf(w), bigM))));
+    });
+    Value sum = e.loopCarry(c0, cW, c1, e.f32(0), [&](Value w, Value acc) {
+      Value o = b.create<memref::LoadOp>(loc, partials,
+                                         ValueRange{e.add(slot(w), c)});
+      return e.add(acc, e.mul(o, e.exp(e.sub(mOf(w), bigM))));
+    });
+    Value h = e.add(e.mul(gq, e.idx(G)), hl);
+    if (!scratchBase) {
+      e.storeAs(e.div(sum, bigL), a.out, ValueRange{bi, h, qi, c});
+      return;
+    }
+    // A partial that saw no visible key publishes the neutral (0, -inf, 0).
+    Value empty = e.cmpf(arith::CmpFPredicate::OEQ, bigM, e.negInf());
+    Value at = e.mul(e.add(scratchBase, hl), width);
+    b.create<memref::StoreOp>(loc, e.select(empty, e.f32(0), sum), a.scratch,
+                              ValueRange{e.add(at, c)});
+    e.when(e.cmpi(arith::CmpIPredicate::eq, c, c0), [&] {
+      b.create<memref::StoreOp>(loc, bigM, a.scratch,
+                                ValueRange{e.add(at, dv)});
+      b.create<memref::StoreOp>(loc, e.select(empty, e.f32(0), bigL),
+                                a.scratch, ValueRange{e.add(at, e.add(dv, c1))});
+    });
+  });
+}
+
 FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   auto schedule = op->getAttrOfType<DictionaryAttr>("poot.schedule");
   if (!schedule)
@@ -357,6 +550,7 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   s.lanes = getInt("lanes");
   if (auto grid = schedule.getAs<DenseI64ArrayAttr>("grid"); grid && grid.size() == 2)
     s.gridX = grid[0];
+  s.subgroup = getInt("subgroup");
   s.splits = getInt("splits");
   auto kind = schedule.getAs<StringAttr>("kind");
   s.split = kind && kind.getValue() == "split";
@@ -384,6 +578,12 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
     s.window = static_cast<int64_t>(*w);
   if (auto slopes = op.getAlibiSlopes())
     s.slopes.assign(slopes->begin(), slopes->end());
+  if (s.subgroup && (s.dk % s.subgroup || s.dv % s.subgroup ||
+                     (s.dk - s.sharedWidth) % s.subgroup ||
+                     s.lanes % s.subgroup))
+    return op.emitError() << "expected key and value widths divisible by the "
+                             "subgroup of "
+                          << s.subgroup;
   return s;
 }
 
@@ -481,13 +681,19 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
     Value gx = kb.create<gpu::GridDimOp>(loc, gpu::Dimension::x);
     Value id = e.add(bx, e.mul(by, gx));
     int64_t total = s.rows() * s.splits;
-    Value mState = target.allocWorkgroup(kb, loc, fn, {s.group * s.lanes},
-                                         kb.getF32Type());
-    Value lState = target.allocWorkgroup(kb, loc, fn, {s.group * s.lanes},
-                                         kb.getF32Type());
-    Value oState = target.allocWorkgroup(kb, loc, fn,
-                                         {s.group * s.lanes * s.dv},
-                                         kb.getF32Type());
+    Value mState, lState, oState, partials;
+    if (s.subgroup) {
+      partials = target.allocWorkgroup(
+          kb, loc, fn, {(s.lanes / s.subgroup) * s.group * (s.dv + 2)},
+          kb.getF32Type());
+    } else {
+      mState = target.allocWorkgroup(kb, loc, fn, {s.group * s.lanes},
+                                     kb.getF32Type());
+      lState = target.allocWorkgroup(kb, loc, fn, {s.group * s.lanes},
+                                     kb.getF32Type());
+      oState = target.allocWorkgroup(kb, loc, fn, {s.group * s.lanes * s.dv},
+                                     kb.getF32Type());
+    }
     e.when(e.cmpi(arith::CmpIPredicate::ult, id, e.idx(total)), [&] {
       Value row = e.div(id, e.idx(s.splits));
       Value split = e.rem(id, e.idx(s.splits));
@@ -513,8 +719,12 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
       Value scratchBase;
       if (s.split)
         scratchBase = e.mul(id, e.idx(s.group));
-      emitStreamingBody(e, s, a, lane, bi, g, kvHead, qi, kBegin, kStop,
-                        mState, lState, oState, scratchBase);
+      if (s.subgroup)
+        emitChannelBody(e, s, a, lane, bi, g, kvHead, qi, kBegin, kStop,
+                        partials, scratchBase);
+      else
+        emitStreamingBody(e, s, a, lane, bi, g, kvHead, qi, kBegin, kStop,
+                          mState, lState, oState, scratchBase);
     });
     kb.create<gpu::ReturnOp>(loc);
     int64_t gridX = std::min<int64_t>(total, s.gridX);

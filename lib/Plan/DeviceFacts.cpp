@@ -15,7 +15,8 @@ using namespace poot;
 static constexpr int64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
 
 const std::vector<DeviceFacts> &poot::devicePresets() {
-  static const std::vector<DeviceFacts> presets = {
+  static const std::vector<DeviceFacts> presets = [] {
+    std::vector<DeviceFacts> table = {
       // name, target, CUs, wg mem, wg size, subgroup, gridX, gridY,
       // max buffer, memory, f16, bf16
       {"sm_80", "nvvm", 108, 48 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
@@ -34,7 +35,11 @@ const std::vector<DeviceFacts> &poot::devicePresets() {
        2 * kGiB, true, false},
       {"cpu", "cpu", 8, 1 * kMiB, 64, 1, (1ll << 31) - 1, (1ll << 31) - 1,
        16 * kGiB, 16 * kGiB, true, true},
-  };
+    };
+    for (DeviceFacts &d : table)
+      d.fixedSubgroup = d.target == "nvvm";
+    return table;
+  }();
   return presets;
 }
 

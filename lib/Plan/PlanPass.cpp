@@ -117,6 +117,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
                            b.getStringAttr(s.split ? "split" : "streaming")),
             b.getNamedAttr("grouped", b.getBoolAttr(s.grouped)),
             b.getNamedAttr("lanes", b.getI64IntegerAttr(s.lanes)),
+            b.getNamedAttr("subgroup", b.getI64IntegerAttr(s.subgroup)),
             b.getNamedAttr("splits", b.getI64IntegerAttr(s.splits)),
             b.getNamedAttr("chunk", b.getI64IntegerAttr(s.chunk)),
             b.getNamedAttr("grid",

@@ -99,8 +99,27 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d) {
                                       s.valueWidth, floats * 4, d.name,
                                       d.workgroupMemoryBytes));
   }
+  // The channel schedule, where subgroups have a fixed width: registers
+  // hold the accumulators (dk/S + dv/S per head of the group, at most 64),
+  // workgroup memory only the warps' partials for the final fold.
+  int64_t sg = d.subgroupSize;
+  if (d.fixedSubgroup && sg > 1 && s.keyWidth % sg == 0 &&
+      s.valueWidth % sg == 0) {
+    int64_t perHead = s.keyWidth / sg + s.valueWidth / sg;
+    const int64_t warps = 4;
+    bool group = nRep > 1 && s.queryLen == 1 && perHead * nRep <= 64;
+    int64_t heads = group ? nRep : 1;
+    if (perHead * heads <= 64 &&
+        warps * heads * floats * 4 <= d.workgroupMemoryBytes &&
+        warps * sg <= d.maxWorkgroupSize) {
+      out.subgroup = sg;
+      out.grouped = group;
+      out.lanes = warps * sg;
+    }
+  }
   int64_t group = out.grouped ? nRep : 1;
-  out.stateBytes = out.lanes * floats * group * 4;
+  out.stateBytes = out.subgroup ? (out.lanes / out.subgroup) * floats * group * 4
+                                : out.lanes * floats * group * 4;
   out.rows = s.batch * (out.grouped ? s.keyHeads : s.queryHeads) * s.queryLen;
   out.chunk = s.keyLen;
   out.causalSkip = s.causal && s.queryLen > 1;

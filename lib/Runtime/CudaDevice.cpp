@@ -632,6 +632,7 @@ Status CudaDevice::create(std::unique_ptr<CudaDevice> &out, int ordinal) {
   POOT_RETURN_IF_ERROR(
       attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.maxWorkgroupSize));
   POOT_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE, f.subgroupSize));
+  f.fixedSubgroup = true; // every CUDA device runs 32-lane warps
   POOT_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, f.maxGridX));
   POOT_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, f.maxGridY));
   POOT_RETURN_IF_ERROR(

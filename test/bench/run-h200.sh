@@ -4,9 +4,10 @@
 # evaluator on the unfused plan), compute-sanitizer memcheck on part of the
 # sweep, then the decode benchmark of our kernels and the PyTorch peers on
 # the same shapes. Writes results under $OUT (or ./h200-out).
-#   run-h200.sh BUNDLE_DIR
+#   run-h200.sh BUNDLE_DIR [check|bench|all]
 set -uo pipefail
-B="${1:?usage: run-h200.sh BUNDLE_DIR}"
+B="${1:?usage: run-h200.sh BUNDLE_DIR [check|bench|all]}"
+PHASE="${2:-all}"
 R="${OUT:-$PWD/h200-out}"
 mkdir -p "$R"
 RUN="$B/poot-run-plan"
@@ -16,6 +17,7 @@ RUN="$B/poot-run-plan"
 } > "$R/device.txt" 2>&1
 cat "$R/device.txt"
 
+if [ "$PHASE" != bench ]; then
 echo "== correctness: examples on cuda vs the oracle"
 pass=0; fail=0
 for p in "$B"/plans/*.cuda.plan; do
@@ -39,11 +41,14 @@ while IFS='|' read -r n args; do
 done < "$B/sweep.txt" 2>&1 | tee "$R/sweep.txt"
 
 echo "== compute-sanitizer memcheck"
-for n in sweep-gqa-d40 sweep-gqa-d128-split sweep-live sweep-paged-split sweep-mla-192-128 sweep-bf16-split; do
+for n in sweep-gqa-d40 sweep-mqa-d96 sweep-gqa-d128-split sweep-live sweep-paged-split sweep-mla-192-128 sweep-bf16-split; do
   args=$(grep "^$n|" "$B/sweep.txt" | cut -d'|' -f2)
-  compute-sanitizer --tool memcheck --error-exitcode 9 "$RUN" "$B/plans/$n.cuda.plan" --device=cuda $args --quiet > "$R/memcheck-$n.txt" 2>&1
+  compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$RUN" "$B/plans/$n.cuda.plan" --device=cuda $args --quiet > "$R/memcheck-$n.txt" 2>&1
   echo "$n: exit $? $(grep -c 'Invalid' "$R/memcheck-$n.txt") invalid accesses"
 done | tee "$R/memcheck.txt"
+
+fi
+[ "$PHASE" = check ] && exit 0
 
 echo "== benchmark: ours"
 while read -r name b hq hkv lk d dtype; do

@@ -27,6 +27,10 @@ struct DeviceFacts {
   int64_t memoryBytes = 0;           ///< device memory a plan may allocate
   bool f16Storage = true;            ///< can load/store f16 buffers
   bool bf16Storage = true;           ///< can load/store bf16 buffers
+  /// Whether every device of the target runs subgroups of exactly
+  /// `subgroupSize` lanes (CUDA warps), so a kernel may be built around it.
+  /// Vulkan devices differ (8 on lavapipe, 32, 64), so not there.
+  bool fixedSubgroup = false;
 };
 
 /// The named presets: sm_80, sm_89, sm_90, gfx90a, gfx942, gfx1100, vulkan

@@ -54,6 +54,12 @@ struct AttentionShape {
 struct AttentionSchedule {
   bool split = false;      ///< split-KV (partials + combine) or streaming
   bool grouped = false;    ///< one workgroup serves the n_rep heads of a KV head
+  /// 0: each lane walks its own keys and keeps its state in workgroup
+  /// memory. Otherwise the subgroup size of the channel schedule: each
+  /// subgroup walks keys together, a lane holding dv / subgroup channels of
+  /// the accumulator in registers, the dot product reduced across the
+  /// subgroup; lanes = warps * subgroup.
+  int64_t subgroup = 0;
   int64_t lanes = 1;       ///< threads of one workgroup, striding over keys
   int64_t splits = 1;      ///< key chunks per row (1 when streaming)
   int64_t chunk = 0;       ///< keys per split (the whole length when streaming)
