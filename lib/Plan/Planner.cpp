@@ -106,9 +106,14 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d) {
   if (d.fixedSubgroup && sg > 1 && s.keyWidth % sg == 0 &&
       s.valueWidth % sg == 0) {
     int64_t perHead = s.keyWidth / sg + s.valueWidth / sg;
-    const int64_t warps = 4;
     bool group = nRep > 1 && s.queryLen == 1 && perHead * nRep <= 64;
     int64_t heads = group ? nRep : 1;
+    // As many subgroups as fit (at most 16): each walks its own keys, so
+    // more of them keep more loads in flight.
+    int64_t warps = 16;
+    while (warps > 1 && (warps * heads * floats * 4 > d.workgroupMemoryBytes ||
+                         warps * sg > d.maxWorkgroupSize))
+      warps /= 2;
     if (perHead * heads <= 64 &&
         warps * heads * floats * 4 <= d.workgroupMemoryBytes &&
         warps * sg <= d.maxWorkgroupSize) {

@@ -4,7 +4,7 @@
 # evaluator on the unfused plan), compute-sanitizer memcheck on part of the
 # sweep, then the decode benchmark of our kernels and the PyTorch peers on
 # the same shapes. Writes results under $OUT (or ./h200-out).
-#   run-h200.sh BUNDLE_DIR [check|bench|all]
+#   run-h200.sh BUNDLE_DIR [check|memcheck|bench|all|everything]
 set -uo pipefail
 B="${1:?usage: run-h200.sh BUNDLE_DIR [check|bench|all]}"
 PHASE="${2:-all}"
@@ -17,7 +17,7 @@ RUN="$B/poot-run-plan"
 } > "$R/device.txt" 2>&1
 cat "$R/device.txt"
 
-if [ "$PHASE" != bench ]; then
+if [ "$PHASE" != bench ] && [ "$PHASE" != memcheck ]; then
 echo "== correctness: examples on cuda vs the oracle"
 pass=0; fail=0
 for p in "$B"/plans/*.cuda.plan; do
@@ -40,6 +40,8 @@ while IFS='|' read -r n args; do
   fi
 done < "$B/sweep.txt" 2>&1 | tee "$R/sweep.txt"
 
+fi
+if [ "$PHASE" = memcheck ] || [ "$PHASE" = everything ]; then
 echo "== compute-sanitizer memcheck"
 for n in sweep-gqa-d40 sweep-mqa-d96 sweep-gqa-d128-split sweep-live sweep-paged-split sweep-mla-192-128 sweep-bf16-split; do
   args=$(grep "^$n|" "$B/sweep.txt" | cut -d'|' -f2)
@@ -48,12 +50,7 @@ for n in sweep-gqa-d40 sweep-mqa-d96 sweep-gqa-d128-split sweep-live sweep-paged
 done | tee "$R/memcheck.txt"
 
 fi
-[ "$PHASE" = check ] && exit 0
-
-echo "== benchmark: ours"
-while read -r name b hq hkv lk d dtype; do
-  "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 --quiet 2>&1 | sed "s/^/$name /"
-done < "$B/bench/shapes.txt" 2>&1 | tee "$R/bench-ours.txt"
+[ "$PHASE" = check ] || [ "$PHASE" = memcheck ] && exit 0
 
 echo "== benchmark: peers"
 python3 - "$B/bench/shapes.txt" "$R/shapes.json" <<'PY'
@@ -65,3 +62,9 @@ for line in open(sys.argv[1]):
 json.dump(shapes, open(sys.argv[2], "w"))
 PY
 PYTHONUNBUFFERED=1 python3 "$(dirname "$0")/peers.py" "$R/shapes.json" "$R/bench-peers.json" 2>&1 | tail -40
+
+echo "== benchmark: ours"
+while read -r name b hq hkv lk d dtype; do
+  timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 --quiet 2>&1 | sed "s/^/$name /"
+done < "$B/bench/shapes.txt" 2>&1 | tee "$R/bench-ours.txt"
+

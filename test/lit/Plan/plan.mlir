@@ -13,9 +13,10 @@
 // streaming with 16 lanes over 64 rows, which fill its 16 units.
 // SM90-LABEL: func.func @llama70b_decode
 // SM90: poot.attention
-// On CUDA the channel schedule: 4 warps of 32 lanes, each lane holding 4
-// channels of q and of the accumulator for each of the 8 heads.
-// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 128, 1>, grouped = true, kind = "split", lanes = 128 : i64, live_splits = false, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 16640 : i64, subgroup = 32 : i64}
+// On CUDA the channel schedule: 8 warps of 32 lanes (as many as the
+// warps' partials fit 48 KiB), each lane holding 4 channels of q and of the
+// accumulator for each of the 8 heads.
+// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 128, 1>, grouped = true, kind = "split", lanes = 256 : i64, live_splits = false, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64}
 // GFX942-LABEL: func.func @llama70b_decode
 // GFX942: grouped = true, kind = "split", lanes = 8 : i64
 // GFX942-SAME: splits = 16 : i64
@@ -23,7 +24,7 @@
 // VULKAN: grouped = false, kind = "streaming", lanes = 16 : i64
 // SM80-LABEL: func.func @llama70b_decode
 // SM80: chunk = 2341 : i64
-// SM80-SAME: grouped = true, kind = "split", lanes = 128 : i64
+// SM80-SAME: grouped = true, kind = "split", lanes = 256 : i64
 // SM80-SAME: splits = 14 : i64
 func.func @llama70b_decode(%q: tensor<1x64x1x128xf16>, %k: tensor<1x8x32768x128xf16>, %v: tensor<1x8x32768x128xf16>, %pos: tensor<i32>) -> tensor<1x64x1x128xf16> {
   %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 8 : i64, causal} : tensor<1x64x1x128xf16>, tensor<1x8x32768x128xf16>, tensor<1x8x32768x128xf16> -> tensor<1x64x1x128xf16>
@@ -51,7 +52,7 @@ func.func @llama70b_batch128(%q: tensor<128x64x1x128xf32>, %k: tensor<128x8x8192
 // SM90: poot.request = {dtype = "f32", key_bound = "capacity", key_form = "dense", mask = "causal", score = "scale", shape = array<i64: 1, 32, 8, 4096, 4096, 128, 128>}
 // SM90-SAME: causal_skip = true
 // SM90-SAME: grid = array<i64: 131072, 1>
-// SM90-SAME: grouped = false, kind = "streaming", lanes = 128 : i64
+// SM90-SAME: grouped = false, kind = "streaming", lanes = 512 : i64
 // On Vulkan the 131072 rows pass the 65535 X limit and fold into Y.
 // VULKAN-LABEL: func.func @prefill_causal
 // VULKAN: grid = array<i64: 65535, 3>
