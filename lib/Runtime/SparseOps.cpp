@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SparseOps.h"
+#include "EqnContext.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,49 +32,7 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const int64_t kMinI64 = std::numeric_limits<int64_t>::min();
 const int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
 
-/// Errors of one sparse eqn, prefixed like the evaluator's own: the eqn's
-/// location, then the op name.
-struct SparseContext {
-  const Eqn &eqn;
-  const std::vector<const Tensor *> &operands;
-  const std::vector<TensorType> &resultTypes;
-  NumericMode mode;
-
-  Status error(ErrorCode code, const std::string &message) const {
-    std::string text = eqn.op + ": " + message;
-    if (eqn.location.empty())
-      return Status(code, text);
-    return Status(code, eqn.location + ": " + text);
-  }
-  Status invalid(const std::string &message) const {
-    return error(ErrorCode::InvalidArgument, message);
-  }
-
-  /// Looks up attribute `name`; null when absent (with `status` still ok).
-  /// A present attribute of the wrong kind is an error.
-  const Attr *attr(const char *name, Attr::Kind kind, const char *what,
-                   Status &status) const {
-    const Attr *a = eqn.attr(name);
-    if (a && a->kind != kind) {
-      status = invalid(std::string("attribute '") + name + "' must be " + what);
-      return nullptr;
-    }
-    return a;
-  }
-  Status requiredInt(const char *name, int64_t &out) const {
-    Status status;
-    const Attr *a = attr(name, Attr::Kind::Int, "an integer", status);
-    POOT_RETURN_IF_ERROR(status);
-    if (!a)
-      return invalid(std::string("missing attribute '") + name + "'");
-    out = a->i;
-    return Status::ok();
-  }
-
-  bool roundsToF32(DType dtype) const {
-    return mode == NumericMode::Native && dtype != DType::F64;
-  }
-};
+using SparseContext = EqnContext;
 
 /// Rounds an intermediate to f32 when the kernel computes in f32.
 struct Step {
