@@ -711,6 +711,18 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
         Value len = e.loadIndex(a.len, ValueRange{bi});
         kEnd = e.imin(e.imax(len, e.idx(0)), e.idx(s.lk));
       }
+      if (s.causal) {
+        // Keys past the query's own position are all -inf: the loop stops
+        // at qpos + 1 instead of visiting them (the causal skip; the bound
+        // is clamped so a position past Lk still reads nothing outside).
+        Value qpos = qi;
+        if (s.hasPos)
+          qpos = e.add(s.posPerRow ? e.loadIndex(a.pos, ValueRange{bi})
+                                   : e.loadIndex(a.pos, ValueRange{}),
+                       qi);
+        Value stop = e.imax(e.add(qpos, e.idx(1)), e.idx(0));
+        kEnd = e.imin(kEnd, stop);
+      }
       Value chunk = e.div(e.add(kEnd, e.idx(s.splits - 1)), e.idx(s.splits));
       Value kBegin = e.imin(e.mul(split, chunk), kEnd);
       Value kStop = e.imin(e.add(kBegin, chunk), kEnd);
