@@ -6,7 +6,9 @@
  * every step's output against the oracle (the f64 reference evaluator on the
  * unfused graph).
  *
- *   decode_loop MODEL.mlir [STEPS]
+ *   decode_loop MODEL.mlir [STEPS] [DEVICE]      (DEVICE: cpu or vulkan)
+ *
+ * Exits 77 when the device is not on this machine.
  *
  *===----------------------------------------------------------------------===*/
 #include "poot/poot.h"
@@ -72,18 +74,24 @@ static void fillF32(float *data, size_t n, int rank, const int64_t *dims) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s MODEL.mlir [STEPS]\n", argv[0]);
+    fprintf(stderr, "usage: %s MODEL.mlir [STEPS] [cpu|vulkan]\n", argv[0]);
     return 2;
   }
   int steps = argc > 2 ? atoi(argv[2]) : 4;
+  const char *deviceName = argc > 3 ? argv[3] : "cpu";
   size_t length;
   char *text = readFile(argv[1], &length);
 
   poot_plan *fused, *reference;
-  CHECK(poot_compile(text, length, "cpu", 0, &fused));
+  CHECK(poot_compile(text, length, deviceName, 0, &fused));
   CHECK(poot_compile(text, length, "cpu", POOT_COMPILE_NO_FUSION, &reference));
   poot_session *device, *oracle;
-  CHECK(poot_session_create(fused, "cpu", &device));
+  poot_status opened = poot_session_create(fused, deviceName, &device);
+  if (opened == POOT_ERR_UNSUPPORTED) {
+    printf("no %s device here: %s\n", deviceName, poot_last_error());
+    return 77;
+  }
+  CHECK(opened);
   CHECK(poot_session_create(reference, "oracle", &oracle));
 
   /* Bind every input: weights and activations random (f32 models), the KV
@@ -138,8 +146,8 @@ int main(int argc, char **argv) {
 
   int failures = 0;
   for (int step = 0; step < steps; ++step, ++pos) {
-    CHECK(poot_bind_input(device, "pos", &pos, sizeof pos));
-    CHECK(poot_bind_input(oracle, "pos", &pos, sizeof pos));
+    CHECK(poot_bind_slot(device, "pos", &pos, sizeof pos));
+    CHECK(poot_bind_slot(oracle, "pos", &pos, sizeof pos));
     CHECK(poot_run(device));
     CHECK(poot_run(oracle));
     CHECK(poot_read_output(device, outName, got, outCount * 4));
@@ -152,14 +160,14 @@ int main(int argc, char **argv) {
     /* The f32 tolerance of docs/numerics.md: 1e-6 + 2e-5 * max|want|. */
     int ok = err <= 1e-6 + 2e-5 * scale;
     failures += !ok;
-    printf("step %d pos %d: %s max abs error %.3g (scale %.3g) %s\n", step,
-           pos, outName, err, scale, ok ? "ok" : "FAIL");
+    printf("step %d pos %d on %s: %s max abs error %.3g (scale %.3g) %s\n",
+           step, pos, deviceName, outName, err, scale, ok ? "ok" : "FAIL");
   }
 
   /* A position outside the declared range is refused before anything runs,
    * and the caches stay as they were. */
   int32_t bad = 1 << 20;
-  CHECK(poot_bind_input(device, "pos", &bad, sizeof bad));
+  CHECK(poot_bind_slot(device, "pos", &bad, sizeof bad));
   poot_status refused = poot_run(device);
   printf("pos %d: %s (%s)\n", bad, poot_status_name(refused), poot_last_error());
   failures += refused != POOT_ERR_RANGE_VIOLATION;

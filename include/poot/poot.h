@@ -72,8 +72,9 @@ const char *poot_status_name(poot_status status);
  * reference an engine checks a fused plan against). */
 #define POOT_COMPILE_NO_FUSION 1u
 
-/* Compiles MLIR text of a poot graph for `target` ("cpu"; GPU targets plan
- * but cannot yet generate kernels and return POOT_ERR_UNSUPPORTED). */
+/* Compiles MLIR text of a poot graph for `target`: "cpu", "vulkan" (SPIR-V
+ * kernels), "cuda:sm_80", "cuda:sm_89", "cuda:sm_90" (PTX); the ROCm targets
+ * return POOT_ERR_UNSUPPORTED. */
 poot_status poot_compile(const char *mlir_text, size_t length,
                          const char *target, unsigned flags,
                          poot_plan **out_plan);
@@ -99,7 +100,10 @@ poot_status poot_plan_output(const poot_plan *plan, int index,
 /*--- Sessions: a plan on a device, with its bindings ----------------------*/
 
 /* `device`: "cpu" (the embedded default; each op in f32, storage rounding
- * emulated) or "oracle" (the f64 reference evaluator). */
+ * emulated), "oracle" (the f64 reference evaluator), both for cpu plans;
+ * "vulkan" or "cuda" for plans compiled for them (the fused attention runs
+ * as the plan's kernels, every other eqn on the host). A machine without the
+ * device gets POOT_ERR_UNSUPPORTED. */
 poot_status poot_session_create(const poot_plan *plan, const char *device,
                                 poot_session **out_session);
 void poot_session_free(poot_session *session);
@@ -108,6 +112,11 @@ void poot_session_free(poot_session *session);
  * and shape; a declared range is checked at poot_run). */
 poot_status poot_bind_input(poot_session *session, const char *name,
                             const void *data, size_t bytes);
+/* Binds the input that declares slot `slot` ("pos", "len", "slot_map",
+ * "write_map"), as poot_bind_input does; refused when several inputs
+ * declare it. */
+poot_status poot_bind_slot(poot_session *session, const char *slot,
+                           const void *data, size_t bytes);
 /* Binds the caller's buffer as state `name`; it must outlive the runs. */
 poot_status poot_bind_state(poot_session *session, const char *name,
                             void *data, size_t bytes);

@@ -2,11 +2,14 @@
 #ifndef POOT_LIB_CAPI_CAPIINTERNAL_H
 #define POOT_LIB_CAPI_CAPIINTERNAL_H
 
+#include "poot/Runtime/CudaRunner.h"
 #include "poot/Runtime/PlanFile.h"
+#include "poot/Runtime/VulkanRunner.h"
 #include "poot/Runtime/Status.h"
 #include "poot/poot.h"
 
 #include <map>
+#include <memory>
 #include <string>
 
 struct poot_plan {
@@ -16,6 +19,10 @@ struct poot_plan {
 struct poot_session {
   const poot_plan *plan = nullptr;
   bool reference = false;
+  /// The device that runs the plan's kernels (null for cpu and oracle).
+  std::unique_ptr<poot::rt::VulkanDevice> vulkan;
+  std::unique_ptr<poot::rt::CudaDevice> cuda;
+  std::unique_ptr<poot::rt::EqnRunner> runner;
   std::map<std::string, poot::rt::Tensor> inputs;
   std::map<std::string, void *> state;
   std::map<std::string, poot::rt::Tensor> outputs;

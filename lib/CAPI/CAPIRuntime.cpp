@@ -142,18 +142,35 @@ poot_status poot_session_create(const poot_plan *plan, const char *device,
   if (!plan || !out)
     return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
   std::string dev = device ? device : "cpu";
-  if (dev != "cpu" && dev != "oracle")
+  const std::string &target = plan->plan.target;
+  bool cudaPlan = target.rfind("cuda:", 0) == 0;
+  if (dev != "cpu" && dev != "oracle" && dev != "vulkan" && dev != "cuda")
     return poot::capi::fail(POOT_ERR_UNSUPPORTED,
                             "device '" + dev +
-                                "' is not in this build (cpu, oracle)");
-  if (plan->plan.target != "cpu")
-    return poot::capi::fail(POOT_ERR_UNSUPPORTED,
-                            "the plan is for target " + plan->plan.target +
-                                ", which has no kernels in this build");
-  auto *s = new poot_session();
+                                "' is not in this build (cpu, oracle, "
+                                "vulkan, cuda)");
+  // A plan runs on the device it was compiled for; the cpu and the oracle
+  // run a cpu plan.
+  bool matches = (dev == "vulkan" && target == "vulkan") ||
+                 (dev == "cuda" && cudaPlan) ||
+                 ((dev == "cpu" || dev == "oracle") && target == "cpu");
+  if (!matches)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
+                            "the plan is for target " + target +
+                                ", not the " + dev + " device");
+  auto s = std::make_unique<poot_session>();
   s->plan = plan;
   s->reference = dev == "oracle";
-  *out = s;
+  if (dev == "vulkan") {
+    if (Status st = VulkanDevice::create(s->vulkan); !st.isOk())
+      return poot::capi::fail(st);
+    s->runner = std::make_unique<VulkanRunner>(*s->vulkan, plan->plan);
+  } else if (dev == "cuda") {
+    if (Status st = CudaDevice::create(s->cuda); !st.isOk())
+      return poot::capi::fail(st);
+    s->runner = std::make_unique<CudaRunner>(*s->cuda, plan->plan);
+  }
+  *out = s.release();
   return POOT_OK;
 }
 
@@ -180,6 +197,26 @@ poot_status poot_bind_input(poot_session *s, const char *name,
                                 std::to_string(bytes));
   s->inputs[name] = decodeStorage(type, data);
   return POOT_OK;
+}
+
+poot_status poot_bind_slot(poot_session *s, const char *slot,
+                           const void *data, size_t bytes) {
+  if (!s || !slot)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  const GraphInput *found = nullptr;
+  for (const GraphInput &in : s->plan->plan.graph.inputs) {
+    if (in.slot != slot)
+      continue;
+    if (found)
+      return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
+                              std::string("several inputs are slot '") + slot +
+                                  "': bind them by name");
+    found = &in;
+  }
+  if (!found)
+    return poot::capi::fail(POOT_ERR_UNKNOWN_NAME,
+                            std::string("the plan has no slot '") + slot + "'");
+  return poot_bind_input(s, found->name.c_str(), data, bytes);
 }
 
 poot_status poot_bind_state(poot_session *s, const char *name, void *data,
@@ -225,7 +262,7 @@ poot_status poot_run(poot_session *s) {
   Status st = evaluate(g, b,
                        s->reference ? NumericMode::Reference
                                     : NumericMode::Native,
-                       outputs);
+                       outputs, s->runner.get());
   if (!st.isOk())
     return poot::capi::fail(st);
   for (auto &[name, t] : state)
