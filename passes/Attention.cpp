@@ -1539,32 +1539,13 @@ struct AttentionFusionPass
   using AttentionFusionBase::AttentionFusionBase;
 
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    // Declines are reported once, after the driver settles, for the
-    // candidates still standing; fusions as they happen.
-    llvm::DenseMap<Operation *, std::string> declined;
-    ExplainFn fn;
-    bool verbose = explain || explainByDefault();
-    if (verbose)
-      fn = [&](Operation *root, bool fused, const std::string &what) {
-        if (fused) {
-          root->emitRemark() << "attention fused: " << what;
-          declined.erase(root);
-        } else {
-          declined[root] = what;
-        }
-      };
-    populateAttentionFusionPatterns(patterns, fn);
-    GreedyRewriteConfig config;
-    config.enableRegionSimplification = GreedySimplifyRegionLevel::Disabled;
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
-                                            config)))
-      return signalPassFailure();
-    if (verbose)
-      getOperation()->walk([&](MatmulOp mm) {
-        if (auto it = declined.find(mm); it != declined.end())
-          mm->emitRemark() << "attention declined: " << it->second;
-      });
+    if (failed(applyFusionPatterns(
+            getOperation(), "attention", explain || explainByDefault(),
+            [](RewritePatternSet &patterns, ExplainFn fn) {
+              populateAttentionFusionPatterns(patterns, std::move(fn));
+            },
+            [](Operation *op) { return isa<MatmulOp>(op); })))
+      signalPassFailure();
   }
 };
 

@@ -936,46 +936,17 @@ BlockSelectFusion::matchAndRewrite(AttentionOp root,
 // The pass
 //===----------------------------------------------------------------------===//
 
-/// Forgets the declines of candidates the rewrite erased.
-struct ForgetErased : public RewriterBase::Listener {
-  explicit ForgetErased(DenseMap<Operation *, std::string> &declined)
-      : declined(declined) {}
-  void notifyOperationErased(Operation *op) override { declined.erase(op); }
-  DenseMap<Operation *, std::string> &declined;
-};
-
 struct BlockSelectPass : public poot::impl::BlockSelectBase<BlockSelectPass> {
   using BlockSelectBase::BlockSelectBase;
 
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    // Declines are reported once, after the driver settles, for the
-    // candidates still standing; fusions as they happen.
-    DenseMap<Operation *, std::string> declined;
-    ExplainFn fn;
-    bool verbose = explain || explainByDefault();
-    if (verbose)
-      fn = [&](Operation *root, bool fused, const std::string &what) {
-        if (fused) {
-          root->emitRemark() << "block selection fused: " << what;
-          declined.erase(root);
-        } else {
-          declined[root] = what;
-        }
-      };
-    populateBlockSelectPatterns(patterns, fn);
-    ForgetErased listener(declined);
-    GreedyRewriteConfig config;
-    config.enableRegionSimplification = GreedySimplifyRegionLevel::Disabled;
-    config.listener = &listener;
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
-                                            config)))
-      return signalPassFailure();
-    if (verbose)
-      getOperation()->walk([&](AttentionOp op) {
-        if (auto it = declined.find(op); it != declined.end())
-          op->emitRemark() << "block selection declined: " << it->second;
-      });
+    if (failed(applyFusionPatterns(
+            getOperation(), "block selection", explain || explainByDefault(),
+            [](RewritePatternSet &patterns, ExplainFn fn) {
+              populateBlockSelectPatterns(patterns, std::move(fn));
+            },
+            [](Operation *op) { return isa<AttentionOp>(op); })))
+      signalPassFailure();
   }
 };
 

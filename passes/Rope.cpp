@@ -1218,47 +1218,17 @@ struct RopeFusion : public OpRewritePattern<OpTy> {
 // The pass
 //===----------------------------------------------------------------------===//
 
-/// Forgets the declines of candidates the rewrite erased.
-struct ForgetErased : public RewriterBase::Listener {
-  explicit ForgetErased(DenseMap<Operation *, std::string> &declined)
-      : declined(declined) {}
-  void notifyOperationErased(Operation *op) override { declined.erase(op); }
-  DenseMap<Operation *, std::string> &declined;
-};
-
 struct RopeFusionPass : public poot::impl::RopeFusionBase<RopeFusionPass> {
   using RopeFusionBase::RopeFusionBase;
 
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    // Declines are reported once, after the driver settles, for the
-    // candidates still standing; fusions as they happen.
-    DenseMap<Operation *, std::string> declined;
-    ExplainFn fn;
-    bool verbose = explain || explainByDefault();
-    if (verbose)
-      fn = [&](Operation *root, bool fused, const std::string &what) {
-        if (fused) {
-          root->emitRemark() << "rope fused: " << what;
-          declined.erase(root);
-        } else {
-          declined[root] = what;
-        }
-      };
-    populateRopeFusionPatterns(patterns, fn);
-    ForgetErased listener(declined);
-    GreedyRewriteConfig config;
-    config.enableRegionSimplification = GreedySimplifyRegionLevel::Disabled;
-    config.listener = &listener;
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
-                                            config)))
-      return signalPassFailure();
-    if (verbose)
-      getOperation()->walk([&](Operation *op) {
-        if (auto it = declined.find(op);
-            it != declined.end() && isCandidate(op))
-          op->emitRemark() << "rope declined: " << it->second;
-      });
+    if (failed(applyFusionPatterns(
+            getOperation(), "rope", explain || explainByDefault(),
+            [](RewritePatternSet &patterns, ExplainFn fn) {
+              populateRopeFusionPatterns(patterns, std::move(fn));
+            },
+            isCandidate)))
+      signalPassFailure();
   }
 };
 

@@ -19,6 +19,16 @@ namespace poot {
 using ExplainFn =
     std::function<void(mlir::Operation *root, bool fused, const std::string &)>;
 
+/// Drives fusion patterns (what a fusion pass does): with `explain`, a fusion
+/// is reported as a remark "<what> fused: ..." when it happens, and a
+/// decline "<what> declined: ..." once, after the driver settles, for the
+/// candidates still standing (those the rewrite erased are forgotten, and
+/// `stillCandidate`, when given, filters the rest).
+mlir::LogicalResult applyFusionPatterns(
+    mlir::Operation *root, llvm::StringRef what, bool explain,
+    llvm::function_ref<void(mlir::RewritePatternSet &, ExplainFn)> populate,
+    llvm::function_ref<bool(mlir::Operation *)> stillCandidate = nullptr);
+
 /// The normal forms the matchers rely on (poot-canonicalize).
 void populateCanonicalizePatterns(mlir::RewritePatternSet &patterns);
 
