@@ -2,7 +2,8 @@
 //
 // Internal to the runtime: what the kernels of the fused and sparse ops need
 // of the eqn they evaluate: errors prefixed like the evaluator's own (the
-// eqn's location, then the op name) and typed attribute lookups.
+// eqn's location, then the op name) and typed attribute lookups, plus the
+// small numeric helpers both sets of kernels use.
 //
 //===----------------------------------------------------------------------===//
 #ifndef POOT_LIB_RUNTIME_EQNCONTEXT_H
@@ -10,6 +11,8 @@
 
 #include "poot/Runtime/Evaluator.h"
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -65,6 +68,29 @@ struct EqnContext {
     return mode == NumericMode::Native && dtype != DType::F64;
   }
 };
+
+/// Rounds an intermediate to f32 when the kernel computes in f32.
+struct Step {
+  bool f32;
+  double operator()(double v) const {
+    return f32 ? static_cast<double>(static_cast<float>(v)) : v;
+  }
+};
+
+inline bool isIndexType(DType dtype) {
+  return dtype == DType::I32 || dtype == DType::I64;
+}
+
+/// `v` as an integer clamped into [lo, hi] (NaN gives lo).
+inline int64_t clampToInt64(double v, int64_t lo, int64_t hi) {
+  if (std::isnan(v))
+    return lo;
+  if (v <= static_cast<double>(lo))
+    return lo;
+  if (v >= static_cast<double>(hi))
+    return hi;
+  return static_cast<int64_t>(v);
+}
 
 } // namespace poot::rt::detail
 

@@ -35,13 +35,6 @@ const int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
 
 using FusedContext = EqnContext;
 
-/// Rounds an intermediate to f32 when the kernel computes in f32.
-struct Step {
-  bool f32;
-  double operator()(double v) const {
-    return f32 ? static_cast<double>(static_cast<float>(v)) : v;
-  }
-};
 
 /// The stored value of a finished element: f32 math rounded once more to
 /// the storage dtype in native mode, the exact double in reference mode.
@@ -51,19 +44,7 @@ double store(const Step &step, DType dtype, double v) {
   return roundTo(dtype, step(v));
 }
 
-bool isIndexType(DType dtype) {
-  return dtype == DType::I32 || dtype == DType::I64;
-}
 
-int64_t clampToInt64(double v, int64_t lo, int64_t hi) {
-  if (std::isnan(v))
-    return lo;
-  if (v <= static_cast<double>(lo))
-    return lo;
-  if (v >= static_cast<double>(hi))
-    return hi;
-  return static_cast<int64_t>(v);
-}
 
 /// True when `from` broadcasts to exactly `to` (numpy broadcast_to).
 bool broadcastsTo(const Shape &from, const Shape &to) {

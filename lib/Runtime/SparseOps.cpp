@@ -34,13 +34,6 @@ const int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
 
 using SparseContext = EqnContext;
 
-/// Rounds an intermediate to f32 when the kernel computes in f32.
-struct Step {
-  bool f32;
-  double operator()(double v) const {
-    return f32 ? static_cast<double>(static_cast<float>(v)) : v;
-  }
-};
 
 /// The stored value of a finished element (see FusedOps.cpp).
 double store(const Step &step, DType dtype, double v) {
@@ -49,19 +42,7 @@ double store(const Step &step, DType dtype, double v) {
   return roundTo(dtype, step(v));
 }
 
-bool isIndexType(DType dtype) {
-  return dtype == DType::I32 || dtype == DType::I64;
-}
 
-int64_t clampToInt64(double v, int64_t lo, int64_t hi) {
-  if (std::isnan(v))
-    return lo;
-  if (v <= static_cast<double>(lo))
-    return lo;
-  if (v >= static_cast<double>(hi))
-    return hi;
-  return static_cast<int64_t>(v);
-}
 
 std::string describe(const Tensor &t) { return t.type().toString(); }
 std::string str(int64_t v) { return std::to_string(v); }
