@@ -21,6 +21,7 @@
 #include "poot/Runtime/Npy.h"
 #include "poot/Runtime/PlanFile.h"
 #include "poot/Runtime/RandomInputs.h"
+#include "poot/Runtime/Steps.h"
 #include "poot/Runtime/VulkanRunner.h"
 
 #include <sys/stat.h>
@@ -201,20 +202,6 @@ std::string preview(const rt::Tensor &t) {
   for (int64_t i = 0; i < std::min<int64_t>(t.size(), 4); ++i)
     text += (i ? ", " : "") + format("%.5g", t.at(i));
   return text + (t.size() > 4 ? ", ...]" : "]");
-}
-
-/// Points the bindings at the current inputs and state buffers.
-rt::Bindings bindGraph(const rt::Graph &graph,
-                       const std::map<std::string, rt::Tensor> &inputs,
-                       std::map<std::string, rt::Tensor> &state) {
-  rt::Bindings b;
-  for (const rt::GraphInput &input : graph.inputs) {
-    if (!input.state.empty())
-      b.state[input.name] = &state[input.name];
-    else if (auto it = inputs.find(input.name); it != inputs.end())
-      b.inputs[input.name] = &it->second;
-  }
-  return b;
 }
 
 /// Parses "v0,v1,..." into exactly `count` numbers rounded to `dtype`.
@@ -515,7 +502,7 @@ int main(int argc, char **argv) {
     std::map<std::string, rt::Tensor> stepOutputs;
     auto start = std::chrono::steady_clock::now();
     rt::Status status =
-        rt::evaluate(graph, bindGraph(graph, bound, state),
+        rt::evaluate(graph, rt::bindStep(graph, bound, state),
                      rt::NumericMode::Native, stepOutputs, runner);
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
@@ -537,35 +524,21 @@ int main(int argc, char **argv) {
     if (check) {
       std::map<std::string, rt::Tensor> refOutputs;
       rt::Status refStatus =
-          rt::evaluate(refGraph, bindGraph(refGraph, bound, refState),
+          rt::evaluate(refGraph, rt::bindStep(refGraph, bound, refState),
                        rt::NumericMode::Reference, refOutputs);
       if (!refStatus.isOk())
         return fail("oracle, step " + std::to_string(step) + ": " +
                     refStatus.toString() + " (nothing written)");
-      auto compare = [&](const std::string &name, const rt::Tensor &got,
-                         const rt::Tensor &want) {
-        rt::Tolerance tol = rt::toleranceFor(got.dtype());
-        rt::Comparison c = rt::compareTensors(got, want, tol);
-        if (!o.quiet || !c.ok())
-          std::printf("  check %s %s: %s%s\n", name.c_str(),
-                      got.type().toString().c_str(),
-                      c.summary(want, tol).c_str(), c.ok() ? "" : "  FAIL");
-        checkFailed |= !c.ok();
-      };
-      for (auto &[name, got] : stepOutputs)
-        if (auto it = refOutputs.find(name); it != refOutputs.end())
-          compare(name, got, it->second);
-      for (auto &[name, got] : state)
-        if (auto it = refState.find(name); it != refState.end())
-          compare(name + " (state)", got, it->second);
+      std::vector<std::string> lines;
+      checkFailed |= !rt::checkStep(stepOutputs, refOutputs, state, refState,
+                                    o.quiet, lines);
+      for (const std::string &line : lines)
+        std::printf("%s\n", line.c_str());
     }
     outputs = std::move(stepOutputs);
 
     // Advance the decode: pos and len move on by one token per step.
-    for (const rt::GraphInput &input : graph.inputs)
-      if (input.slot == "pos" || input.slot == "len")
-        for (double &v : bound[input.name].values())
-          v += 1;
+    rt::advanceStep(graph, bound);
   }
 
   if (!o.quiet)

@@ -18,6 +18,7 @@
 #include "poot/Runtime/VulkanRunner.h"
 #include "poot/Compiler.h"
 #include "poot/Runtime/RandomInputs.h"
+#include "poot/Runtime/Steps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -133,20 +134,6 @@ std::string preview(const rt::Tensor &t) {
   return os.str();
 }
 
-/// Points the bindings at the current inputs and state buffers.
-rt::Bindings bindGraph(const rt::Graph &graph,
-                  const std::map<std::string, rt::Tensor> &inputs,
-                  std::map<std::string, rt::Tensor> &state) {
-  rt::Bindings b;
-  for (const rt::GraphInput &input : graph.inputs) {
-    if (!input.state.empty())
-      b.state[input.name] = &state[input.name];
-    else if (auto it = inputs.find(input.name); it != inputs.end())
-      b.inputs[input.name] = &it->second;
-  }
-  return b;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -257,7 +244,7 @@ int main(int argc, char **argv) {
   for (unsigned step = 0; step < steps; ++step) {
     std::map<std::string, rt::Tensor> stepOutputs;
     auto start = std::chrono::steady_clock::now();
-    rt::Status status = rt::evaluate(graph, bindGraph(graph, bound, state),
+    rt::Status status = rt::evaluate(graph, rt::bindStep(graph, bound, state),
                                      rt::NumericMode::Native, stepOutputs,
                                      runner.get());
     double ms = std::chrono::duration<double, std::milli>(
@@ -280,34 +267,21 @@ int main(int argc, char **argv) {
     if (check) {
       std::map<std::string, rt::Tensor> refOutputs;
       rt::Status refStatus =
-          rt::evaluate(refGraph, bindGraph(refGraph, bound, refState),
+          rt::evaluate(refGraph, rt::bindStep(refGraph, bound, refState),
                        rt::NumericMode::Reference, refOutputs);
       if (!refStatus.isOk())
         return fail("oracle, step " + Twine(step) + ": " +
                     refStatus.toString() + " (nothing written)");
-      auto compare = [&](const std::string &name, const rt::Tensor &got,
-                         const rt::Tensor &want) {
-        rt::Tolerance tol = rt::toleranceFor(got.dtype());
-        rt::Comparison c = rt::compareTensors(got, want, tol);
-        if (!quiet || !c.ok())
-          outs() << "  check " << name << " " << got.type().toString() << ": "
-                 << c.summary(want, tol) << (c.ok() ? "" : "  FAIL") << "\n";
-        checkFailed |= !c.ok();
-      };
-      for (auto &[name, got] : stepOutputs)
-        if (auto it = refOutputs.find(name); it != refOutputs.end())
-          compare(name, got, it->second);
-      for (auto &[name, got] : state)
-        if (auto it = refState.find(name); it != refState.end())
-          compare(name + " (state)", got, it->second);
+      std::vector<std::string> lines;
+      checkFailed |= !rt::checkStep(stepOutputs, refOutputs, state, refState,
+                                    quiet, lines);
+      for (const std::string &line : lines)
+        outs() << line << "\n";
     }
     outputs = std::move(stepOutputs);
 
     // Advance the decode: pos and len move on by one token per step.
-    for (const rt::GraphInput &input : graph.inputs)
-      if (input.slot == "pos" || input.slot == "len")
-        for (double &v : bound[input.name].values())
-          v += 1;
+    rt::advanceStep(graph, bound);
   }
 
   if (!quiet)

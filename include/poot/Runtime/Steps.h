@@ -1,0 +1,40 @@
+//===- Steps.h - One decode step: bind, compare, advance --------*- C++ -*-===//
+//
+// What every runner of a decode loop does around evaluate(): bind the
+// current inputs and state buffers, compare a step's outputs and state with
+// the oracle's, and move the position slots on by one token. Shared by
+// poot-run (with LLVM) and poot-run-plan (without).
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_RUNTIME_STEPS_H
+#define POOT_RUNTIME_STEPS_H
+
+#include "poot/Runtime/Evaluator.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace poot::rt {
+
+using TensorMap = std::map<std::string, Tensor>;
+
+/// Points bindings at `inputs` and at the state buffers in `state` (created
+/// there, by input name, when missing).
+Bindings bindStep(const Graph &graph, const TensorMap &inputs,
+                  TensorMap &state);
+
+/// Compares each output and state buffer present in both runs with the
+/// tolerance of its dtype. Appends one "  check NAME TYPE: ..." line per
+/// comparison to `lines` (only the failing ones when `quiet`); returns
+/// whether all passed.
+bool checkStep(const TensorMap &outputs, const TensorMap &refOutputs,
+               const TensorMap &state, const TensorMap &refState, bool quiet,
+               std::vector<std::string> &lines);
+
+/// Moves every `pos` and `len` slot input on by one token.
+void advanceStep(const Graph &graph, TensorMap &inputs);
+
+} // namespace poot::rt
+
+#endif // POOT_RUNTIME_STEPS_H
