@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <limits>
@@ -54,6 +55,9 @@ struct Spec {
   int64_t b, hq, lq, dk, dv, hkv, nRep, lk, group, lanes, splits;
   int64_t gridX = 1; ///< the planner's X extent (past it the grid folds)
   int64_t subgroup = 0; ///< > 0: the channel schedule on subgroups this wide
+  int64_t vector = 1;   ///< channel schedule: elements of one vector load
+  int64_t keyLanes = 0; ///< channel schedule: lanes that share one key
+  int64_t unroll = 1;   ///< channel schedule: keys in flight per group
   int64_t sharedWidth = 0; ///< width of k_shared (split key), else 0
   int64_t maskB = 0, maskH = 0;
   bool paged = false, hasMask = false, hasLen = false, hasPos = false;
@@ -365,23 +369,34 @@ Value scoreOf(Emitter &e, const Spec &s, const Args &a, Value dot, Value bi,
   return score;
 }
 
-/// The channel schedule: the workgroup's `lanes / S` subgroups of S lanes
-/// stride over the keys together. Lane j of a subgroup holds channels
-/// j, j + S, ... of q and of the accumulator in registers; the dot product
-/// is reduced across the subgroup with shuffles, so every load of a key or
-/// value row is one contiguous, coalesced access per subgroup. After the
-/// keys, each subgroup's (o, m, l) goes to workgroup memory and the threads
-/// fold them over the output channels exactly as the lane fold does.
+/// The channel schedule: the workgroup's `lanes / S` subgroups walk the
+/// keys together. Inside a subgroup, `L` = keyLanes lanes share one key and
+/// the S / L groups hold neighbouring keys side by side; lane j of a group
+/// owns the vectors of `V` channels starting at (i L + j) V, i = 0, 1, ...,
+/// of q, of the key and value rows and of the accumulators, all in
+/// registers. One step of the key loop covers W (S / L) U keys: each group
+/// loads its U keys' vectors first (so U loads per vector are in flight),
+/// then reduces the U x G dot products across its L lanes with shuffles and
+/// folds the U scores into the running (m, l, o) with one rescale. After
+/// the keys the groups of a subgroup fold their states with shuffles, each
+/// subgroup's state goes to workgroup memory and the threads fold the
+/// subgroups over the output channels exactly as the lane fold does.
+///
+/// A key past the chunk's end is loaded from the chunk's first key (in
+/// bounds, since the loop runs only over a non-empty chunk) and scored -inf.
+/// Vector loads are issued only at multiples of V elements of rows whose
+/// widths are multiples of V, so they are aligned to their size.
 void emitChannelBody(Emitter &e, const Spec &s, const Args &a, Value tid,
                      Value bi, Value gq, Value kv, Value qi, Value kBegin,
                      Value kEnd, Value partials, Value scratchBase) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   const int64_t S = s.subgroup, W = s.lanes / S, G = s.group;
-  const int64_t nk = s.dk / S, nv = s.dv / S;
+  const int64_t V = s.vector, L = s.keyLanes, P = S / L, U = s.unroll;
+  const int64_t nk = s.dk / (L * V), nv = s.dv / (L * V);
   const int64_t kd = s.dk - s.sharedWidth;
-  Value cS = e.idx(S);
-  Value lane = e.rem(tid, cS), warp = e.div(tid, cS);
+  Value lane = e.rem(tid, e.idx(S)), warp = e.div(tid, e.idx(S));
+  Value slot = e.div(lane, e.idx(L)), j = e.rem(lane, e.idx(L));
 
   Value qpos = qi;
   if (s.hasPos) {
@@ -389,95 +404,201 @@ void emitChannelBody(Emitter &e, const Spec &s, const Args &a, Value tid,
                           : e.loadIndex(a.pos, ValueRange{});
     qpos = e.add(p, qi);
   }
-  auto channel = [&](int64_t j) { return e.add(lane, e.idx(j * S)); };
-  // q of every head of the group, in registers.
+  // The first channel of this lane's vector i.
+  auto channel = [&](Emitter &x, int64_t i) -> Value {
+    return x.mul(x.add(j, x.idx(i * L)), x.idx(V));
+  };
+  // V elements from `indices` on (the last index is the first channel), as
+  // f32: one vector load when V > 1.
+  auto loadVector = [&](Emitter &x, Value memref, SmallVector<Value> indices,
+                        SmallVector<Value> &into) {
+    if (V == 1) {
+      into.push_back(x.loadF32(memref, indices));
+      return;
+    }
+    Type et = cast<MemRefType>(memref.getType()).getElementType();
+    Value vec = x.b.create<vector::LoadOp>(
+        x.loc, VectorType::get({V}, et), memref, indices);
+    for (int64_t el = 0; el < V; ++el) {
+      Value v = x.b.create<vector::ExtractOp>(x.loc, vec, el);
+      if (!v.getType().isF32())
+        v = x.b.create<arith::ExtFOp>(x.loc, x.b.getF32Type(), v);
+      into.push_back(v);
+    }
+  };
+
+  // q of every head of the group, in registers: qreg[h][i V + el].
   SmallVector<SmallVector<Value>> qreg(G);
   SmallVector<Value> heads(G);
   for (int64_t hl = 0; hl < G; ++hl) {
     heads[hl] = e.add(e.mul(gq, e.idx(G)), e.idx(hl));
-    for (int64_t j = 0; j < nk; ++j)
-      qreg[hl].push_back(
-          e.loadF32(a.q, ValueRange{bi, heads[hl], qi, channel(j)}));
+    for (int64_t i = 0; i < nk; ++i)
+      loadVector(e, a.q, {bi, heads[hl], qi, channel(e, i)}, qreg[hl]);
   }
 
-  // Carried per head: m, l, then nv accumulator channels.
+  // Carried per head: m, l, then nv V accumulator channels.
+  const int64_t per = 2 + nv * V;
   SmallVector<Value> init;
   for (int64_t hl = 0; hl < G; ++hl) {
     init.push_back(e.negInf());
     init.push_back(e.f32(0));
-    for (int64_t j = 0; j < nv; ++j)
+    for (int64_t c = 0; c < nv * V; ++c)
       init.push_back(e.f32(0));
   }
-  const int64_t per = 2 + nv;
-  Value start = e.add(kBegin, warp);
   auto loop = b.create<scf::ForOp>(
-      loc, start, kEnd, e.idx(W), init,
-      [&](OpBuilder &nb, Location l, Value t, ValueRange carried) {
+      loc, kBegin, kEnd, e.idx(W * P * U), init,
+      [&](OpBuilder &nb, Location l, Value tile, ValueRange carried) {
         Emitter x(nb, l, e.target);
-        Value row = s.paged ? x.loadIndex(a.read, ValueRange{bi, t}) : Value();
-        auto keyAt = [&](int64_t j) -> Value {
-          Value c = x.add(lane, x.idx(j * S));
-          if (j * S >= kd)
-            return x.loadF32(a.kShared, ValueRange{bi, x.idx(0), t,
-                                                   x.sub(c, x.idx(kd))});
-          if (s.paged)
-            return x.loadF32(a.k, ValueRange{row, kv, c});
-          return x.loadF32(a.k, ValueRange{bi, kv, t, c});
-        };
-        auto valueAt = [&](int64_t j) -> Value {
-          Value c = x.add(lane, x.idx(j * S));
-          if (s.paged)
-            return x.loadF32(a.v, ValueRange{row, kv, c});
-          return x.loadF32(a.v, ValueRange{bi, kv, t, c});
-        };
-        SmallVector<Value> kreg, vreg;
-        for (int64_t j = 0; j < nk; ++j)
-          kreg.push_back(keyAt(j));
-        for (int64_t j = 0; j < nv; ++j)
-          vreg.push_back(valueAt(j));
+        // This group's keys of the step, clamped into the chunk.
+        SmallVector<Value> keys, valid;
+        for (int64_t u = 0; u < U; ++u) {
+          Value t = x.add(tile, x.add(x.mul(x.add(x.idx(u * W), warp),
+                                            x.idx(P)),
+                                      slot));
+          Value in = x.cmpi(arith::CmpIPredicate::ult, t, kEnd);
+          valid.push_back(in);
+          keys.push_back(x.select(in, t, kBegin));
+        }
+        // All loads first: U keys' and values' vectors in flight.
+        SmallVector<SmallVector<Value>> kreg(U), vreg(U);
+        for (int64_t u = 0; u < U; ++u) {
+          Value t = keys[u];
+          Value row =
+              s.paged ? x.loadIndex(a.read, ValueRange{bi, t}) : Value();
+          for (int64_t i = 0; i < nk; ++i) {
+            Value c = channel(x, i);
+            if (s.sharedWidth && i * L * V >= kd) {
+              loadVector(x, a.kShared, {bi, x.idx(0), t, x.sub(c, x.idx(kd))},
+                         kreg[u]);
+              continue;
+            }
+            if (s.sharedWidth && (i * L + L) * V > kd) {
+              // Vectors of this row straddle k and k_shared lane by lane:
+              // each lane reads its own side.
+              Value inK = x.cmpi(arith::CmpIPredicate::ult, c, x.idx(kd));
+              SmallVector<Value> fromK, fromShared;
+              Value ck = x.select(inK, c, x.idx(0));
+              Value cs = x.select(inK, x.idx(0), x.sub(c, x.idx(kd)));
+              if (s.paged)
+                loadVector(x, a.k, {row, kv, ck}, fromK);
+              else
+                loadVector(x, a.k, {bi, kv, t, ck}, fromK);
+              loadVector(x, a.kShared, {bi, x.idx(0), t, cs}, fromShared);
+              for (int64_t el = 0; el < V; ++el)
+                kreg[u].push_back(x.select(inK, fromK[el], fromShared[el]));
+              continue;
+            }
+            if (s.paged)
+              loadVector(x, a.k, {row, kv, c}, kreg[u]);
+            else
+              loadVector(x, a.k, {bi, kv, t, c}, kreg[u]);
+          }
+          for (int64_t i = 0; i < nv; ++i) {
+            Value c = channel(x, i);
+            if (s.paged)
+              loadVector(x, a.v, {row, kv, c}, vreg[u]);
+            else
+              loadVector(x, a.v, {bi, kv, t, c}, vreg[u]);
+          }
+        }
+        // Scores: the dot of each (key, head), summed across the L lanes
+        // of the group (every lane ends with the whole dot).
+        SmallVector<SmallVector<Value>> score(U, SmallVector<Value>(G));
+        for (int64_t u = 0; u < U; ++u)
+          for (int64_t hl = 0; hl < G; ++hl) {
+            Value dot = x.f32(0);
+            for (int64_t c = 0; c < nk * V; ++c)
+              dot = x.add(dot, x.mul(qreg[hl][c], kreg[u][c]));
+            for (int64_t off = L / 2; off >= 1; off /= 2) {
+              Value o32 =
+                  nb.create<arith::ConstantOp>(l, nb.getI32IntegerAttr(off));
+              Value w32 =
+                  nb.create<arith::ConstantOp>(l, nb.getI32IntegerAttr(S));
+              auto shuffle = nb.create<gpu::ShuffleOp>(l, dot, o32, w32,
+                                                       gpu::ShuffleMode::XOR);
+              dot = x.add(dot, shuffle.getShuffleResult());
+            }
+            Value sc = scoreOf(x, s, a, dot, bi, heads[hl], qi, keys[u], qpos);
+            score[u][hl] = x.select(valid[u], sc, x.negInf());
+          }
+        // One online-softmax step over the U scores of each head; a -inf
+        // score adds exactly nothing, a head with nothing visible yet keeps
+        // (-inf, 0, 0).
         SmallVector<Value> next;
         for (int64_t hl = 0; hl < G; ++hl) {
-          Value dot = x.f32(0);
-          for (int64_t j = 0; j < nk; ++j)
-            dot = x.add(dot, x.mul(qreg[hl][j], kreg[j]));
-          // Sum across the subgroup: every lane ends with the whole dot.
-          for (int64_t off = S / 2; off >= 1; off /= 2) {
-            Value o32 = nb.create<arith::ConstantOp>(l, nb.getI32IntegerAttr(off));
-            Value w32 = nb.create<arith::ConstantOp>(l, nb.getI32IntegerAttr(S));
-            auto shuffle = nb.create<gpu::ShuffleOp>(l, dot, o32, w32,
-                                                     gpu::ShuffleMode::XOR);
-            dot = x.add(dot, shuffle.getShuffleResult());
-          }
-          Value score = scoreOf(x, s, a, dot, bi, heads[hl], qi, t, qpos);
           Value m = carried[hl * per], lsum = carried[hl * per + 1];
-          // A -inf score adds exactly nothing (selects keep the state).
-          Value visible = x.cmpf(arith::CmpFPredicate::UNE, score, x.negInf());
-          Value mNew = x.select(visible, x.fmax(m, score), m);
-          Value rescale = x.select(visible, x.exp(x.sub(m, mNew)), x.f32(1));
-          Value w = x.select(visible, x.exp(x.sub(score, mNew)), x.f32(0));
+          Value mNew = m;
+          for (int64_t u = 0; u < U; ++u)
+            mNew = x.fmax(mNew, score[u][hl]);
+          Value dead = x.cmpf(arith::CmpFPredicate::OEQ, mNew, x.negInf());
+          Value rescale = x.select(dead, x.f32(1), x.exp(x.sub(m, mNew)));
+          SmallVector<Value> w(U);
+          Value lNew = x.mul(lsum, rescale);
+          for (int64_t u = 0; u < U; ++u) {
+            Value hidden =
+                x.cmpf(arith::CmpFPredicate::OEQ, score[u][hl], x.negInf());
+            w[u] = x.select(hidden, x.f32(0),
+                            x.exp(x.sub(score[u][hl], mNew)));
+            lNew = x.add(lNew, w[u]);
+          }
           next.push_back(mNew);
-          next.push_back(x.add(x.mul(lsum, rescale), w));
-          for (int64_t j = 0; j < nv; ++j)
-            next.push_back(x.add(x.mul(carried[hl * per + 2 + j], rescale),
-                                 x.mul(w, vreg[j])));
+          next.push_back(lNew);
+          for (int64_t c = 0; c < nv * V; ++c) {
+            Value acc = x.mul(carried[hl * per + 2 + c], rescale);
+            for (int64_t u = 0; u < U; ++u)
+              acc = x.add(acc, x.mul(w[u], vreg[u][c]));
+            next.push_back(acc);
+          }
         }
         nb.create<scf::YieldOp>(l, next);
       });
 
-  // Each subgroup's state to workgroup memory: [warp][head][dv + 2].
-  Value width = e.idx(s.dv + 2);
-  for (int64_t hl = 0; hl < G; ++hl) {
-    Value base = e.mul(e.add(e.mul(warp, e.idx(G)), e.idx(hl)), width);
-    for (int64_t j = 0; j < nv; ++j)
-      b.create<memref::StoreOp>(loc, loop.getResult(hl * per + 2 + j),
-                                partials, ValueRange{e.add(base, channel(j))});
-    e.when(e.cmpi(arith::CmpIPredicate::eq, lane, e.idx(0)), [&] {
-      b.create<memref::StoreOp>(loc, loop.getResult(hl * per), partials,
-                                ValueRange{e.add(base, e.idx(s.dv))});
-      b.create<memref::StoreOp>(loc, loop.getResult(hl * per + 1), partials,
-                                ValueRange{e.add(base, e.idx(s.dv + 1))});
-    });
+  // Fold the groups of each subgroup: lanes j of every group own the same
+  // channels, so partners are `L`, `2L`, ... lanes apart.
+  SmallVector<Value> state(loop.getResults().begin(), loop.getResults().end());
+  for (int64_t off = L; off < S; off *= 2) {
+    Value o32 = b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(off));
+    Value w32 = b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(S));
+    auto partner = [&](Value v) {
+      return b.create<gpu::ShuffleOp>(loc, v, o32, w32, gpu::ShuffleMode::XOR)
+          .getShuffleResult();
+    };
+    for (int64_t hl = 0; hl < G; ++hl) {
+      Value m = state[hl * per], mo = partner(m);
+      Value bigM = e.fmax(m, mo);
+      Value dead = e.cmpf(arith::CmpFPredicate::OEQ, bigM, e.negInf());
+      Value wa = e.select(dead, e.f32(0), e.exp(e.sub(m, bigM)));
+      Value wb = e.select(dead, e.f32(0), e.exp(e.sub(mo, bigM)));
+      state[hl * per] = bigM;
+      for (int64_t c = 1; c < per; ++c) {
+        Value mine = state[hl * per + c];
+        state[hl * per + c] =
+            e.add(e.mul(mine, wa), e.mul(partner(mine), wb));
+      }
+    }
   }
+  // A dead head folded with wa = wb = 0 keeps l = 0 and o = 0: the fold
+  // below sees m = -inf and contributes nothing for it.
+
+  // Each subgroup's state to workgroup memory: [warp][head][dv + 2], from
+  // the lanes of its first group.
+  Value width = e.idx(s.dv + 2);
+  e.when(e.cmpi(arith::CmpIPredicate::eq, slot, e.idx(0)), [&] {
+    for (int64_t hl = 0; hl < G; ++hl) {
+      Value base = e.mul(e.add(e.mul(warp, e.idx(G)), e.idx(hl)), width);
+      for (int64_t i = 0; i < nv; ++i)
+        for (int64_t el = 0; el < V; ++el)
+          b.create<memref::StoreOp>(
+              loc, state[hl * per + 2 + i * V + el], partials,
+              ValueRange{e.add(base, e.add(channel(e, i), e.idx(el)))});
+      e.when(e.cmpi(arith::CmpIPredicate::eq, lane, e.idx(0)), [&] {
+        b.create<memref::StoreOp>(loc, state[hl * per], partials,
+                                  ValueRange{e.add(base, e.idx(s.dv))});
+        b.create<memref::StoreOp>(loc, state[hl * per + 1], partials,
+                                  ValueRange{e.add(base, e.idx(s.dv + 1))});
+      });
+    }
+  });
   b.create<gpu::BarrierOp>(loc);
 
   // Fold the subgroups: thread i takes (head, channel) pairs i, i + lanes...
@@ -547,10 +668,18 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
                           << " cannot store " << s.storage << " buffers";
   auto grouped = schedule.getAs<BoolAttr>("grouped");
   s.group = grouped && grouped.getValue() ? s.nRep : 1;
+  if (int64_t g = getInt("group"); g > 0)
+    s.group = g;
+  if (s.nRep % s.group)
+    return op.emitError() << "expected a head group dividing n_rep "
+                          << s.nRep << ", got " << s.group;
   s.lanes = getInt("lanes");
   if (auto grid = schedule.getAs<DenseI64ArrayAttr>("grid"); grid && grid.size() == 2)
     s.gridX = grid[0];
   s.subgroup = getInt("subgroup");
+  s.vector = std::max<int64_t>(1, getInt("vector"));
+  s.keyLanes = getInt("key_lanes") > 0 ? getInt("key_lanes") : s.subgroup;
+  s.unroll = std::max<int64_t>(1, getInt("unroll"));
   s.splits = getInt("splits");
   auto kind = schedule.getAs<StringAttr>("kind");
   s.split = kind && kind.getValue() == "split";
@@ -578,12 +707,15 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
     s.window = static_cast<int64_t>(*w);
   if (auto slopes = op.getAlibiSlopes())
     s.slopes.assign(slopes->begin(), slopes->end());
-  if (s.subgroup && (s.dk % s.subgroup || s.dv % s.subgroup ||
-                     (s.dk - s.sharedWidth) % s.subgroup ||
-                     s.lanes % s.subgroup))
-    return op.emitError() << "expected key and value widths divisible by the "
-                             "subgroup of "
-                          << s.subgroup;
+  if (s.subgroup) {
+    int64_t row = s.keyLanes * s.vector;
+    if (s.keyLanes < 1 || s.subgroup % s.keyLanes || s.lanes % s.subgroup ||
+        s.dk % row || s.dv % row || (s.dk - s.sharedWidth) % s.vector)
+      return op.emitError()
+             << "expected key and value widths divisible by " << row
+             << " (key lanes " << s.keyLanes << " of vectors of " << s.vector
+             << ") within subgroups of " << s.subgroup;
+  }
   return s;
 }
 
@@ -701,9 +833,11 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
       Value bi = e.div(row, e.idx(groups * s.lq));
       Value g = e.rem(e.div(row, e.idx(s.lq)), e.idx(groups));
       Value qi = e.rem(row, e.idx(s.lq));
-      // The kv head of query-head group g: with grouping g is the kv head
-      // itself; per head it is h / n_rep.
-      Value kvHead = s.group == s.nRep ? g : e.div(g, e.idx(s.nRep));
+      // The kv head of query-head group g: its first head g * group over
+      // n_rep (with a whole group, g itself).
+      Value kvHead = s.group == s.nRep
+                         ? g
+                         : e.div(e.mul(g, e.idx(s.group)), e.idx(s.nRep));
       // The keys this row visits: [0, len) clamped into [0, Lk], cut into
       // `splits` chunks by the live length at run time.
       Value kEnd = e.idx(s.lk);

@@ -112,17 +112,32 @@ FailureOr<std::string> poot::codegen::lowerToPTX(ModuleOp module,
   ctx->appendDialectRegistry(registry);
   ctx->loadAllAvailableDialects();
 
-  PassManager pm(ctx);
+  PassManager lower(ctx);
   std::string pipeline =
       ("nvvm-attach-target{chip=" + chip + " O=3}, "
        "gpu.module(convert-scf-to-cf, "
        "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
-       "reconcile-unrealized-casts), "
-       "gpu-module-to-binary{format=isa}")
+       "reconcile-unrealized-casts)")
           .str();
-  if (failed(parsePassPipeline(pipeline, pm)))
+  if (failed(parsePassPipeline(pipeline, lower)))
     return module.emitError("cannot build the NVVM pipeline");
-  if (failed(pm.run(module)))
+  if (failed(lower.run(module)))
+    return failure();
+  // The generator issues vector loads only at addresses aligned to their
+  // size (see Target.h); the conversion gives them the element's alignment,
+  // which would split each into scalar loads. Say what is known.
+  module.walk([](LLVM::LoadOp load) {
+    if (auto vec = dyn_cast<VectorType>(load.getType())) {
+      unsigned bytes = vec.getNumElements() *
+                       vec.getElementType().getIntOrFloatBitWidth() / 8;
+      if (bytes <= 16 && (bytes & (bytes - 1)) == 0)
+        load.setAlignment(bytes);
+    }
+  });
+  PassManager serialize(ctx);
+  if (failed(parsePassPipeline("gpu-module-to-binary{format=isa}", serialize)))
+    return module.emitError("cannot build the NVVM pipeline");
+  if (failed(serialize.run(module)))
     return failure();
   for (auto binary : module.getOps<gpu::BinaryOp>()) {
     for (Attribute object : binary.getObjects()) {

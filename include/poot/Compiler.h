@@ -31,8 +31,15 @@ std::optional<std::string> deviceForTarget(llvm::StringRef target);
 /// Adds the compile pipeline for `device`: canonicalize, rope, attention,
 /// block selection (unless `fuse` is false), then the planner. With
 /// `explain`, every fusion candidate is reported as a remark.
+/// Overrides of the planner's choices for tuning experiments (0: the
+/// planner decides); see poot-plan's options.
+struct PlanOverrides {
+  int64_t unroll = 0, warps = 0, heads = 0, waves = 0;
+};
+
 void addCompilePipeline(mlir::OpPassManager &pm, llvm::StringRef device,
-                        bool fuse = true, bool explain = false);
+                        bool fuse = true, bool explain = false,
+                        const PlanOverrides &overrides = {});
 
 /// The plan of a compiled module's graph: records plus the arena.
 llvm::Expected<rt::Plan> planFromModule(mlir::ModuleOp module,

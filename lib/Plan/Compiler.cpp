@@ -40,7 +40,8 @@ std::optional<std::string> poot::deviceForTarget(llvm::StringRef target) {
 }
 
 void poot::addCompilePipeline(OpPassManager &pm, llvm::StringRef device,
-                              bool fuse, bool explain) {
+                              bool fuse, bool explain,
+                              const PlanOverrides &overrides) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   if (fuse) {
     fpm.addPass(createCanonicalize());
@@ -56,6 +57,10 @@ void poot::addCompilePipeline(OpPassManager &pm, llvm::StringRef device,
   }
   PlanOptions options;
   options.device = device.str();
+  options.unroll = overrides.unroll;
+  options.warps = overrides.warps;
+  options.heads = overrides.heads;
+  options.waves = overrides.waves;
   fpm.addPass(createPlan(options));
 }
 

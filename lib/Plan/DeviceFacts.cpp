@@ -36,8 +36,12 @@ const std::vector<DeviceFacts> &poot::devicePresets() {
       {"cpu", "cpu", 8, 1 * kMiB, 64, 1, (1ll << 31) - 1, (1ll << 31) - 1,
        16 * kGiB, 16 * kGiB, true, true},
     };
-    for (DeviceFacts &d : table)
+    for (DeviceFacts &d : table) {
       d.fixedSubgroup = d.target == "nvvm";
+      // 16-byte global loads (ld.global.v4 / global_load_dwordx4).
+      if (d.target == "nvvm" || d.target == "rocdl")
+        d.vectorLoadBytes = 16;
+    }
     return table;
   }();
   return presets;

@@ -75,8 +75,16 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     shape.dtype = dtypeName(q.getElementType());
     shape.causal = op.getCausal();
     shape.live = op.getLen() != nullptr;
+    if (auto shared = op.getKShared())
+      shape.sharedKeyWidth =
+          cast<RankedTensorType>(shared.getType()).getDimSize(3);
 
-    auto schedule = planAttention(shape, facts);
+    ScheduleTuning tuning;
+    tuning.unroll = unroll;
+    tuning.warps = warps;
+    tuning.heads = heads;
+    tuning.waves = waves;
+    auto schedule = planAttention(shape, facts, tuning);
     if (!schedule) {
       op.emitError() << llvm::toString(schedule.takeError());
       return false;
@@ -116,8 +124,12 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
             b.getNamedAttr("kind",
                            b.getStringAttr(s.split ? "split" : "streaming")),
             b.getNamedAttr("grouped", b.getBoolAttr(s.grouped)),
+            b.getNamedAttr("group", b.getI64IntegerAttr(s.group)),
             b.getNamedAttr("lanes", b.getI64IntegerAttr(s.lanes)),
             b.getNamedAttr("subgroup", b.getI64IntegerAttr(s.subgroup)),
+            b.getNamedAttr("vector", b.getI64IntegerAttr(s.vector)),
+            b.getNamedAttr("key_lanes", b.getI64IntegerAttr(s.keyLanes)),
+            b.getNamedAttr("unroll", b.getI64IntegerAttr(s.unroll)),
             b.getNamedAttr("splits", b.getI64IntegerAttr(s.splits)),
             b.getNamedAttr("chunk", b.getI64IntegerAttr(s.chunk)),
             b.getNamedAttr("grid",
@@ -130,14 +142,18 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
             b.getNamedAttr("device", b.getStringAttr(facts.name)),
         }));
     std::string key = llvm::formatv(
-        "{0}/attention/{1}/{2}/{3}/{4}/{5}/{6}/{7}{8}x{9}", facts.name,
+        "{0}/attention/{1}/{2}/{3}/{4}/{5}/{6}/{7}{8}x{9}{10}", facts.name,
         keyForm, llvm::join(llvm::map_range(dims, [](int64_t d) {
                               return std::to_string(d);
                             }),
                             "x"),
         shape.dtype, score, mask, bound,
         s.split ? "split" : (s.grouped ? "grouped" : "stream"), s.splits,
-        s.lanes);
+        s.lanes,
+        s.subgroup ? llvm::formatv("/v{0}k{1}u{2}", s.vector, s.keyLanes,
+                                   s.unroll)
+                         .str()
+                   : std::string());
     op->setAttr("poot.plan_key", b.getStringAttr(key));
     return true;
   }

@@ -17,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace poot;
 
@@ -69,8 +70,88 @@ static int64_t lanesFor(int64_t floatsPerLane, const DeviceFacts &d) {
   return 0;
 }
 
+namespace {
+struct ChannelPlan {
+  int64_t vector = 1, keyLanes = 1, unroll = 1, warps = 1, group = 1;
+};
+} // namespace
+
+static bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// The channel schedule's geometry, or nothing when the widths do not fit
+/// it (the lane-per-key schedule runs instead). Vectors are the widest
+/// power of two within the device's vector load that divides every width
+/// (and the split point of a split key, so no vector straddles k and
+/// k_shared); key lanes the widest power of two within the subgroup that
+/// leaves each lane at least 8 channels of key plus value and divides both
+/// widths into whole vectors per lane.
+static std::optional<ChannelPlan> planChannels(const AttentionShape &s,
+                                               const DeviceFacts &d,
+                                               int64_t nRep,
+                                               const ScheduleTuning &tuning) {
+  const int64_t sg = d.subgroupSize;
+  if (!d.fixedSubgroup || !isPowerOf2(sg) || sg < 2)
+    return std::nullopt;
+  const int64_t elemBytes = s.dtype == "f32" ? 4 : 2;
+  const int64_t dk = s.keyWidth, dv = s.valueWidth;
+  const int64_t kd = dk - s.sharedKeyWidth;
+  const bool decode = s.queryLen == 1;
+  int64_t widest = std::max<int64_t>(1, d.vectorLoadBytes / elemBytes);
+  for (int64_t vec = widest; vec >= 1; vec /= 2) {
+    if (dk % vec || dv % vec || kd % vec)
+      continue;
+    int64_t keyLanes = 0;
+    for (int64_t l = sg; l >= 1; l /= 2)
+      if (dk % (l * vec) == 0 && dv % (l * vec) == 0 &&
+          (dk + dv) / l >= std::min<int64_t>(16, dk + dv)) {
+        keyLanes = l;
+        break;
+      }
+    if (!keyLanes)
+      continue;
+    int64_t perHead = (dk + dv) / keyLanes;
+    ChannelPlan p;
+    p.vector = vec;
+    p.keyLanes = keyLanes;
+    // Heads of one workgroup: the largest divisor of n_rep whose q and
+    // accumulators stay within 64 registers a lane (more would halve the
+    // warps a compute unit holds); the workgroups of one KV head's other
+    // heads read the same keys at about the same time, from L2.
+    if (perHead > 128)
+      continue;
+    p.group = 1;
+    if (nRep > 1 && decode)
+      for (int64_t g = nRep; g >= 1; --g)
+        if (nRep % g == 0 &&
+            (tuning.heads > 0 ? g <= tuning.heads : perHead * g <= 64)) {
+          p.group = g;
+          break;
+        }
+    // Scores in flight: unroll x heads of the group, at most 16.
+    p.unroll = std::clamp<int64_t>(16 / p.group, 1, 4);
+    if (tuning.unroll > 0)
+      p.unroll = tuning.unroll;
+    // Subgroups: as many as the partials' workgroup memory allows, at most
+    // 16 (with at most 64 floats of state a lane, 16 subgroups still fit
+    // one compute unit's register file; measured on sm_90, 16 subgroups of
+    // 4 heads beat 8 of 8 heads by 1.26x at B=1, Lk=32768).
+    int64_t floats = dv + 2;
+    p.warps = tuning.warps > 0 ? tuning.warps : 16;
+    while (p.warps > 1 &&
+           (p.warps * p.group * floats * 4 > d.workgroupMemoryBytes ||
+            p.warps * sg > d.maxWorkgroupSize))
+      p.warps /= 2;
+    if (p.warps * p.group * floats * 4 > d.workgroupMemoryBytes ||
+        p.warps * sg > d.maxWorkgroupSize)
+      return std::nullopt;
+    return p;
+  }
+  return std::nullopt;
+}
+
 llvm::Expected<AttentionSchedule>
-poot::planAttention(const AttentionShape &s, const DeviceFacts &d) {
+poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
+                    const ScheduleTuning &tuning) {
   if ((s.dtype == "f16" && !d.f16Storage) ||
       (s.dtype == "bf16" && !d.bf16Storage))
     return capability(CapabilityKind::DtypeLowering,
@@ -99,33 +180,27 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d) {
                                       s.valueWidth, floats * 4, d.name,
                                       d.workgroupMemoryBytes));
   }
-  // The channel schedule, where subgroups have a fixed width: registers
-  // hold the accumulators (dk/S + dv/S per head of the group, at most 64),
-  // workgroup memory only the warps' partials for the final fold.
-  int64_t sg = d.subgroupSize;
-  if (d.fixedSubgroup && sg > 1 && s.keyWidth % sg == 0 &&
-      s.valueWidth % sg == 0) {
-    int64_t perHead = s.keyWidth / sg + s.valueWidth / sg;
-    bool group = nRep > 1 && s.queryLen == 1 && perHead * nRep <= 64;
-    int64_t heads = group ? nRep : 1;
-    // As many subgroups as fit (at most 16): each walks its own keys, so
-    // more of them keep more loads in flight.
-    int64_t warps = 16;
-    while (warps > 1 && (warps * heads * floats * 4 > d.workgroupMemoryBytes ||
-                         warps * sg > d.maxWorkgroupSize))
-      warps /= 2;
-    if (perHead * heads <= 64 &&
-        warps * heads * floats * 4 <= d.workgroupMemoryBytes &&
-        warps * sg <= d.maxWorkgroupSize) {
-      out.subgroup = sg;
-      out.grouped = group;
-      out.lanes = warps * sg;
-    }
+  // The channel schedule, where subgroups have a fixed width: a key is
+  // shared by `keyLanes` lanes, each loading `vector` contiguous channels at
+  // a time, so a subgroup holds subgroup / keyLanes keys side by side and
+  // each group keeps `unroll` keys in flight. Registers hold q and the
+  // accumulators (dk / keyLanes + dv / keyLanes floats per head of the
+  // group, at most 128); workgroup memory only the subgroups' partials.
+  if (auto channel = planChannels(s, d, nRep, tuning)) {
+    out.subgroup = d.subgroupSize;
+    out.group = channel->group;
+    out.grouped = channel->group > 1;
+    out.vector = channel->vector;
+    out.keyLanes = channel->keyLanes;
+    out.unroll = channel->unroll;
+    out.lanes = channel->warps * d.subgroupSize;
   }
-  int64_t group = out.grouped ? nRep : 1;
+  if (!out.subgroup)
+    out.group = out.grouped ? nRep : 1;
+  int64_t group = out.group;
   out.stateBytes = out.subgroup ? (out.lanes / out.subgroup) * floats * group * 4
                                 : out.lanes * floats * group * 4;
-  out.rows = s.batch * (out.grouped ? s.keyHeads : s.queryHeads) * s.queryLen;
+  out.rows = s.batch * (s.queryHeads / group) * s.queryLen;
   out.chunk = s.keyLen;
   out.causalSkip = s.causal && s.queryLen > 1;
   if (!foldGrid(out.rows, d, out.gridX, out.gridY))
@@ -135,7 +210,12 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d) {
                                     out.rows, d.name, d.maxGridX, d.maxGridY));
   out.why = "streaming";
 
-  // Split-KV: decode only, when the rows leave compute units idle.
+  // Split-KV: decode only, when the rows leave compute units idle. The
+  // split count aims at two workgroups per compute unit (a compute unit
+  // holds several; measured on sm_90, two waves of splits instead of one
+  // ran 1.6x faster at B=1, Lk=32768), within the seed's 16 splits and
+  // 128 keys a chunk.
+  const int64_t waves = tuning.waves > 0 ? tuning.waves : 2;
   if (s.queryLen != 1) {
     out.why = "streaming: prefill fills the device with query rows";
     return out;
@@ -146,7 +226,7 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d) {
     return out;
   }
   int64_t splits = std::min<int64_t>(
-      {16, ceilDiv(d.computeUnits, out.rows), s.keyLen / 128});
+      {16, ceilDiv(d.computeUnits * waves, out.rows), s.keyLen / 128});
   if (splits < 2) {
     out.why = llvm::formatv("streaming: {0} keys make no two chunks of 128",
                             s.keyLen);

@@ -67,4 +67,23 @@ for model in "70b 64 8" "8b 32 8"; do
     done
   done
 done
-du -sh "$OUT"
+
+# Tuning variants of the channel schedule: heads of one workgroup x split
+# waves x subgroups per workgroup, on three decode shapes.
+: > "$OUT/bench/tuning.txt"
+for shape in "70b 64 8 1 32768" "8b 32 8 8 8192" "70b 64 8 32 8192"; do
+  set -- $shape
+  "$TRACE" --op=attention_masked --batch=$4 --heads=$2 --kv-heads=$3 \
+    --head-dim=128 --capacity=$5 --dtype=bf16 -o "$OUT/bench/t.mlir"
+  for h in 8 4 2; do
+    for v in 1 2 4; do
+      for w in 8 16; do
+        name="llama3-$1-b$4-lk$5-bf16-h$h-v$v-w$w"
+        "$COMPILE" "$OUT/bench/t.mlir" --target=cuda:sm_90 --quiet \
+          --heads=$h --waves=$v --warps=$w -o "$OUT/bench/$name.plan" || continue
+        echo "$name $5" >> "$OUT/bench/tuning.txt"
+      done
+    done
+  done
+  rm "$OUT/bench/t.mlir"
+done

@@ -46,8 +46,55 @@ TEST(Planner, LanesFollowWorkgroupMemory) {
   ASSERT_TRUE(bool(s));
   EXPECT_EQ(s->lanes, 4);
   // Never more than 64 lanes, however much memory there is.
-  s = planAttention(decode(64, 1, 1, 256, 40), *findDevicePreset("sm_90"));
+  DeviceFacts wide = *findDevicePreset("sm_90");
+  wide.fixedSubgroup = false;
+  s = planAttention(decode(64, 1, 1, 256, 40), wide);
   ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->lanes, 64);
+}
+
+TEST(Planner, ChannelScheduleGeometry) {
+  const DeviceFacts &d = *findDevicePreset("sm_90");
+  // bf16, D = 128: 16-byte vectors of 8, 16 lanes a key (8 + 8 channels
+  // each), two keys side by side in a warp.
+  AttentionShape shape = decode(1, 64, 8, 32768, 128);
+  shape.dtype = "bf16";
+  auto s = planAttention(shape, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->subgroup, 32);
+  EXPECT_EQ(s->vector, 8);
+  EXPECT_EQ(s->keyLanes, 16);
+  // f32: vectors of 4, still 16 lanes a key.
+  shape.dtype = "f32";
+  s = planAttention(shape, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->vector, 4);
+  EXPECT_EQ(s->keyLanes, 16);
+  // D = 40, bf16: vectors of 8 divide 40 only on one lane a key.
+  shape = decode(1, 8, 8, 1024, 40);
+  shape.dtype = "bf16";
+  s = planAttention(shape, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->vector, 8);
+  EXPECT_EQ(s->keyLanes, 1);
+  // A split key of 128 + 64 over values of 128: no vector straddles the
+  // seam at 128.
+  shape = decode(1, 16, 1, 4096, 192);
+  shape.valueWidth = 128;
+  shape.sharedKeyWidth = 64;
+  shape.dtype = "bf16";
+  s = planAttention(shape, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->vector, 8);
+  EXPECT_EQ(s->keyLanes, 8);
+  EXPECT_EQ((192 - 64) % s->vector, 0);
+  // Tuning overrides reach the schedule.
+  ScheduleTuning tuning;
+  tuning.unroll = 8;
+  tuning.warps = 2;
+  s = planAttention(decode(1, 64, 8, 32768, 128), d, tuning);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->unroll, 8);
   EXPECT_EQ(s->lanes, 64);
 }
 
@@ -109,9 +156,10 @@ TEST(Planner, SplitCountCappedAndSizedToTheUnits) {
   ASSERT_TRUE(bool(s));
   EXPECT_EQ(s->splits, 16);
   d.computeUnits = 24;
-  s = planAttention(decode(1, 8, 8, 1 << 20, 128), d); // 8 rows -> 3 splits
+  // 8 rows, two workgroups a unit: ceil(2 * 24 / 8) = 6 splits.
+  s = planAttention(decode(1, 8, 8, 1 << 20, 128), d);
   ASSERT_TRUE(bool(s));
-  EXPECT_EQ(s->splits, 3);
+  EXPECT_EQ(s->splits, 6);
 }
 
 TEST(Planner, PartialsPastTheBufferLimitKeepStreaming) {

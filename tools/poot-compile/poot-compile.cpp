@@ -54,6 +54,19 @@ static cl::opt<bool> noFusion(
     cl::desc("Plan the graph as written (the reference a fused plan is "
              "checked against)"));
 
+static cl::opt<int64_t> unroll(
+    "unroll", cl::init(0), cl::Hidden,
+    cl::desc("Override the channel schedule's keys in flight (tuning)"));
+static cl::opt<int64_t> warps(
+    "warps", cl::init(0), cl::Hidden,
+    cl::desc("Override the channel schedule's subgroups (tuning)"));
+static cl::opt<int64_t> heads(
+    "heads", cl::init(0), cl::Hidden,
+    cl::desc("Most query heads of one workgroup (tuning)"));
+static cl::opt<int64_t> waves(
+    "waves", cl::init(0), cl::Hidden,
+    cl::desc("Split-KV workgroups per compute unit to aim for (tuning)"));
+
 static int fail(const Twine &message) {
   errs() << "poot-compile: error: " << message << "\n";
   return 1;
@@ -115,7 +128,13 @@ int main(int argc, char **argv) {
     return fail("'" + inputPath + "' does not verify");
 
   mlir::PassManager pm(&ctx);
-  poot::addCompilePipeline(pm, device, /*fuse=*/!noFusion, /*explain=*/true);
+  poot::PlanOverrides overrides;
+  overrides.unroll = unroll;
+  overrides.warps = warps;
+  overrides.heads = heads;
+  overrides.waves = waves;
+  poot::addCompilePipeline(pm, device, /*fuse=*/!noFusion, /*explain=*/true,
+                           overrides);
   if (failed(pm.run(*module)))
     return fail("compilation for " + target + " failed (see above)");
   poot::GeneratedKernels kernels;
@@ -196,7 +215,11 @@ int main(int argc, char **argv) {
         os << " (line " << loc.getLine() << ")";
       os << ": " << get("kind") << ", lanes " << get("lanes") << ", splits "
          << get("splits") << " of " << get("chunk") << " keys, grid "
-         << get("grid") << ", grouped " << get("grouped") << "\n";
+         << get("grid") << ", " << get("group") << " heads a workgroup";
+      if (get("subgroup") != "0")
+        os << ", " << get("key_lanes") << " lanes a key, " << get("vector")
+           << "-wide loads, " << get("unroll") << " keys in flight";
+      os << "\n";
     });
     os << "  " << fused << " fused, " << declined << " declined"
        << (explain || !declined ? "" : " (--explain lists them)") << "\n";

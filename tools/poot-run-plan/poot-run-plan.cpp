@@ -61,6 +61,10 @@ const char *const kUsage =
     "  --bench=N                 cuda only: after the run, time each eqn's\n"
     "                            kernels over N iterations (L2 flushed\n"
     "                            before each), launched and as a CUDA graph\n"
+    "  --bench-only              with --bench: skip the run; time each eqn\n"
+    "                            that has kernels on synthetic operands\n"
+    "                            (random floats, every key visible), for\n"
+    "                            shapes too large to evaluate on the host\n"
     "  --quiet                   print only errors (and bench lines)\n";
 
 /// Prints "poot-run-plan: error: ..." and returns 1.
@@ -88,6 +92,7 @@ struct Options {
   uint64_t steps = 1;
   uint64_t seed = 1;
   uint64_t bench = 0;
+  bool benchOnly = false;
   std::vector<std::string> sets;
   std::vector<std::string> inputs;
   bool quiet = false;
@@ -178,6 +183,8 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error,
     } else if (name == "bench") {
       if (!number(o.bench))
         return false;
+    } else if (name == "bench-only") {
+      o.benchOnly = true;
     } else if (name == "quiet") {
       if (hasValue) {
         error = "--quiet takes no value";
@@ -291,6 +298,72 @@ private:
   rt::EqnRunner &inner;
 };
 
+/// Operands for timing an eqn with kernels without running the graph:
+/// floats uniform in [-1, 1); by role, positions at the last key, lengths
+/// at the full key length, a paged read map of distinct rows, masks 0. So
+/// every key is visible, as for the peers.
+void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
+                uint64_t seed) {
+  static const char *const kRoles[] = {"q",    "k",    "k_shared", "v",
+                                       "read", "mask", "len",      "pos"};
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  auto uniform = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 40) / static_cast<double>(1ull << 23) -
+           1.0;
+  };
+  for (const rt::Eqn &eqn : graph.eqns) {
+    if (!eqn.attr("poot.launches.count"))
+      continue;
+    RecordingRunner::Recorded &r = recorder.recorded[&eqn];
+    std::vector<std::string> roles(eqn.operands.size());
+    if (eqn.op == "attention") {
+      const rt::Attr *segments = eqn.attr("operandSegmentSizes");
+      size_t next = 0;
+      for (size_t k = 0; k < 8 && next < roles.size(); ++k) {
+        int64_t n = segments && k < segments->ints.size()
+                        ? segments->ints[k]
+                        : (k == 0 || k == 1 || k == 3);
+        if (n)
+          roles[next++] = kRoles[k];
+      }
+    }
+    // The key length: the read map's last dim when paged, else k's dim 2.
+    int64_t keyLen = 1;
+    for (size_t i = 0; i < roles.size(); ++i) {
+      const rt::Shape &shape = graph.values[eqn.operands[i]].shape;
+      if (roles[i] == "read")
+        keyLen = shape.back();
+      else if (roles[i] == "k" && shape.size() == 4 && keyLen == 1)
+        keyLen = shape[2];
+    }
+    for (size_t i = 0; i < eqn.operands.size(); ++i) {
+      const rt::TensorType &type = graph.values[eqn.operands[i]];
+      std::vector<double> values(static_cast<size_t>(rt::numElements(type.shape)));
+      if (roles[i] == "read") {
+        int64_t pool = 1;
+        for (size_t j = 0; j < eqn.operands.size(); ++j)
+          if (roles[j] == "k")
+            pool = graph.values[eqn.operands[j]].shape[0];
+        for (size_t e = 0; e < values.size(); ++e)
+          values[e] = static_cast<double>(static_cast<int64_t>(e) % pool);
+      } else if (roles[i] == "pos") {
+        for (double &v : values)
+          v = static_cast<double>(keyLen - 1);
+      } else if (roles[i] == "len") {
+        for (double &v : values)
+          v = static_cast<double>(keyLen);
+      } else if (roles[i] != "mask") {
+        for (double &v : values)
+          v = uniform();
+      }
+      r.operands.emplace_back(type, std::move(values));
+    }
+    for (int result : eqn.results)
+      r.resultTypes.push_back(graph.values[result]);
+  }
+}
+
 /// Times every eqn the cuda device ran: its operands go up once, then N
 /// runs of its launches with L2 flushed before each, launched one by one and
 /// replayed as a captured graph.
@@ -382,6 +455,8 @@ int main(int argc, char **argv) {
                 "--device=cuda");
   if (o.bench > 1000000)
     return fail("--bench " + std::to_string(o.bench) + " is past 1000000");
+  if (o.benchOnly && !o.bench)
+    return fail("--bench-only needs --bench=N");
 
   rt::Plan plan;
   if (rt::Status s = rt::readPlanFile(o.plan, plan); !s.isOk()) {
@@ -492,6 +567,12 @@ int main(int argc, char **argv) {
     runner = recorder.get();
     if (!o.quiet)
       std::printf("cuda device: %s\n", cuda->description().c_str());
+  }
+
+  if (o.benchOnly) {
+    synthesize(graph, *recorder, o.seed);
+    return bench(*cuda, *cudaRunner, graph, *recorder,
+                 static_cast<int>(o.bench));
   }
 
   std::map<std::string, rt::Tensor> outputs;

@@ -18,6 +18,9 @@
 
 namespace poot::codegen {
 
+/// Contract of the common generator: a vector load (vector.load of N
+/// elements) is only issued at an address aligned to its whole size, so a
+/// target may lower it as one wide load.
 class TargetHooks {
 public:
   virtual ~TargetHooks();

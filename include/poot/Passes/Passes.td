@@ -174,6 +174,17 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
            "Override the preset's allocatable device memory">,
     Option<"maxBufferBytes", "max-buffer-bytes", "int64_t", "0",
            "Override the preset's single-buffer limit">,
+    Option<"unroll", "unroll", "int64_t", "0",
+           "Override the channel schedule's keys in flight per key-lane "
+           "group (tuning experiments)">,
+    Option<"warps", "warps", "int64_t", "0",
+           "Override the channel schedule's subgroups per workgroup (tuning "
+           "experiments)">,
+    Option<"heads", "heads", "int64_t", "0",
+           "Most query heads of one workgroup (tuning experiments)">,
+    Option<"waves", "waves", "int64_t", "0",
+           "Split-KV: workgroups per compute unit the split count aims for "
+           "(tuning experiments; default 1)">,
   ];
   let dependentDialects = ["poot::PootDialect"];
 }
@@ -203,7 +214,7 @@ def Generate : Pass<"poot-generate", "mlir::ModuleOp"> {
     "poot::PootDialect", "mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
     "mlir::memref::MemRefDialect", "mlir::spirv::SPIRVDialect",
-    "mlir::LLVM::LLVMDialect"
+    "mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect"
   ];
 }
 

@@ -31,6 +31,9 @@ struct DeviceFacts {
   /// `subgroupSize` lanes (CUDA warps), so a kernel may be built around it.
   /// Vulkan devices differ (8 on lavapipe, 32, 64), so not there.
   bool fixedSubgroup = false;
+  /// Widest load the generated kernels may issue as one vector, in bytes
+  /// (0: scalar loads only).
+  int64_t vectorLoadBytes = 0;
 };
 
 /// The named presets: sm_80, sm_89, sm_90, gfx90a, gfx942, gfx1100, vulkan

@@ -48,18 +48,35 @@ struct AttentionShape {
   std::string dtype = "f32"; ///< storage dtype: f32, f16, bf16
   bool causal = false;       ///< causal meaning proven (tile skip in prefill)
   bool live = false;         ///< live length operand
+  int64_t sharedKeyWidth = 0; ///< key channels from k_shared (split key)
+};
+
+/// Overrides of the planner's choices, for tuning experiments (0: the
+/// planner decides).
+struct ScheduleTuning {
+  int64_t unroll = 0; ///< keys each key-lane group loads per step
+  int64_t warps = 0;  ///< subgroups of one workgroup
+  int64_t heads = 0;  ///< most query heads of one workgroup
+  int64_t waves = 0;  ///< split-KV: workgroups per compute unit to aim for
 };
 
 /// The schedule of one attention.
 struct AttentionSchedule {
   bool split = false;      ///< split-KV (partials + combine) or streaming
-  bool grouped = false;    ///< one workgroup serves the n_rep heads of a KV head
+  bool grouped = false;    ///< one workgroup serves several heads of a KV head
+  int64_t group = 1;       ///< query heads of one workgroup (divides n_rep)
   /// 0: each lane walks its own keys and keeps its state in workgroup
   /// memory. Otherwise the subgroup size of the channel schedule: each
   /// subgroup walks keys together, a lane holding dv / subgroup channels of
   /// the accumulator in registers, the dot product reduced across the
   /// subgroup; lanes = warps * subgroup.
   int64_t subgroup = 0;
+  /// Channel schedule only: elements of one vector load (1: scalar loads),
+  /// lanes that share one key (a subgroup holds subgroup / keyLanes keys
+  /// side by side), and keys each such group loads per step.
+  int64_t vector = 1;
+  int64_t keyLanes = 0;
+  int64_t unroll = 1;
   int64_t lanes = 1;       ///< threads of one workgroup, striding over keys
   int64_t splits = 1;      ///< key chunks per row (1 when streaming)
   int64_t chunk = 0;       ///< keys per split (the whole length when streaming)
@@ -74,8 +91,9 @@ struct AttentionSchedule {
 
 /// Plans one attention for `device`, or says with a typed error why the
 /// device cannot run it.
-llvm::Expected<AttentionSchedule> planAttention(const AttentionShape &shape,
-                                                const DeviceFacts &device);
+llvm::Expected<AttentionSchedule>
+planAttention(const AttentionShape &shape, const DeviceFacts &device,
+              const ScheduleTuning &tuning = {});
 
 } // namespace poot
 

@@ -4,11 +4,12 @@
 // RUN: poot-opt %s --split-input-file --poot-plan=device=sm_80 | FileCheck %s --check-prefix=SM80
 
 // Llama-3-70B decode, B=1, Lk=32768, Hq=64/Hkv=8, D=128, f16.
-// (sm_80 has 108 units: ceil(108 / 8) = 14 splits of 2341 keys.)
-// Grouped rows = B * Hkv = 8 leave the device idle, so the keys split:
-// splits = min(16, ceil(CUs / 8), 32768 / 128) = 16 of 2048 keys.
-// Grouped state = lanes * 8 heads * (128 + 2) floats:
-//   sm_90 (48 KiB of static shared memory): 8 lanes; gfx942 (64 KiB): 8.
+// On CUDA the channel schedule takes 4 heads a workgroup: 16 rows leave
+// the device idle, so the keys split for two workgroups a unit:
+// splits = min(16, ceil(2 CUs / 16), 32768 / 128): 16 of 2048 keys on
+// sm_90, 14 of 2341 on sm_80 (108 units).
+// Lane-per-key grouped state = lanes * 8 heads * (128 + 2) floats:
+//   gfx942 (64 KiB): 8 lanes over 8 rows x 16 splits.
 // On the generic Vulkan device (16 KiB) the group does not fit: per-head
 // streaming with 16 lanes over 64 rows, which fill its 16 units.
 // SM90-LABEL: func.func @llama70b_decode
@@ -16,15 +17,18 @@
 // On CUDA the channel schedule: 8 warps of 32 lanes (as many as the
 // warps' partials fit 48 KiB), each lane holding 4 channels of q and of the
 // accumulator for each of the 8 heads.
-// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 128, 1>, grouped = true, kind = "split", lanes = 256 : i64, live_splits = false, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64}
+// 64/8 heads, D = 128, bf16 over 132 SMs: 4 heads a workgroup (16 + 16
+// registers of q and accumulator each), 16 rows x 16 splits for two
+// workgroups an SM; 16-byte vectors of 8, 16 lanes a key.
+// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 256, 1>, group = 4 : i64, grouped = true, key_lanes = 16 : i64, kind = "split", lanes = 512 : i64, live_splits = false, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64, unroll = 4 : i64, vector = 8 : i64}
 // GFX942-LABEL: func.func @llama70b_decode
-// GFX942: grouped = true, kind = "split", lanes = 8 : i64
+// GFX942: group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 8 : i64
 // GFX942-SAME: splits = 16 : i64
 // VULKAN-LABEL: func.func @llama70b_decode
-// VULKAN: grouped = false, kind = "streaming", lanes = 16 : i64
+// VULKAN: grouped = false, key_lanes = 0 : i64, kind = "streaming", lanes = 16 : i64
 // SM80-LABEL: func.func @llama70b_decode
 // SM80: chunk = 2341 : i64
-// SM80-SAME: grouped = true, kind = "split", lanes = 256 : i64
+// SM80-SAME: group = 4 : i64, grouped = true, key_lanes = 16 : i64, kind = "split", lanes = 512 : i64
 // SM80-SAME: splits = 14 : i64
 func.func @llama70b_decode(%q: tensor<1x64x1x128xf16>, %k: tensor<1x8x32768x128xf16>, %v: tensor<1x8x32768x128xf16>, %pos: tensor<i32>) -> tensor<1x64x1x128xf16> {
   %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 8 : i64, causal} : tensor<1x64x1x128xf16>, tensor<1x8x32768x128xf16>, tensor<1x8x32768x128xf16> -> tensor<1x64x1x128xf16>
@@ -35,7 +39,7 @@ func.func @llama70b_decode(%q: tensor<1x64x1x128xf16>, %k: tensor<1x8x32768x128x
 
 // B=128, Lk=8192: 1024 grouped rows already fill every device: streaming.
 // SM90-LABEL: func.func @llama70b_batch128
-// SM90: grouped = true, kind = "streaming"
+// SM90: group = 4 : i64, grouped = true, key_lanes = 16 : i64, kind = "streaming"
 // SM90-SAME: splits = 1 : i64
 // GFX942-LABEL: func.func @llama70b_batch128
 // GFX942: kind = "streaming"
@@ -52,7 +56,7 @@ func.func @llama70b_batch128(%q: tensor<128x64x1x128xf32>, %k: tensor<128x8x8192
 // SM90: poot.request = {dtype = "f32", key_bound = "capacity", key_form = "dense", mask = "causal", score = "scale", shape = array<i64: 1, 32, 8, 4096, 4096, 128, 128>}
 // SM90-SAME: causal_skip = true
 // SM90-SAME: grid = array<i64: 131072, 1>
-// SM90-SAME: grouped = false, kind = "streaming", lanes = 512 : i64
+// SM90-SAME: grouped = false, key_lanes = 16 : i64, kind = "streaming", lanes = 512 : i64
 // On Vulkan the 131072 rows pass the 65535 X limit and fold into Y.
 // VULKAN-LABEL: func.func @prefill_causal
 // VULKAN: grid = array<i64: 65535, 3>
@@ -70,8 +74,9 @@ func.func @prefill_causal(%q: tensor<1x32x4096x128xf32>, %k: tensor<1x8x4096x128
 // SM90-SAME: kind = "split"
 // SM90-SAME: live_splits = true
 // VULKAN-LABEL: func.func @live_wide
+// 2 rows on 16 units: min(16, ceil(2 * 16 / 2), 4096 / 128) = 16 splits.
 // VULKAN: kind = "split", lanes = 4 : i64
-// VULKAN-SAME: splits = 8 : i64
+// VULKAN-SAME: splits = 16 : i64
 func.func @live_wide(%q: tensor<1x2x1x512xf32>, %k: tensor<1x2x4096x512xf32>, %v: tensor<1x2x4096x512xf32>, %len: tensor<1xi32>) -> tensor<1x2x1x512xf32> {
   %o = poot.attention %q, %k, %v len(%len : tensor<1xi32>) {scale = 0.044 : f64, n_rep = 1 : i64} : tensor<1x2x1x512xf32>, tensor<1x2x4096x512xf32>, tensor<1x2x4096x512xf32> -> tensor<1x2x1x512xf32>
   return %o : tensor<1x2x1x512xf32>
