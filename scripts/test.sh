@@ -28,4 +28,12 @@ ninja -C build-runtime/package >/dev/null
 build/tools/poot-compile/poot-compile examples/llama3-8b.decode.fixed.mlir \
   --target=cpu --quiet -o build-runtime/package/model.plan
 build-runtime/package/consumer build-runtime/package/model.plan
+# An engine links the installed compiler package (poot::poot) and compiles
+# a graph itself, checked against the oracle.
+rm -rf build/install build/compiler-package
+cmake --install build --prefix "$ROOT/build/install" >/dev/null
+cmake -G Ninja -S examples/embed/compiler-package -B build/compiler-package \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$ROOT/build/install" >/dev/null
+ninja -C build/compiler-package -j "$JOBS" >/dev/null
+build/compiler-package/compiler-consumer examples/llama3-8b.decode.fixed.mlir
 echo "all tests passed"

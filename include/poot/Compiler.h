@@ -8,6 +8,7 @@
 #ifndef POOT_COMPILER_H
 #define POOT_COMPILER_H
 
+#include "poot/Runtime/DeviceQuery.h"
 #include "poot/Runtime/PlanFile.h"
 
 #include "mlir/Support/LogicalResult.h"
@@ -28,18 +29,28 @@ namespace poot {
 /// The device preset of a target name ("cuda:sm_90" -> "sm_90"), if known.
 std::optional<std::string> deviceForTarget(llvm::StringRef target);
 
-/// Adds the compile pipeline for `device`: canonicalize, rope, attention,
-/// block selection (unless `fuse` is false), then the planner. With
-/// `explain`, every fusion candidate is reported as a remark.
+/// The facts of this host's device of `target`'s kind, read by the runtime
+/// and ready for planning: the first Vulkan device for "vulkan", the first
+/// CUDA device for "cuda:sm_XY" (refused unless its chip is sm_XY), the
+/// host for "cpu". An error names the missing device or the mismatch in one
+/// line.
+llvm::Expected<rt::LiveDeviceFacts> hostDeviceFacts(llvm::StringRef target);
+
 /// Overrides of the planner's choices for tuning experiments (0: the
 /// planner decides); see poot-plan's options.
 struct PlanOverrides {
   int64_t unroll = 0, warps = 0, heads = 0, waves = 0;
 };
 
+/// Adds the compile pipeline for `device`: canonicalize, rope, attention,
+/// block selection (unless `fuse` is false), then the planner. With
+/// `explain`, every fusion candidate is reported as a remark.
 void addCompilePipeline(mlir::OpPassManager &pm, llvm::StringRef device,
                         bool fuse = true, bool explain = false,
                         const PlanOverrides &overrides = {});
+/// The same pipeline planning against `facts` (from hostDeviceFacts).
+void addCompilePipeline(mlir::OpPassManager &pm, const DeviceFacts &facts,
+                        bool fuse = true, bool explain = false);
 
 /// The plan of a compiled module's graph: records plus the arena.
 llvm::Expected<rt::Plan> planFromModule(mlir::ModuleOp module,
@@ -63,10 +74,14 @@ mlir::LogicalResult generateKernels(mlir::ModuleOp module,
 struct CompileOptions {
   std::string target = "cpu";
   bool fuse = true;
+  /// Plan against the facts of this host's device of the target's kind
+  /// (hostDeviceFacts) instead of the target's preset.
+  bool deviceFromHost = false;
 };
 
 /// Parses `mlirText`, compiles it for `options.target` and returns the plan.
-/// `report`, when given, receives one line per fusion candidate.
+/// `report`, when given, receives one line per fusion candidate, after a
+/// first line naming the live device when `options.deviceFromHost` is set.
 llvm::Expected<rt::Plan> compileGraph(llvm::StringRef mlirText,
                                       const CompileOptions &options,
                                       std::vector<std::string> *report = nullptr);

@@ -71,6 +71,11 @@ const char *poot_status_name(poot_status status);
 /* Do not fuse: the plan runs the graph's primitive eqns as written (the
  * reference an engine checks a fused plan against). */
 #define POOT_COMPILE_NO_FUSION 1u
+/* Plan against the facts read from this machine's device of the target's
+ * kind (the first Vulkan device for "vulkan", the first CUDA device for
+ * "cuda:sm_XY", which must be an sm_XY, the host for "cpu") instead of the
+ * target's preset. Without such a device: POOT_ERR_UNSUPPORTED. */
+#define POOT_COMPILE_DEVICE_FROM_HOST 2u
 
 /* Compiles MLIR text of a poot graph for `target`: "cpu", "vulkan" (SPIR-V
  * kernels), "cuda:sm_80", "cuda:sm_89", "cuda:sm_90" (PTX); the ROCm targets

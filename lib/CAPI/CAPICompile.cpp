@@ -19,6 +19,15 @@ extern "C" poot_status poot_compile(const char *text, size_t length,
     return poot::capi::fail(POOT_ERR_UNSUPPORTED,
                             "kernel generation for target " + options.target +
                                 " is not in this build yet");
+  if (flags & POOT_COMPILE_DEVICE_FROM_HOST) {
+    // Checked here too, so a missing device reads as unsupported rather
+    // than as a graph that did not compile.
+    auto live = poot::hostDeviceFacts(options.target);
+    if (!live)
+      return poot::capi::fail(POOT_ERR_UNSUPPORTED,
+                              llvm::toString(live.takeError()));
+    options.deviceFromHost = true;
+  }
   auto plan = poot::compileGraph(llvm::StringRef(text, length), options);
   if (!plan)
     return poot::capi::fail(POOT_ERR_COMPILE, llvm::toString(plan.takeError()));

@@ -39,22 +39,60 @@ std::optional<std::string> poot::deviceForTarget(llvm::StringRef target) {
   return device;
 }
 
+llvm::Expected<rt::LiveDeviceFacts>
+poot::hostDeviceFacts(llvm::StringRef target) {
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   message.str());
+  };
+  if (!deviceForTarget(target))
+    return error("unknown target '" + target + "'");
+  std::string kind = target.starts_with("cuda:") ? "cuda" : target.str();
+  if (kind != "cpu" && kind != "vulkan" && kind != "cuda")
+    return error("no device query for target " + target +
+                 " in this build (vulkan, cuda:sm_*, cpu)");
+  rt::LiveDeviceFacts live;
+  if (rt::Status s = rt::queryDeviceFacts(kind, live); !s.isOk())
+    return error(s.message());
+  if (kind == "cuda" && "cuda:" + live.facts.name != target)
+    return error("the CUDA device is " + live.facts.name + " (" +
+                 live.description + "), not the target's " +
+                 target.drop_front(5));
+  // The SPIR-V kernels use no subgroup operations yet (their target
+  // environment declares none), so a fixed subgroup width is no schedule
+  // this target can build on.
+  if (kind == "vulkan")
+    live.facts.fixedSubgroup = false;
+  return live;
+}
+
+static void addFusionPasses(OpPassManager &fpm, bool explain) {
+  fpm.addPass(createCanonicalize());
+  RopeFusionOptions rope;
+  rope.explain = explain;
+  fpm.addPass(createRopeFusion(rope));
+  AttentionFusionOptions attention;
+  attention.explain = explain;
+  fpm.addPass(createAttentionFusion(attention));
+  BlockSelectOptions select;
+  select.explain = explain;
+  fpm.addPass(createBlockSelect(select));
+}
+
+void poot::addCompilePipeline(OpPassManager &pm, const DeviceFacts &facts,
+                              bool fuse, bool explain) {
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  if (fuse)
+    addFusionPasses(fpm, explain);
+  fpm.addPass(createPlan(facts));
+}
+
 void poot::addCompilePipeline(OpPassManager &pm, llvm::StringRef device,
                               bool fuse, bool explain,
                               const PlanOverrides &overrides) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  if (fuse) {
-    fpm.addPass(createCanonicalize());
-    RopeFusionOptions rope;
-    rope.explain = explain;
-    fpm.addPass(createRopeFusion(rope));
-    AttentionFusionOptions attention;
-    attention.explain = explain;
-    fpm.addPass(createAttentionFusion(attention));
-    BlockSelectOptions select;
-    select.explain = explain;
-    fpm.addPass(createBlockSelect(select));
-  }
+  if (fuse)
+    addFusionPasses(fpm, explain);
   PlanOptions options;
   options.device = device.str();
   options.unroll = overrides.unroll;
@@ -96,6 +134,16 @@ llvm::Expected<rt::Plan> poot::compileGraph(llvm::StringRef mlirText,
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown target '%s'",
                                    options.target.c_str());
+  std::optional<rt::LiveDeviceFacts> live;
+  if (options.deviceFromHost) {
+    auto facts = hostDeviceFacts(options.target);
+    if (!facts)
+      return facts.takeError();
+    live = std::move(*facts);
+    *device = live->facts.name;
+    if (report)
+      report->push_back("device facts from this host: " + live->description);
+  }
   MLIRContext ctx;
   ctx.loadDialect<PootDialect, func::FuncDialect>();
   std::string diagnostics;
@@ -125,7 +173,10 @@ llvm::Expected<rt::Plan> poot::compileGraph(llvm::StringRef mlirText,
   if (failed(verify(*module)))
     return fail("the graph does not verify");
   PassManager pm(&ctx);
-  addCompilePipeline(pm, *device, options.fuse, report != nullptr);
+  if (live)
+    addCompilePipeline(pm, live->facts, options.fuse, report != nullptr);
+  else
+    addCompilePipeline(pm, *device, options.fuse, report != nullptr);
   if (failed(pm.run(*module)))
     return fail("compilation failed");
   GeneratedKernels kernels;

@@ -13,6 +13,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <optional>
+
 namespace poot {
 #define GEN_PASS_DEF_PLAN
 #include "poot/Passes/Passes.h.inc"
@@ -35,9 +37,12 @@ std::string dtypeName(Type t) {
 
 struct PlanPass : public poot::impl::PlanBase<PlanPass> {
   using PlanBase::PlanBase;
+  /// Plans against `facts` (read from a live device) instead of a preset.
+  explicit PlanPass(DeviceFacts facts) : liveFacts(std::move(facts)) {}
 
   void runOnOperation() override {
-    const DeviceFacts *preset = findDevicePreset(device);
+    const DeviceFacts *preset =
+        liveFacts ? &*liveFacts : findDevicePreset(device);
     if (!preset) {
       getOperation().emitError() << "unknown device preset '" << device
                                  << "'";
@@ -157,6 +162,12 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     op->setAttr("poot.plan_key", b.getStringAttr(key));
     return true;
   }
+
+  std::optional<DeviceFacts> liveFacts;
 };
 
 } // namespace
+
+std::unique_ptr<Pass> poot::createPlan(const DeviceFacts &facts) {
+  return std::make_unique<PlanPass>(facts);
+}

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "poot/Runtime/CudaDevice.h"
+#include "poot/Runtime/DeviceQuery.h"
 
 #include <dlfcn.h>
 
@@ -75,8 +76,13 @@ enum : CUresult {
 };
 enum : int {
   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y = 3,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z = 4,
   CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5,
   CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6,
+  CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7,
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
   CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
@@ -590,6 +596,87 @@ Status CudaDevice::deviceCount(int &count) {
   const Driver *drv = nullptr;
   POOT_RETURN_IF_ERROR(openDriver(drv));
   POOT_CU_CHECK("cuDeviceGetCount", drv->cuDeviceGetCount(&count));
+  return Status::ok();
+}
+
+Status poot::rt::queryCudaFacts(LiveDeviceFacts &out, int ordinal) {
+  out = LiveDeviceFacts();
+  out.kind = "cuda";
+  const Driver *drv = nullptr;
+  POOT_RETURN_IF_ERROR(openDriver(drv));
+  int count = 0;
+  POOT_CU_CHECK("cuDeviceGetCount", drv->cuDeviceGetCount(&count));
+  if (count == 0)
+    return Status(ErrorCode::Unsupported, "no CUDA device");
+  if (ordinal < 0 || ordinal >= count)
+    return Status(ErrorCode::InvalidArgument,
+                  "CUDA device ordinal " + std::to_string(ordinal) +
+                      " is out of range: the driver sees " +
+                      std::to_string(count) + " device(s)");
+  // Attributes need no context: nothing is retained or left current.
+  CUdevice device = 0;
+  POOT_CU_CHECK("cuDeviceGet", drv->cuDeviceGet(&device, ordinal));
+  auto attribute = [&](int which, int64_t &value) -> Status {
+    int v = 0;
+    POOT_CU_CHECK("cuDeviceGetAttribute",
+                  drv->cuDeviceGetAttribute(&v, which, device));
+    value = v;
+    return Status::ok();
+  };
+  DeviceFacts &f = out.facts;
+  int64_t major = 0, minor = 0;
+  POOT_RETURN_IF_ERROR(
+      attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, major));
+  POOT_RETURN_IF_ERROR(
+      attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, minor));
+  POOT_RETURN_IF_ERROR(
+      attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, f.computeUnits));
+  // Generated kernels declare their shared memory statically, which is
+  // capped at the per-block default; the opt-in carve-out needs dynamic
+  // shared memory.
+  POOT_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+                                 f.workgroupMemoryBytes));
+  POOT_RETURN_IF_ERROR(
+      attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                out.workgroupMemoryOptInBytes));
+  out.workgroupMemoryOptInBytes =
+      std::max(out.workgroupMemoryOptInBytes, f.workgroupMemoryBytes);
+  POOT_RETURN_IF_ERROR(
+      attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.maxWorkgroupSize));
+  const int blockDims[3] = {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+                            CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+                            CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
+  const int gridDims[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+                           CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                           CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+  for (int i = 0; i < 3; ++i) {
+    POOT_RETURN_IF_ERROR(attribute(blockDims[i], out.maxWorkgroupDims[i]));
+    POOT_RETURN_IF_ERROR(attribute(gridDims[i], out.maxGrid[i]));
+  }
+  f.maxGridX = out.maxGrid[0];
+  f.maxGridY = out.maxGrid[1];
+  POOT_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE, f.subgroupSize));
+  out.minSubgroupSize = out.maxSubgroupSize = f.subgroupSize;
+  f.fixedSubgroup = true; // a warp is always warpSize lanes
+  size_t total = 0;
+  POOT_CU_CHECK("cuDeviceTotalMem", drv->cuDeviceTotalMem(&total, device));
+  f.memoryBytes = static_cast<int64_t>(total);
+  f.maxBufferBytes = f.memoryBytes;
+  out.heaps.push_back({f.memoryBytes, true});
+  f.f16Storage = true;
+  f.bf16Storage = true;
+  out.computeCapability = static_cast<int>(major * 10 + minor);
+  f.name = "sm_" + std::to_string(out.computeCapability);
+  f.target = "nvvm";
+
+  char name[256] = {};
+  POOT_CU_CHECK("cuDeviceGetName",
+                drv->cuDeviceGetName(name, sizeof(name) - 1, device));
+  out.description = std::string(name) + " (" + f.name + ", " +
+                    std::to_string(f.computeUnits) + " SMs, " +
+                    gibText(f.memoryBytes) + "), driver " +
+                    std::to_string(drv->version / 1000) + "." +
+                    std::to_string(drv->version % 1000 / 10);
   return Status::ok();
 }
 

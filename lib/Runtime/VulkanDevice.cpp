@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "poot/Runtime/VulkanDevice.h"
+#include "poot/Runtime/DeviceQuery.h"
 
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan_core.h>
@@ -370,6 +371,151 @@ bool hasExtension(const std::vector<VkExtensionProperties> &extensions,
     if (std::strcmp(ext.extensionName, name) == 0)
       return true;
   return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Device facts
+//===----------------------------------------------------------------------===//
+
+/// Reads the planner's facts of `physical` from its properties, features
+/// and memory heaps. Used by VulkanDevice::create and by queryVulkanFacts,
+/// so an opened device and a query report the same numbers.
+Status readFacts(Context &ctx, VkPhysicalDevice physical,
+                 LiveDeviceFacts &out) {
+  out = LiveDeviceFacts();
+  out.kind = "vulkan";
+  VkPhysicalDeviceProperties props;
+  ctx.vkGetPhysicalDeviceProperties(physical, &props);
+  uint32_t version = std::min(ctx.instanceVersion, props.apiVersion);
+  bool v11 = version >= VK_API_VERSION_1_1 &&
+             ctx.vkGetPhysicalDeviceProperties2 &&
+             ctx.vkGetPhysicalDeviceFeatures2;
+  bool v12 = v11 && version >= VK_API_VERSION_1_2;
+  bool v13 = v11 && version >= VK_API_VERSION_1_3;
+
+  uint32_t extensionCount = 0;
+  POOT_VK_CHECK("vkEnumerateDeviceExtensionProperties",
+                ctx.vkEnumerateDeviceExtensionProperties(
+                    physical, nullptr, &extensionCount, nullptr));
+  std::vector<VkExtensionProperties> extensions(extensionCount);
+  if (extensionCount)
+    POOT_VK_CHECK("vkEnumerateDeviceExtensionProperties",
+                  ctx.vkEnumerateDeviceExtensionProperties(
+                      physical, nullptr, &extensionCount, extensions.data()));
+  extensions.resize(extensionCount);
+  auto has = [&](const char *name) {
+    return v11 && hasExtension(extensions, name);
+  };
+  bool float16Ext = !v12 && has(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+  bool driverPropsExt = !v12 && has(VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
+  bool sizeControl =
+      v13 || has(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  bool nvSmExt = has(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  bool amdCoreExt = has(VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+
+  VkPhysicalDeviceSubgroupProperties subgroup = {};
+  subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  // The EXT struct and sType are the 1.3 core ones under another name.
+  VkPhysicalDeviceSubgroupSizeControlProperties sizes = {};
+  sizes.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES;
+  VkPhysicalDeviceDriverProperties driver = {};
+  driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nvSm = {};
+  nvSm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
+  VkPhysicalDeviceShaderCorePropertiesAMD amdCore = {};
+  amdCore.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD;
+  VkPhysicalDevice16BitStorageFeatures storage16 = {};
+  storage16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+  VkPhysicalDeviceShaderFloat16Int8Features float16 = {};
+  float16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+  bool haveFloat16Struct = v12 || float16Ext;
+  if (v11) {
+    VkPhysicalDeviceProperties2 props2 = {};
+    props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    void **tail = &props2.pNext;
+    auto chain = [&tail](auto &item) {
+      *tail = &item;
+      tail = &item.pNext;
+    };
+    chain(subgroup);
+    if (sizeControl)
+      chain(sizes);
+    if (v12 || driverPropsExt)
+      chain(driver);
+    if (nvSmExt)
+      chain(nvSm);
+    if (amdCoreExt)
+      chain(amdCore);
+    ctx.vkGetPhysicalDeviceProperties2(physical, &props2);
+
+    VkPhysicalDeviceFeatures2 features2 = {};
+    features2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    features2.pNext = &storage16;
+    if (haveFloat16Struct)
+      storage16.pNext = &float16;
+    ctx.vkGetPhysicalDeviceFeatures2(physical, &features2);
+  }
+  VkPhysicalDeviceMemoryProperties memory;
+  ctx.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+
+  poot::DeviceFacts &facts = out.facts;
+  const VkPhysicalDeviceLimits &limits = props.limits;
+  facts.name = props.deviceName;
+  facts.target = "spirv";
+  // Vulkan has no core query for the number of cores; two vendor
+  // extensions do. A CPU driver spreads work over threads on its own, so
+  // one is the honest count there, and the safe default elsewhere.
+  facts.computeUnits = 1;
+  if (nvSmExt && nvSm.shaderSMCount > 0)
+    facts.computeUnits = nvSm.shaderSMCount;
+  else if (amdCoreExt && amdCore.computeUnitsPerShaderArray > 0)
+    facts.computeUnits = static_cast<int64_t>(amdCore.shaderEngineCount) *
+                         amdCore.shaderArraysPerEngineCount *
+                         amdCore.computeUnitsPerShaderArray;
+  facts.workgroupMemoryBytes = limits.maxComputeSharedMemorySize;
+  out.workgroupMemoryOptInBytes = facts.workgroupMemoryBytes;
+  facts.maxWorkgroupSize = limits.maxComputeWorkGroupInvocations;
+  for (int i = 0; i < 3; ++i) {
+    out.maxWorkgroupDims[i] = limits.maxComputeWorkGroupSize[i];
+    out.maxGrid[i] = limits.maxComputeWorkGroupCount[i];
+  }
+  facts.maxGridX = out.maxGrid[0];
+  facts.maxGridY = out.maxGrid[1];
+  facts.subgroupSize =
+      (v11 && subgroup.subgroupSize > 0) ? subgroup.subgroupSize : 1;
+  out.minSubgroupSize = out.maxSubgroupSize = facts.subgroupSize;
+  if (sizeControl && sizes.minSubgroupSize > 0 &&
+      sizes.maxSubgroupSize >= sizes.minSubgroupSize) {
+    out.minSubgroupSize = sizes.minSubgroupSize;
+    out.maxSubgroupSize = sizes.maxSubgroupSize;
+  }
+  // Without the size-control properties the width a pipeline gets is not
+  // promised, however many devices happen to use one.
+  facts.fixedSubgroup = sizeControl && v11 && facts.subgroupSize > 1 &&
+                        out.minSubgroupSize == out.maxSubgroupSize &&
+                        out.minSubgroupSize == facts.subgroupSize;
+  facts.maxBufferBytes = limits.maxStorageBufferRange;
+  facts.memoryBytes = 0;
+  for (uint32_t i = 0; i < memory.memoryHeapCount; ++i) {
+    const VkMemoryHeap &heap = memory.memoryHeaps[i];
+    bool local = heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT;
+    out.heaps.push_back({static_cast<int64_t>(heap.size), local});
+    if (local)
+      facts.memoryBytes =
+          std::max<int64_t>(facts.memoryBytes, static_cast<int64_t>(heap.size));
+  }
+  // Generated f16 kernels declare Float16 as well as 16-bit storage; no
+  // Vulkan storage format is bf16.
+  facts.f16Storage = v11 && storage16.storageBuffer16BitAccess &&
+                     haveFloat16Struct && float16.shaderFloat16;
+  facts.bf16Storage = false;
+
+  out.description =
+      std::string(props.deviceName) + ", Vulkan " + versionText(props.apiVersion);
+  if (driver.driverName[0])
+    out.description +=
+        std::string(", ") + driver.driverName + " " + driver.driverInfo;
+  return Status::ok();
 }
 
 //===----------------------------------------------------------------------===//
@@ -1003,6 +1149,22 @@ Status VulkanDevice::listDevices(std::vector<std::string> &names) {
   return Status::ok();
 }
 
+Status poot::rt::queryVulkanFacts(LiveDeviceFacts &out, int index) {
+  out = LiveDeviceFacts();
+  Context ctx;
+  POOT_RETURN_IF_ERROR(createInstance(ctx));
+  std::vector<VkPhysicalDevice> devices;
+  POOT_RETURN_IF_ERROR(physicalDevices(ctx, devices));
+  if (devices.empty())
+    return Status(ErrorCode::Unsupported, "no Vulkan device");
+  if (index < 0 || static_cast<size_t>(index) >= devices.size())
+    return Status(ErrorCode::InvalidArgument,
+                  "Vulkan device index " + std::to_string(index) +
+                      " is out of range: the loader sees " +
+                      std::to_string(devices.size()) + " device(s)");
+  return readFacts(ctx, devices[index], out);
+}
+
 Status VulkanDevice::create(std::unique_ptr<VulkanDevice> &out, int index) {
   out.reset();
   auto ctx = std::make_shared<Context>();
@@ -1046,27 +1208,14 @@ Status VulkanDevice::create(std::unique_ptr<VulkanDevice> &out, int index) {
       hasExtension(extensions, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   bool storage8Ext =
       v11 && !v12 && hasExtension(extensions, VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
-  bool driverPropsExt =
-      v11 && !v12 &&
-      hasExtension(extensions, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
-  bool nvSmExt = v11 && hasExtension(extensions,
-                                     VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
-  bool amdCoreExt = v11 && hasExtension(
-                               extensions,
-                               VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
 
-  // Properties beyond 1.0: subgroups, allocation size, driver, core count.
+  // Properties beyond 1.0 that opening the device needs (readFacts reads
+  // the rest): subgroup operations and the allocation size.
   VkPhysicalDeviceSubgroupProperties subgroup = {};
   subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
   VkPhysicalDeviceMaintenance3Properties maintenance3 = {};
   maintenance3.sType =
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
-  VkPhysicalDeviceDriverProperties driver = {};
-  driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
-  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nvSm = {};
-  nvSm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
-  VkPhysicalDeviceShaderCorePropertiesAMD amdCore = {};
-  amdCore.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD;
   if (v11) {
     VkPhysicalDeviceProperties2 props2 = {};
     props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
@@ -1077,12 +1226,6 @@ Status VulkanDevice::create(std::unique_ptr<VulkanDevice> &out, int index) {
     };
     chain(subgroup);
     chain(maintenance3);
-    if (v12 || driverPropsExt)
-      chain(driver);
-    if (nvSmExt)
-      chain(nvSm);
-    if (amdCoreExt)
-      chain(amdCore);
     ctx->vkGetPhysicalDeviceProperties2(ctx->physical, &props2);
   }
 
@@ -1249,41 +1392,10 @@ Status VulkanDevice::create(std::unique_ptr<VulkanDevice> &out, int index) {
     device->maxGroups_[i] = limits.maxComputeWorkGroupCount[i];
   }
 
-  DeviceFacts &facts = device->facts_;
-  facts.name = props.deviceName;
-  facts.target = "spirv";
-  // Vulkan has no core query for the number of cores; two vendor
-  // extensions do. A CPU driver spreads work over threads on its own, so
-  // one is the honest count there, and the safe default elsewhere.
-  facts.computeUnits = 1;
-  if (nvSmExt && nvSm.shaderSMCount > 0)
-    facts.computeUnits = nvSm.shaderSMCount;
-  else if (amdCoreExt && amdCore.computeUnitsPerShaderArray > 0)
-    facts.computeUnits = static_cast<int64_t>(amdCore.shaderEngineCount) *
-                         amdCore.shaderArraysPerEngineCount *
-                         amdCore.computeUnitsPerShaderArray;
-  facts.workgroupMemoryBytes = limits.maxComputeSharedMemorySize;
-  facts.maxWorkgroupSize = limits.maxComputeWorkGroupInvocations;
-  facts.subgroupSize =
-      (v11 && subgroup.subgroupSize > 0) ? subgroup.subgroupSize : 1;
-  facts.maxGridX = limits.maxComputeWorkGroupCount[0];
-  facts.maxGridY = limits.maxComputeWorkGroupCount[1];
-  facts.maxBufferBytes = limits.maxStorageBufferRange;
-  facts.memoryBytes = 0;
-  for (uint32_t i = 0; i < ctx->memory.memoryHeapCount; ++i)
-    if (ctx->memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
-      facts.memoryBytes =
-          std::max<int64_t>(facts.memoryBytes,
-                            static_cast<int64_t>(ctx->memory.memoryHeaps[i].size));
-  // Generated f16 kernels declare Float16 as well as 16-bit storage.
-  facts.f16Storage = device->storage16_ && device->float16_;
-  facts.bf16Storage = false;
-
-  device->description_ = std::string(props.deviceName) + ", Vulkan " +
-                         versionText(props.apiVersion);
-  if (driver.driverName[0])
-    device->description_ +=
-        std::string(", ") + driver.driverName + " " + driver.driverInfo;
+  LiveDeviceFacts live;
+  POOT_RETURN_IF_ERROR(readFacts(*ctx, ctx->physical, live));
+  device->facts_ = live.facts;
+  device->description_ = live.description;
   device->context_ = std::move(ctx);
   out = std::move(device);
   return Status::ok();

@@ -32,3 +32,21 @@ _ptxas = shutil.which("ptxas") or (
 if _ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("ptxas", _ptxas))
+
+# Devices of this machine, for the tests that plan against a live device:
+# "vulkan" when poot-compile can read a Vulkan device's facts (lavapipe in
+# CI), "cuda-driver" when the CUDA driver library loads.
+import ctypes
+import subprocess
+_compile = os.path.join(config.poot_tools_dir, "poot-compile", "poot-compile")
+_probe = os.path.join(config.test_source_root, "Tools", "Inputs", "constants.mlir")
+if os.path.exists(_compile) and subprocess.run(
+        [_compile, _probe, "--target=vulkan", "--device-from-host", "--emit=ir",
+         "--quiet", "-o", os.devnull],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("vulkan")
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

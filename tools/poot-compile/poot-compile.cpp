@@ -45,9 +45,11 @@ static cl::opt<std::string>
 static cl::opt<bool> explain("explain",
                              cl::desc("Verbose report: declines and reasons "
                                       "of every candidate"));
-static cl::opt<bool>
-    deviceFromHost("device-from-host",
-                   cl::desc("Plan for the device of this host"));
+static cl::opt<bool> deviceFromHost(
+    "device-from-host",
+    cl::desc("Plan against the facts of this host's device of the target's "
+             "kind (the Vulkan device, the CUDA device of the target's chip, "
+             "the cpu) instead of the target's preset"));
 static cl::opt<bool> quiet("quiet", cl::desc("No report"));
 static cl::opt<bool> noFusion(
     "no-fusion",
@@ -84,9 +86,14 @@ int main(int argc, char **argv) {
   if (emit != "plan" && emit != "ir" && emit != "spirv" && emit != "ptx" &&
       emit != "hsaco")
     return fail("unknown --emit '" + emit + "' (plan, ir, spirv, ptx, hsaco)");
-  if (deviceFromHost)
-    return fail("--device-from-host needs a device query, which this build "
-                "does not have yet; name a --target");
+  std::optional<rt::LiveDeviceFacts> live;
+  if (deviceFromHost) {
+    auto facts = poot::hostDeviceFacts(target);
+    if (!facts)
+      return fail("--device-from-host: " + toString(facts.takeError()));
+    live = std::move(*facts);
+    device = live->facts.name;
+  }
   // Runnable plans exist for the cpu device; SPIR-V kernels are generated
   // for Vulkan (--emit=spirv); PTX and AMDGPU code objects are not in this
   // build yet.
@@ -133,8 +140,12 @@ int main(int argc, char **argv) {
   overrides.warps = warps;
   overrides.heads = heads;
   overrides.waves = waves;
-  poot::addCompilePipeline(pm, device, /*fuse=*/!noFusion, /*explain=*/true,
-                           overrides);
+  if (live)
+    poot::addCompilePipeline(pm, live->facts, /*fuse=*/!noFusion,
+                             /*explain=*/true);
+  else
+    poot::addCompilePipeline(pm, device, /*fuse=*/!noFusion, /*explain=*/true,
+                             overrides);
   if (failed(pm.run(*module)))
     return fail("compilation for " + target + " failed (see above)");
   poot::GeneratedKernels kernels;
@@ -178,6 +189,8 @@ int main(int argc, char **argv) {
     raw_ostream &os = errs();
     os << "fusion report for @" << plan.graph.name << " on " << target
        << " (device " << device << ")\n";
+    if (live)
+      os << "  device facts from this host: " << live->description << "\n";
     int fused = 0, declined = 0;
     // In source order: "line N: ..." sorts by N.
     std::stable_sort(report.begin(), report.end(),

@@ -6,6 +6,7 @@
 #include "mlir/Pass/Pass.h"
 
 #include "poot/Dialect/PootDialect.h"
+#include "poot/Plan/DeviceFacts.h"
 
 namespace poot {
 
@@ -19,6 +20,10 @@ bool explainByDefault();
 
 #define GEN_PASS_REGISTRATION
 #include "poot/Passes/Passes.h.inc"
+
+/// The poot-plan pass planning against `facts` (a device read by the
+/// runtime) rather than a named preset; the pass options still override.
+std::unique_ptr<mlir::Pass> createPlan(const DeviceFacts &facts);
 
 } // namespace poot
 
