@@ -32,3 +32,10 @@ _ptxas = shutil.which("ptxas") or (
 if _ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("ptxas", _ptxas))
+
+# ld.lld links AMDGPU code objects (Debian package lld-19); without it the
+# ROCm targets still emit assembly, and the code-object tests skip.
+_lld = shutil.which("ld.lld-19") or shutil.which("ld.lld") or (
+    "/usr/lib/llvm-19/bin/ld.lld" if os.path.exists("/usr/lib/llvm-19/bin/ld.lld") else None)
+if _lld:
+    config.available_features.add("ld.lld")

@@ -2,13 +2,15 @@
 // RUN: poot-opt %s --split-input-file --poot-plan=device=gfx942 | FileCheck %s --check-prefix=GFX942
 // RUN: poot-opt %s --split-input-file --poot-plan=device=vulkan | FileCheck %s --check-prefix=VULKAN
 // RUN: poot-opt %s --split-input-file --poot-plan=device=sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: poot-opt %s --split-input-file --poot-plan=device=gfx1100 | FileCheck %s --check-prefix=GFX1100
 
 // Llama-3-70B decode, B=1, Lk=32768, Hq=64/Hkv=8, D=128, f16.
 // (sm_80 has 108 units: ceil(108 / 8) = 14 splits of 2341 keys.)
 // Grouped rows = B * Hkv = 8 leave the device idle, so the keys split:
 // splits = min(16, ceil(CUs / 8), 32768 / 128) = 16 of 2048 keys.
 // Grouped state = lanes * 8 heads * (128 + 2) floats:
-//   sm_90 (48 KiB of static shared memory): 8 lanes; gfx942 (64 KiB): 8.
+//   sm_90 (48 KiB of static shared memory): 8 lanes; gfx942 (64 KiB): 8
+//   (where the channel schedule does not apply).
 // On the generic Vulkan device (16 KiB) the group does not fit: per-head
 // streaming with 16 lanes over 64 rows, which fill its 16 units.
 // SM90-LABEL: func.func @llama70b_decode
@@ -17,9 +19,17 @@
 // warps' partials fit 48 KiB), each lane holding 4 channels of q and of the
 // accumulator for each of the 8 heads.
 // SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 128, 1>, grouped = true, kind = "split", lanes = 256 : i64, live_splits = false, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64}
+// On AMD the same channel schedule over wavefronts: gfx942's 64 KiB of
+// LDS take 8 wavefronts of 64 lanes (2 channels a lane), gfx1100's 8 of 32
+// (its 96 units: ceil(96 / 8) = 12 splits).
 // GFX942-LABEL: func.func @llama70b_decode
-// GFX942: grouped = true, kind = "split", lanes = 8 : i64
+// GFX942: grouped = true, kind = "split", lanes = 512 : i64
 // GFX942-SAME: splits = 16 : i64
+// GFX942-SAME: subgroup = 64 : i64
+// GFX1100-LABEL: func.func @llama70b_decode
+// GFX1100: grouped = true, kind = "split", lanes = 256 : i64
+// GFX1100-SAME: splits = 12 : i64
+// GFX1100-SAME: subgroup = 32 : i64
 // VULKAN-LABEL: func.func @llama70b_decode
 // VULKAN: grouped = false, kind = "streaming", lanes = 16 : i64
 // SM80-LABEL: func.func @llama70b_decode
