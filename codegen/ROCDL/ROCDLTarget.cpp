@@ -103,6 +103,8 @@ public:
   }
 
 private:
+  /// The chip the kernels are for. Nothing above depends on it yet: the
+  /// wavefront width the kernels assume comes with the schedule.
   std::string chip;
 };
 
