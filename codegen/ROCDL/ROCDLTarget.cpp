@@ -49,6 +49,8 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace poot::codegen;
 
@@ -294,6 +296,10 @@ int64_t poot::codegen::rocdlWavefrontSize(StringRef chip) {
 }
 
 std::string poot::codegen::findLLDLinker() {
+  // POOT_LLD names the linker explicitly (and, naming nothing executable,
+  // makes it missing).
+  if (const char *given = std::getenv("POOT_LLD"); given && *given)
+    return llvm::sys::fs::can_execute(given) ? given : "";
   for (const char *name : {"ld.lld-19", "ld.lld"})
     if (auto path = llvm::sys::findProgramByName(name))
       return *path;
@@ -312,7 +318,8 @@ FailureOr<std::string> poot::codegen::lowerToHSACO(ModuleOp module,
   if (lld.empty())
     return module.emitError(
         "cannot link the AMDGPU code object: ld.lld is not installed (Debian "
-        "package lld-19); --emit=amdgcn shows the kernels without linking");
+        "package lld-19) or POOT_LLD names no executable; --emit=amdgcn shows "
+        "the kernels without linking");
   FailureOr<std::string> object = lowerToAMDGPU(module, chip, Output::Object);
   if (failed(object))
     return failure();

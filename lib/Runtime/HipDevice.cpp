@@ -221,19 +221,21 @@ Status HipDevice::loadApi(std::shared_ptr<const HipApi> &out) {
   static const Loaded loaded = [] {
     Loaded result;
     void *handle = nullptr;
-    const char *why = nullptr;
+    // dlerror's text lives only until the next dl call: copied at once.
+    std::string why;
     for (const char *name : {"libamdhip64.so", "libamdhip64.so.6",
                              "libamdhip64.so.5"}) {
       handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
       if (handle)
         break;
-      if (!why)
-        why = dlerror();
+      const char *error = dlerror();
+      if (why.empty() && error)
+        why = error;
     }
     if (!handle) {
       result.status = Status(ErrorCode::Unsupported,
-                             std::string("no HIP runtime (libamdhip64.so): ") +
-                                 (why ? why : "dlopen failed"));
+                             "no HIP runtime (libamdhip64.so): " +
+                                 (why.empty() ? "dlopen failed" : why));
       return result;
     }
     auto api = std::make_shared<HipApi>();

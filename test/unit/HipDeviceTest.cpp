@@ -228,6 +228,13 @@ TEST(HipDevice, WithoutTheRuntimeIsUnsupported) {
     GTEST_SKIP() << "a HIP device is present: " << device->description();
   EXPECT_EQ(s.code(), ErrorCode::Unsupported) << s.toString();
   EXPECT_FALSE(device);
+  // Either no runtime or no usable device, said in readable words (the
+  // loader's message is copied before the next dlopen replaces it).
+  EXPECT_TRUE(s.message().find("no HIP runtime (libamdhip64.so): ") == 0 ||
+              s.message().find("no usable HIP device") == 0)
+      << s.message();
+  for (char c : s.message())
+    EXPECT_TRUE(c >= 0x20 && c < 0x7f) << s.message();
   int count = -1;
   Status c = HipDevice::deviceCount(count);
   EXPECT_EQ(c.code(), ErrorCode::Unsupported);

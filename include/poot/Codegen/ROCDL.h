@@ -34,8 +34,9 @@ mlir::FailureOr<std::string> lowerToHSACO(mlir::ModuleOp module,
 mlir::FailureOr<std::string> lowerToAMDGPUAssembly(mlir::ModuleOp module,
                                                    llvm::StringRef chip);
 
-/// The linker the code objects go through ("ld.lld-19", "ld.lld"), or an
-/// empty string when none is installed.
+/// The linker the code objects go through: the path in POOT_LLD when that
+/// is set, else "ld.lld-19" or "ld.lld" on PATH, else LLVM 19's own; an
+/// empty string when there is none.
 std::string findLLDLinker();
 
 } // namespace poot::codegen
