@@ -76,8 +76,10 @@ int main(int argc, char **argv) {
   if (deviceFromHost)
     return fail("--device-from-host needs a device query, which this build "
                 "does not have yet; name a --target");
-  // Kernels are generated for Vulkan (--emit=spirv), CUDA (--emit=ptx) and
-  // ROCm (--emit=hsaco, or its assembly with --emit=amdgcn).
+  // Runnable plans exist for the cpu device; SPIR-V kernels are generated
+  // for Vulkan (--emit=spirv), PTX for CUDA (--emit=ptx), AMDGPU code
+  // objects for ROCm (--emit=hsaco, or their assembly with --emit=amdgcn),
+  // and a plan for a GPU target carries its kernels.
   if (emit == "spirv" && target != "vulkan")
     return fail("--emit=spirv needs --target=vulkan");
   if (emit == "ptx" && !StringRef(target).starts_with("cuda:"))
