@@ -9,6 +9,7 @@
 
 #include "poot/Codegen/Generator.h"
 #include "poot/Codegen/NVVM.h"
+#include "poot/Codegen/ROCDL.h"
 #include "poot/Codegen/SPIRV.h"
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
@@ -42,9 +43,11 @@ struct GeneratePass : public poot::impl::GenerateBase<GeneratePass> {
       hooks = codegen::createSPIRVTarget(/*f16=*/true);
     else if (target == "nvvm")
       hooks = codegen::createNVVMTarget();
+    else if (target == "rocdl")
+      hooks = codegen::createROCDLTarget(chip);
     if (!hooks) {
       module.emitError() << "unknown code generation target '" << target
-                         << "' (spirv, nvvm)";
+                         << "' (spirv, nvvm, rocdl)";
       return signalPassFailure();
     }
     SmallVector<AttentionOp> ops;

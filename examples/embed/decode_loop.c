@@ -6,7 +6,10 @@
  * every step's output against the oracle (the f64 reference evaluator on the
  * unfused graph).
  *
- *   decode_loop MODEL.mlir [STEPS] [DEVICE]      (DEVICE: cpu or vulkan)
+ *   decode_loop MODEL.mlir [STEPS] [DEVICE [TARGET]]
+ *
+ * DEVICE is cpu, vulkan or hip; TARGET, the compile target, defaults to the
+ * device's name (hip needs one: rocm:gfx942, ...).
  *
  * Exits 77 when the device is not on this machine.
  *
@@ -74,16 +77,18 @@ static void fillF32(float *data, size_t n, int rank, const int64_t *dims) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s MODEL.mlir [STEPS] [cpu|vulkan]\n", argv[0]);
+    fprintf(stderr, "usage: %s MODEL.mlir [STEPS] [DEVICE [TARGET]]\n",
+            argv[0]);
     return 2;
   }
   int steps = argc > 2 ? atoi(argv[2]) : 4;
   const char *deviceName = argc > 3 ? argv[3] : "cpu";
+  const char *target = argc > 4 ? argv[4] : deviceName;
   size_t length;
   char *text = readFile(argv[1], &length);
 
   poot_plan *fused, *reference;
-  CHECK(poot_compile(text, length, deviceName, 0, &fused));
+  CHECK(poot_compile(text, length, target, 0, &fused));
   CHECK(poot_compile(text, length, "cpu", POOT_COMPILE_NO_FUSION, &reference));
   poot_session *device, *oracle;
   poot_status opened = poot_session_create(fused, deviceName, &device);

@@ -61,15 +61,23 @@ llvm::Expected<rt::Plan> planFromModule(mlir::ModuleOp module,
 struct GeneratedKernels {
   std::vector<uint32_t> spirv; ///< vulkan
   std::string ptx;             ///< cuda:sm_*
+  std::string hsaco;           ///< rocm:gfx*: the AMDGPU code object (ELF)
+  std::string hsacoChip;       ///< the chip `hsaco` is for ("gfx942")
   void moveInto(rt::Plan &plan);
 };
 
 /// Generates and lowers the kernels of a planned module for `target`:
-/// nothing for cpu, SPIR-V for vulkan, PTX for cuda:sm_80/sm_89/sm_90;
-/// ROCm targets are refused.
+/// nothing for cpu, SPIR-V for vulkan, PTX for cuda:sm_80/sm_89/sm_90, an
+/// AMDGPU code object for rocm:gfx90a/gfx942/gfx1100.
 mlir::LogicalResult generateKernels(mlir::ModuleOp module,
                                     llvm::StringRef target,
                                     GeneratedKernels &out);
+
+/// Generates the kernels of a planned module for a rocm:gfx* `target` and
+/// returns the AMDGPU assembly text the code object would hold (no linker
+/// needed); empty when the graph has no fused op.
+mlir::FailureOr<std::string> generateAMDGPUAssembly(mlir::ModuleOp module,
+                                                    llvm::StringRef target);
 
 struct CompileOptions {
   std::string target = "cpu";

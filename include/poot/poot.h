@@ -78,8 +78,9 @@ const char *poot_status_name(poot_status status);
 #define POOT_COMPILE_DEVICE_FROM_HOST 2u
 
 /* Compiles MLIR text of a poot graph for `target`: "cpu", "vulkan" (SPIR-V
- * kernels), "cuda:sm_80", "cuda:sm_89", "cuda:sm_90" (PTX); the ROCm targets
- * return POOT_ERR_UNSUPPORTED. */
+ * kernels), "cuda:sm_80", "cuda:sm_89", "cuda:sm_90" (PTX), "rocm:gfx90a",
+ * "rocm:gfx942", "rocm:gfx1100" (AMDGPU code objects; compiling them needs
+ * ld.lld on the compiling machine). */
 poot_status poot_compile(const char *mlir_text, size_t length,
                          const char *target, unsigned flags,
                          poot_plan **out_plan);
@@ -106,7 +107,7 @@ poot_status poot_plan_output(const poot_plan *plan, int index,
 
 /* `device`: "cpu" (the embedded default; each op in f32, storage rounding
  * emulated), "oracle" (the f64 reference evaluator), both for cpu plans;
- * "vulkan" or "cuda" for plans compiled for them (the fused attention runs
+ * "vulkan", "cuda" or "hip" for plans compiled for them (the fused attention runs
  * as the plan's kernels, every other eqn on the host). A machine without the
  * device gets POOT_ERR_UNSUPPORTED. */
 poot_status poot_session_create(const poot_plan *plan, const char *device,

@@ -15,10 +15,6 @@ extern "C" poot_status poot_compile(const char *text, size_t length,
   if (!poot::deviceForTarget(options.target))
     return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
                             "unknown target '" + options.target + "'");
-  if (options.target.rfind("rocm:", 0) == 0)
-    return poot::capi::fail(POOT_ERR_UNSUPPORTED,
-                            "kernel generation for target " + options.target +
-                                " is not in this build yet");
   if (flags & POOT_COMPILE_DEVICE_FROM_HOST) {
     // Checked here too, so a missing device reads as unsupported rather
     // than as a graph that did not compile.

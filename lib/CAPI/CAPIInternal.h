@@ -3,6 +3,7 @@
 #define POOT_LIB_CAPI_CAPIINTERNAL_H
 
 #include "poot/Runtime/CudaRunner.h"
+#include "poot/Runtime/HipRunner.h"
 #include "poot/Runtime/PlanFile.h"
 #include "poot/Runtime/VulkanRunner.h"
 #include "poot/Runtime/Status.h"
@@ -22,6 +23,7 @@ struct poot_session {
   /// The device that runs the plan's kernels (null for cpu and oracle).
   std::unique_ptr<poot::rt::VulkanDevice> vulkan;
   std::unique_ptr<poot::rt::CudaDevice> cuda;
+  std::unique_ptr<poot::rt::HipDevice> hip;
   std::unique_ptr<poot::rt::EqnRunner> runner;
   std::map<std::string, poot::rt::Tensor> inputs;
   std::map<std::string, void *> state;

@@ -144,15 +144,17 @@ poot_status poot_session_create(const poot_plan *plan, const char *device,
   std::string dev = device ? device : "cpu";
   const std::string &target = plan->plan.target;
   bool cudaPlan = target.rfind("cuda:", 0) == 0;
-  if (dev != "cpu" && dev != "oracle" && dev != "vulkan" && dev != "cuda")
+  bool rocmPlan = target.rfind("rocm:", 0) == 0;
+  if (dev != "cpu" && dev != "oracle" && dev != "vulkan" && dev != "cuda" &&
+      dev != "hip")
     return poot::capi::fail(POOT_ERR_UNSUPPORTED,
                             "device '" + dev +
                                 "' is not in this build (cpu, oracle, "
-                                "vulkan, cuda)");
+                                "vulkan, cuda, hip)");
   // A plan runs on the device it was compiled for; the cpu and the oracle
   // run a cpu plan.
   bool matches = (dev == "vulkan" && target == "vulkan") ||
-                 (dev == "cuda" && cudaPlan) ||
+                 (dev == "cuda" && cudaPlan) || (dev == "hip" && rocmPlan) ||
                  ((dev == "cpu" || dev == "oracle") && target == "cpu");
   if (!matches)
     return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
@@ -169,6 +171,10 @@ poot_status poot_session_create(const poot_plan *plan, const char *device,
     if (Status st = CudaDevice::create(s->cuda); !st.isOk())
       return poot::capi::fail(st);
     s->runner = std::make_unique<CudaRunner>(*s->cuda, plan->plan);
+  } else if (dev == "hip") {
+    if (Status st = HipDevice::create(s->hip); !st.isOk())
+      return poot::capi::fail(st);
+    s->runner = std::make_unique<HipRunner>(*s->hip, plan->plan);
   }
   *out = s.release();
   return POOT_OK;

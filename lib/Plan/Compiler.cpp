@@ -2,6 +2,7 @@
 
 #include "poot/Compiler.h"
 #include "poot/Codegen/NVVM.h"
+#include "poot/Codegen/ROCDL.h"
 #include "poot/Codegen/SPIRV.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "poot/Dialect/PootDialect.h"
@@ -191,12 +192,50 @@ llvm::Expected<rt::Plan> poot::compileGraph(llvm::StringRef mlirText,
 void GeneratedKernels::moveInto(rt::Plan &plan) {
   plan.spirv = std::move(spirv);
   plan.ptx = std::move(ptx);
+  plan.hsaco = std::move(hsaco);
+  plan.hsacoChip = std::move(hsacoChip);
+}
+
+/// Runs poot-generate for a rocm:<chip> target.
+static LogicalResult generateROCDL(ModuleOp module, llvm::StringRef chip) {
+  PassManager gen(module.getContext());
+  GenerateOptions options;
+  options.target = "rocdl";
+  options.chip = chip.str();
+  gen.addPass(createGenerate(options));
+  return gen.run(module);
+}
+
+FailureOr<std::string> poot::generateAMDGPUAssembly(ModuleOp module,
+                                                    llvm::StringRef target) {
+  if (!target.starts_with("rocm:"))
+    return module.emitError() << "AMDGPU assembly needs a rocm:gfx* target, got "
+                              << target;
+  llvm::StringRef chip = target.drop_front(5);
+  if (failed(generateROCDL(module, chip)))
+    return failure();
+  if (module.getOps<gpu::GPUModuleOp>().empty())
+    return std::string();
+  return codegen::lowerToAMDGPUAssembly(module, chip);
 }
 
 LogicalResult poot::generateKernels(ModuleOp module, llvm::StringRef target,
                                     GeneratedKernels &out) {
   if (target == "cpu")
     return success();
+  if (target.starts_with("rocm:")) {
+    llvm::StringRef chip = target.drop_front(5);
+    if (failed(generateROCDL(module, chip)))
+      return failure();
+    if (module.getOps<gpu::GPUModuleOp>().empty())
+      return success();
+    auto hsaco = codegen::lowerToHSACO(module, chip);
+    if (failed(hsaco))
+      return failure();
+    out.hsaco = std::move(*hsaco);
+    out.hsacoChip = chip.str();
+    return success();
+  }
   bool cuda = target.starts_with("cuda:");
   if (target != "vulkan" && !cuda)
     return module.emitError() << "kernel generation for target " << target

@@ -36,8 +36,11 @@ const std::vector<DeviceFacts> &poot::devicePresets() {
       {"cpu", "cpu", 8, 1 * kMiB, 64, 1, (1ll << 31) - 1, (1ll << 31) - 1,
        16 * kGiB, 16 * kGiB, true, true},
     };
+    // CUDA warps are 32 lanes on every device; an AMD code object is
+    // compiled for one wavefront width (64 on gfx9, 32 on gfx11 as the
+    // ROCDL target builds it), so the kernels may rely on it there too.
     for (DeviceFacts &d : table) {
-      d.fixedSubgroup = d.target == "nvvm";
+      d.fixedSubgroup = d.target == "nvvm" || d.target == "rocdl";
       // 16-byte global loads (ld.global.v4 / global_load_dwordx4).
       if (d.target == "nvvm" || d.target == "rocdl")
         d.vectorLoadBytes = 16;

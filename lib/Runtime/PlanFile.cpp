@@ -139,6 +139,29 @@ int hexDigit(char c) {
   return -1;
 }
 
+std::string toHex(const std::string &bytes) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    hex += kHex[c >> 4];
+    hex += kHex[c & 15];
+  }
+  return hex;
+}
+
+bool fromHex(const std::string &hex, std::string &bytes) {
+  bytes.clear();
+  bytes.reserve(hex.size() / 2);
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    int hi = hexDigit(hex[i]), lo = hexDigit(hex[i + 1]);
+    if (hi < 0 || lo < 0)
+      return false;
+    bytes += static_cast<char>(hi * 16 + lo);
+  }
+  return true;
+}
+
 } // namespace
 
 bool poot::rt::looksLikePlan(const std::string &text) {
@@ -225,6 +248,9 @@ std::string poot::rt::serializePlan(const Plan &plan) {
     }
     os << "ptx " << plan.ptx.size() << " " << hex << "\n";
   }
+  if (!plan.hsaco.empty())
+    os << "hsaco " << plan.hsacoChip << " " << plan.hsaco.size() << " "
+       << toHex(plan.hsaco) << "\n";
   std::string body = os.str();
   char head[96];
   std::snprintf(head, sizeof(head), "%s %d\nchecksum %016" PRIx64 "\n",
@@ -242,11 +268,15 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
   if (!looksLikePlan(text) || nl2 == std::string::npos)
     return Status(ErrorCode::Malformed, "not a poot plan file");
   int version = std::atoi(text.c_str() + std::string(kMagic).size());
-  if (version != kPlanVersion)
+  if (version < kOldestPlanVersion || version > kPlanVersion)
     return Status(ErrorCode::Unsupported,
                   "plan format version " + std::to_string(version) +
-                      ", this runtime reads version " +
-                      std::to_string(kPlanVersion));
+                      ", this runtime reads versions " +
+                      std::to_string(kOldestPlanVersion) + " to " +
+                      std::to_string(kPlanVersion) +
+                      (version > kPlanVersion
+                           ? " (a plan from a newer compiler)"
+                           : ""));
   std::string sumLine = text.substr(nl1 + 1, nl2 - nl1 - 1);
   std::string body = text.substr(nl2 + 1);
   char want[32];
@@ -406,6 +436,17 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
         text += static_cast<char>(hi * 16 + lo);
       }
       plan.ptx = std::move(text);
+    } else if (kind == "hsaco" && version >= 2) {
+      int64_t count;
+      if (t.size() != 4 || t[1].empty() || !parseInt(t[2], count) ||
+          count <= 0 || static_cast<int64_t>(t[3].size()) != 2 * count)
+        return bad(number, "bad hsaco record (expected 'hsaco <chip> "
+                           "<bytes> <hex>' with two hex digits a byte)");
+      if (!plan.hsaco.empty())
+        return bad(number, "a second hsaco record");
+      if (!fromHex(t[3], plan.hsaco))
+        return bad(number, "bad hsaco byte");
+      plan.hsacoChip = t[1];
     } else if (kind == "slot" && need(5)) {
       ArenaSlot s;
       int64_t v, e;

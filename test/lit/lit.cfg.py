@@ -20,9 +20,10 @@ tool_dirs = [
     os.path.join(config.poot_tools_dir, "poot-run"),
     os.path.join(config.poot_tools_dir, "poot-trace"),
     os.path.join(config.poot_tools_dir, "poot-compile"),
+    os.path.join(config.poot_tools_dir, "poot-run-plan"),
     config.llvm_tools_dir,
 ]
-llvm_config.add_tool_substitutions(["poot-opt", "poot-run", "poot-trace", "poot-compile"], tool_dirs)
+llvm_config.add_tool_substitutions(["poot-opt", "poot-run", "poot-trace", "poot-compile", "poot-run-plan"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # ptxas assembles emitted PTX where a CUDA toolkit is installed.
@@ -50,3 +51,16 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+
+# ld.lld links AMDGPU code objects (Debian package lld-19); without it the
+# ROCm targets still emit assembly, and the code-object tests skip.
+_lld = shutil.which("ld.lld-19") or shutil.which("ld.lld") or (
+    "/usr/lib/llvm-19/bin/ld.lld" if os.path.exists("/usr/lib/llvm-19/bin/ld.lld") else None)
+if _lld:
+    config.available_features.add("ld.lld")
+
+# The HIP runtime, where ROCm is installed: the tests of the hip device's
+# refusal on machines without it do not apply there.
+import ctypes.util
+if ctypes.util.find_library("amdhip64"):
+    config.available_features.add("hip-runtime")

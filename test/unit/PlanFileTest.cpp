@@ -178,4 +178,66 @@ TEST(PlanFile, FailedReadLeavesNothingAndWriteIsAtomic) {
   std::remove(path.c_str());
 }
 
+
+TEST(PlanFile, HsacoRoundTripsWithItsChip) {
+  Plan p = samplePlan();
+  p.target = "rocm:gfx942";
+  // An ELF header's first bytes: NULs and high bytes a record cannot carry
+  // raw.
+  p.hsaco = std::string("\x7f" "ELF\x02\x01\x01\x40\x03\0\0\xe0", 12);
+  p.hsacoChip = "gfx942";
+  std::string text = serializePlan(p);
+  EXPECT_EQ(text.rfind("poot-plan 2\n", 0), 0u);
+  EXPECT_NE(text.find("\nhsaco gfx942 12 7f454c46"), std::string::npos);
+  Plan q;
+  Status s = parsePlan(text, q);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_EQ(q.hsaco, p.hsaco);
+  EXPECT_EQ(q.hsacoChip, "gfx942");
+  EXPECT_EQ(serializePlan(q), text);
+  // No code object, no record.
+  EXPECT_EQ(serializePlan(samplePlan()).find("\nhsaco "), std::string::npos);
+}
+
+TEST(PlanFile, ReadsVersionOnePlansButNotTheirHsaco) {
+  std::string body = bodyOf(serializePlan(samplePlan()));
+  auto asVersion1 = [](std::string text) {
+    text.replace(0, std::string("poot-plan 2").size(), "poot-plan 1");
+    return text;
+  };
+  Plan q;
+  Status s = parsePlan(asVersion1(withChecksum(body)), q);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_EQ(q.graph.eqns.size(), 2u);
+  // Version 1 had no hsaco record: one there is a damaged or forged file.
+  s = parsePlan(asVersion1(withChecksum(body + "hsaco gfx942 1 7f\n")), q);
+  EXPECT_EQ(s.code(), ErrorCode::Malformed);
+  EXPECT_NE(s.message().find("unknown record 'hsaco'"), std::string::npos);
+  // Version 0 never existed; the message names the versions this reads.
+  std::string zero = withChecksum(body);
+  zero.replace(0, std::string("poot-plan 2").size(), "poot-plan 0");
+  s = parsePlan(zero, q);
+  EXPECT_EQ(s.code(), ErrorCode::Unsupported);
+  EXPECT_NE(s.message().find("versions 1 to 2"), std::string::npos);
+}
+
+TEST(PlanFile, RefusesBadHsacoRecords) {
+  std::string body = bodyOf(serializePlan(samplePlan()));
+  Plan ok;
+  ASSERT_TRUE(
+      parsePlan(withChecksum(body + "hsaco gfx1100 2 7f45\n"), ok).isOk());
+  EXPECT_EQ(ok.hsaco, "\x7f" "E");
+  EXPECT_EQ(ok.hsacoChip, "gfx1100");
+  for (const char *record :
+       {"hsaco gfx942 3 7f45\n", "hsaco gfx942 2 7f4\n",
+        "hsaco gfx942 2 7fzz\n", "hsaco 2 7f45\n", "hsaco gfx942 0 \n",
+        "hsaco gfx942 2 7f45 00\n", "hsaco gfx942 2 7f45\nhsaco gfx90a 2 7f45\n"}) {
+    Plan q;
+    EXPECT_EQ(parsePlan(withChecksum(body + record), q).code(),
+              ErrorCode::Malformed)
+        << record;
+    EXPECT_TRUE(q.hsaco.empty()) << record;
+  }
+}
+
 } // namespace

@@ -41,7 +41,8 @@ static cl::opt<std::string> outputPath("o", cl::init(""),
 static cl::opt<std::string>
     emit("emit", cl::init("plan"),
          cl::desc("What to write: plan (default), ir (the planned IR), "
-                  "spirv, ptx, hsaco"));
+                  "spirv, ptx, hsaco (AMDGPU code object), amdgcn (its "
+                  "assembly)"));
 static cl::opt<bool> explain("explain",
                              cl::desc("Verbose report: declines and reasons "
                                       "of every candidate"));
@@ -84,8 +85,9 @@ int main(int argc, char **argv) {
                 "' (cpu, vulkan, cuda:sm_80, cuda:sm_89, cuda:sm_90, "
                 "rocm:gfx90a, rocm:gfx942, rocm:gfx1100)");
   if (emit != "plan" && emit != "ir" && emit != "spirv" && emit != "ptx" &&
-      emit != "hsaco")
-    return fail("unknown --emit '" + emit + "' (plan, ir, spirv, ptx, hsaco)");
+      emit != "hsaco" && emit != "amdgcn")
+    return fail("unknown --emit '" + emit +
+                "' (plan, ir, spirv, ptx, hsaco, amdgcn)");
   std::optional<rt::LiveDeviceFacts> live;
   if (deviceFromHost) {
     auto facts = poot::hostDeviceFacts(target);
@@ -95,19 +97,16 @@ int main(int argc, char **argv) {
     device = live->facts.name;
   }
   // Runnable plans exist for the cpu device; SPIR-V kernels are generated
-  // for Vulkan (--emit=spirv); PTX and AMDGPU code objects are not in this
-  // build yet.
+  // for Vulkan (--emit=spirv), PTX for CUDA (--emit=ptx), AMDGPU code
+  // objects for ROCm (--emit=hsaco, or their assembly with --emit=amdgcn),
+  // and a plan for a GPU target carries its kernels.
   if (emit == "spirv" && target != "vulkan")
     return fail("--emit=spirv needs --target=vulkan");
   if (emit == "ptx" && !StringRef(target).starts_with("cuda:"))
     return fail("--emit=ptx needs a --target=cuda:sm_*");
-  if ((emit == "plan" && StringRef(target).starts_with("rocm:")) ||
-      emit == "hsaco")
-    return fail("kernel generation for " +
-                (emit == "plan" ? "target " + target : "--emit=" + emit) +
-                " is not in this build yet; --emit=ir shows the planned "
-                "schedules, --emit=spirv the Vulkan kernels, --target=cpu "
-                "writes a runnable plan");
+  if ((emit == "hsaco" || emit == "amdgcn") &&
+      !StringRef(target).starts_with("rocm:"))
+    return fail("--emit=" + emit + " needs a --target=rocm:gfx*");
 
   mlir::MLIRContext ctx;
   ctx.loadDialect<poot::PootDialect, mlir::func::FuncDialect>();
@@ -148,6 +147,20 @@ int main(int argc, char **argv) {
                              overrides);
   if (failed(pm.run(*module)))
     return fail("compilation for " + target + " failed (see above)");
+  if (emit == "amdgcn") {
+    auto assembly = poot::generateAMDGPUAssembly(*module, target);
+    if (failed(assembly))
+      return fail("kernel generation for " + target + " failed (see above)");
+    if (assembly->empty())
+      return fail("the graph has no fused op to generate a kernel for");
+    std::error_code ec;
+    raw_fd_ostream file(outputPath.empty() ? "-" : outputPath.getValue(), ec,
+                        sys::fs::OF_None);
+    if (ec)
+      return fail(outputPath + ": " + ec.message());
+    file << *assembly;
+    return 0;
+  }
   poot::GeneratedKernels kernels;
   if (emit != "ir" && failed(poot::generateKernels(*module, target, kernels)))
     return fail("kernel generation for " + target + " failed (see above)");
@@ -161,6 +174,18 @@ int main(int argc, char **argv) {
     if (ec)
       return fail(outputPath + ": " + ec.message());
     file << kernels.ptx;
+    return 0;
+  }
+  if (emit == "hsaco") {
+    if (kernels.hsaco.empty())
+      return fail("the graph has no fused op to generate a kernel for");
+    if (outputPath.empty())
+      return fail("-o FILE.hsaco is required for --emit=hsaco");
+    std::error_code ec;
+    raw_fd_ostream file(outputPath, ec, sys::fs::OF_None);
+    if (ec)
+      return fail(outputPath + ": " + ec.message());
+    file << kernels.hsaco;
     return 0;
   }
   if (emit == "spirv") {

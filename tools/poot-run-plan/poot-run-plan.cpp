@@ -1,7 +1,7 @@
 //===- poot-run-plan.cpp - Run a compiled plan without LLVM ---------------===//
 //
 // poot-run for machines that have the runtime and nothing else: it runs a
-// plan file (poot-compile's output) on the cpu, vulkan or cuda device with
+// plan file (poot-compile's output) on the cpu, vulkan, cuda or hip device with
 // inputs from .npy files, --set values or seeded random values (the same
 // seed gives the same values as poot-run), for one or several decode steps
 // (advancing the `pos` and `len` slots by one and carrying the state). With
@@ -17,6 +17,7 @@
 
 #include "poot/Runtime/Check.h"
 #include "poot/Runtime/CudaRunner.h"
+#include "poot/Runtime/HipRunner.h"
 #include "poot/Runtime/Evaluator.h"
 #include "poot/Runtime/Npy.h"
 #include "poot/Runtime/PlanFile.h"
@@ -46,7 +47,8 @@ const char *const kUsage =
     "\n"
     "Runs a compiled plan (poot-compile's output) with the runtime alone.\n"
     "\n"
-    "  --device=cpu|vulkan|cuda  device to run on (default cpu); the plan\n"
+    "  --device=cpu|vulkan|cuda|hip\n"
+    "                            device to run on (default cpu); the plan\n"
     "                            must have been compiled for it\n"
     "  --ref=REF.plan            check every output and state against the\n"
     "                            oracle (f64) run on REF with the same\n"
@@ -443,9 +445,10 @@ int main(int argc, char **argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  if (o.device != "cpu" && o.device != "vulkan" && o.device != "cuda")
+  if (o.device != "cpu" && o.device != "vulkan" && o.device != "cuda" &&
+      o.device != "hip")
     return fail("unknown device '" + o.device +
-                "' (available: cpu, vulkan, cuda)");
+                "' (available: cpu, vulkan, cuda, hip)");
   if (o.steps < 1)
     return fail("--steps must be at least 1");
   if (o.steps > (1u << 20))
@@ -467,8 +470,9 @@ int main(int argc, char **argv) {
                                           "from a graph)"
                                         : ""));
   }
-  bool targetFits = o.device == "cuda" ? plan.target.rfind("cuda:", 0) == 0
-                                       : plan.target == o.device;
+  bool targetFits = o.device == "cuda"  ? plan.target.rfind("cuda:", 0) == 0
+                    : o.device == "hip" ? plan.target.rfind("rocm:", 0) == 0
+                                        : plan.target == o.device;
   if (!targetFits)
     return fail("plan '" + o.plan + "' is for target " + plan.target +
                 ", not the " + o.device + " device");
@@ -546,11 +550,15 @@ int main(int argc, char **argv) {
   std::unique_ptr<rt::VulkanRunner> vulkanRunner;
   std::unique_ptr<rt::CudaDevice> cuda;
   std::unique_ptr<rt::CudaRunner> cudaRunner;
+  std::unique_ptr<rt::HipDevice> hip;
+  std::unique_ptr<rt::HipRunner> hipRunner;
   std::unique_ptr<RecordingRunner> recorder;
   rt::EqnRunner *runner = nullptr;
   auto dispatched = [&]() -> int64_t {
     return vulkanRunner ? vulkanRunner->dispatchedEqns()
-                        : cudaRunner ? cudaRunner->dispatchedEqns() : 0;
+           : cudaRunner ? cudaRunner->dispatchedEqns()
+           : hipRunner  ? hipRunner->dispatchedEqns()
+                        : 0;
   };
   if (o.device == "vulkan") {
     if (rt::Status s = rt::VulkanDevice::create(vulkan); !s.isOk())
@@ -567,6 +575,13 @@ int main(int argc, char **argv) {
     runner = recorder.get();
     if (!o.quiet)
       std::printf("cuda device: %s\n", cuda->description().c_str());
+  } else if (o.device == "hip") {
+    if (rt::Status s = rt::HipDevice::create(hip); !s.isOk())
+      return fail("hip: " + s.toString());
+    hipRunner = std::make_unique<rt::HipRunner>(*hip, plan);
+    runner = hipRunner.get();
+    if (!o.quiet)
+      std::printf("hip device: %s\n", hip->description().c_str());
   }
 
   if (o.benchOnly) {

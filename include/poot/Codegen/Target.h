@@ -2,7 +2,7 @@
 //
 // Common code builds kernels in the gpu dialect and never asks which target
 // it serves; everything that differs sits behind these hooks, one
-// implementation per target directory (codegen/SPIRV, later NVVM and ROCDL).
+// implementation per target directory (codegen/SPIRV, NVVM and ROCDL).
 //
 //===----------------------------------------------------------------------===//
 #ifndef POOT_CODEGEN_TARGET_H

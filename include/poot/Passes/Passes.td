@@ -208,7 +208,9 @@ def Generate : Pass<"poot-generate", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", "\"spirv\"",
-           "Code generation target: spirv, nvvm">,
+           "Code generation target: spirv, nvvm, rocdl">,
+    Option<"chip", "chip", "std::string", "\"gfx942\"",
+           "AMDGPU chip of the rocdl target: gfx90a, gfx942, gfx1100">,
   ];
   let dependentDialects = [
     "poot::PootDialect", "mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",

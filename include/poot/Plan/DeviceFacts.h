@@ -28,7 +28,8 @@ struct DeviceFacts {
   bool f16Storage = true;            ///< can load/store f16 buffers
   bool bf16Storage = true;           ///< can load/store bf16 buffers
   /// Whether every device of the target runs subgroups of exactly
-  /// `subgroupSize` lanes (CUDA warps), so a kernel may be built around it.
+  /// `subgroupSize` lanes (CUDA warps; AMD wavefronts, whose width the
+  /// code object is compiled for), so a kernel may be built around it.
   /// Vulkan devices differ (8 on lavapipe, 32, 64), so not there.
   bool fixedSubgroup = false;
   /// Widest load the generated kernels may issue as one vector, in bytes

@@ -19,7 +19,10 @@
 
 namespace poot::rt {
 
-inline constexpr int kPlanVersion = 1;
+/// Version 2 added the `hsaco` record; version 1 plans (which cannot hold
+/// one) are still read.
+inline constexpr int kPlanVersion = 2;
+inline constexpr int kOldestPlanVersion = 1;
 
 /// One arena slot: a graph value (or, with value -1, the scratch of eqn
 /// `eqn`) at `offset`.
@@ -44,6 +47,12 @@ struct Plan {
   /// compiler produced it (a trailing NUL included). Stored as one record,
   /// `ptx <bytes> <hex of the bytes>`.
   std::string ptx;
+  /// The generated kernels for ROCm targets: one AMDGPU code object (an ELF
+  /// shared object) holding every kernel the launches name, for the chip
+  /// `hsacoChip` ("gfx942"). Stored as one record,
+  /// `hsaco <chip> <bytes> <hex of the bytes>`.
+  std::string hsaco;
+  std::string hsacoChip;
 };
 
 std::string serializePlan(const Plan &plan);

@@ -2,14 +2,13 @@
 // RUN: poot-opt %s --split-input-file --poot-plan=device=gfx942 | FileCheck %s --check-prefix=GFX942
 // RUN: poot-opt %s --split-input-file --poot-plan=device=vulkan | FileCheck %s --check-prefix=VULKAN
 // RUN: poot-opt %s --split-input-file --poot-plan=device=sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: poot-opt %s --split-input-file --poot-plan=device=gfx1100 | FileCheck %s --check-prefix=GFX1100
 
 // Llama-3-70B decode, B=1, Lk=32768, Hq=64/Hkv=8, D=128, f16.
 // On CUDA the channel schedule takes 4 heads a workgroup: 16 rows leave
 // the device idle, so the keys split for two workgroups a unit:
 // splits = min(16, ceil(2 CUs / 16), 32768 / 128): 16 of 2048 keys on
 // sm_90, 14 of 2341 on sm_80 (108 units).
-// Lane-per-key grouped state = lanes * 8 heads * (128 + 2) floats:
-//   gfx942 (64 KiB): 8 lanes over 8 rows x 16 splits.
 // On the generic Vulkan device (16 KiB) the group does not fit: per-head
 // streaming with 16 lanes over 64 rows, which fill its 16 units.
 // SM90-LABEL: func.func @llama70b_decode
@@ -21,9 +20,16 @@
 // registers of q and accumulator each), 16 rows x 16 splits for two
 // workgroups an SM; 16-byte vectors of 8, 16 lanes a key.
 // SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 256, 1>, group = 4 : i64, grouped = true, key_lanes = 16 : i64, kind = "split", lanes = 512 : i64, live_splits = false, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64, unroll = 4 : i64, vector = 8 : i64}
+// On AMD the same channel schedule over wavefronts (64 lanes on gfx942,
+// 32 on gfx1100).
 // GFX942-LABEL: func.func @llama70b_decode
-// GFX942: group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 8 : i64
+// GFX942: kind = "split", lanes = 1024 : i64
 // GFX942-SAME: splits = 16 : i64
+// GFX942-SAME: subgroup = 64 : i64
+// GFX1100-LABEL: func.func @llama70b_decode
+// GFX1100: kind = "split", lanes = 512 : i64
+// GFX1100-SAME: splits = 12 : i64
+// GFX1100-SAME: subgroup = 32 : i64
 // VULKAN-LABEL: func.func @llama70b_decode
 // VULKAN: grouped = false, key_lanes = 0 : i64, kind = "streaming", lanes = 16 : i64
 // SM80-LABEL: func.func @llama70b_decode
