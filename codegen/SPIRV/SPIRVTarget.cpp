@@ -50,7 +50,9 @@ public:
       return true;
     if (storage.isF16())
       return f16;
-    return false;
+    // i64 would need the Int64 capability, which the module does not ask
+    // for (the conversion would narrow it silently).
+    return storage.isInteger(32);
   }
   void prepareModule(ModuleOp module) const override {
     MLIRContext *ctx = module.getContext();
