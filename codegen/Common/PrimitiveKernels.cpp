@@ -700,7 +700,7 @@ bool needsErrWord(StringRef name, Operation *op) {
 bool poot::codegen::hasSimpleKernels(Operation *op) {
   if (!isa<PootDialect>(op->getDialect()))
     return false;
-  return !isa<AttentionOp, ConstantOp, BlockTopKOp, SelectedAttentionOp>(op);
+  return !isa<AttentionOp, ConstantOp>(op);
 }
 
 FailureOr<std::vector<Launch>>
