@@ -77,7 +77,9 @@ private:
   /// An index as a compute value of `type`.
   Value fromIndex(Value index, Type type) {
     if (isa<FloatType>(type)) {
-      Value i = b.create<arith::IndexCastOp>(loc(), b.getI64Type(), index);
+      // Indices fit i32 (the kernels index in 32 bits on SPIR-V), and no
+      // target needs a 64-bit integer for them.
+      Value i = b.create<arith::IndexCastOp>(loc(), b.getI32Type(), index);
       return b.create<arith::SIToFPOp>(loc(), type, i);
     }
     return b.create<arith::IndexCastOp>(loc(), type, index);
@@ -181,12 +183,12 @@ Value PrimitiveEmitter::floatPow(Value x, Value y) {
   Value mag = k.target.exp(
       b, loc(), b.create<arith::MulFOp>(
                     loc(), y, k.target.math(b, loc(), TargetHooks::MathFn::Log, ax)));
-  // y is integral when it survives a round trip through i64 (every f32 of
+  // y is integral when it survives a round trip through i32 (every f32 of
   // magnitude 2^24 or more is an integer and even).
   Value ay = b.create<arith::MaximumFOp>(loc(), y,
                                          b.create<arith::NegFOp>(loc(), y));
   Value small = b.create<arith::CmpFOp>(loc(), FPred::OLT, ay, k.f32(16777216.0));
-  Value yi = b.create<arith::FPToSIOp>(loc(), b.getI64Type(),
+  Value yi = b.create<arith::FPToSIOp>(loc(), b.getI32Type(),
                                        k.select(small, y, k.f32(0)));
   Value back = b.create<arith::SIToFPOp>(loc(), b.getF32Type(), yi);
   Value integral = b.create<arith::OrIOp>(
@@ -197,8 +199,8 @@ Value PrimitiveEmitter::floatPow(Value x, Value y) {
   Value odd = b.create<arith::AndIOp>(
       loc(), small,
       k.cmp(Pred::ne,
-            b.create<arith::AndIOp>(loc(), yi, k.constant(b.getI64Type(), 1)),
-            k.constant(b.getI64Type(), 0)));
+            b.create<arith::AndIOp>(loc(), yi, k.constant(b.getI32Type(), 1)),
+            k.constant(b.getI32Type(), 0)));
   Value negative = b.create<arith::CmpFOp>(loc(), FPred::OLT, x, k.f32(0));
   Value nan = k.f32(std::numeric_limits<double>::quiet_NaN());
   Value signedMag = k.select(odd, b.create<arith::NegFOp>(loc(), mag), mag);

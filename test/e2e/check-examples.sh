@@ -65,5 +65,16 @@ for graph in "$EXAMPLES"/*.mlir; do
     echo "FAIL $name"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
   fi
 done
+if [ "$DEVICE" = vulkan ]; then
+  # The primitive ops the examples leave out, on the device, several seeds.
+  prims="$(dirname "$0")/../lit/Codegen/Inputs/primitives.mlir"
+  for seed in 1 2 3; do
+    if out=$("$RUN" "$prims" --device=vulkan --device-only --no-fusion --check --seed=$seed 2>&1); then
+      echo "ok   primitives (seed $seed), every eqn on vulkan"
+    else
+      echo "FAIL primitives (seed $seed)"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
+    fi
+  done
+fi
 echo "$count example graphs checked"
 exit $failed
