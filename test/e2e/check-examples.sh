@@ -75,6 +75,23 @@ if [ "$DEVICE" = vulkan ]; then
       echo "FAIL primitives (seed $seed)"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
     fi
   done
+  # Through a plan file and the runtime-only runner, fused and unfused.
+  PLANRUN="$BIN/tools/poot-run-plan/poot-run-plan"
+  COMPILE="$BIN/tools/poot-compile/poot-compile"
+  g="$EXAMPLES/deepseek-sparse.decode.paged.mlir"
+  if [ -e "$g" ]; then
+    "$COMPILE" "$g" --target=cpu --no-fusion --quiet -o "$WORK/ref.plan"
+    for form in fused unfused; do
+      flags=""
+      [ "$form" = unfused ] && flags="--no-fusion"
+      "$COMPILE" "$g" --target=vulkan $flags --quiet -o "$WORK/$form.plan"
+      if out=$("$PLANRUN" "$WORK/$form.plan" --device=vulkan --device-only --ref="$WORK/ref.plan" --steps=2 --seed=3 2>&1); then
+        echo "ok   plan file ($form) on poot-run-plan, every eqn on vulkan"
+      else
+        echo "FAIL plan file ($form)"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
+      fi
+    done
+  fi
 fi
 echo "$count example graphs checked"
 exit $failed
