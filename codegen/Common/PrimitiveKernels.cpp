@@ -21,6 +21,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <functional>
+
 #include <limits>
 
 using namespace mlir;
