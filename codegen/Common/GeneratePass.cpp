@@ -1,9 +1,11 @@
-//===- GeneratePass.cpp - poot-generate: kernels for planned fused ops ----===//
+//===- GeneratePass.cpp - poot-generate: kernels for every op -------------===//
 //
 // For every planned poot.attention, builds its kernels into one gpu.module
 // of the enclosing module through the target's hooks, and records the
 // launches on the op (`poot.launches`: kernel, grid, lanes, argument roles)
-// so the plan writer and the runtime know how to dispatch them.
+// so the plan writer and the runtime know how to dispatch them. Every other
+// op but constants gets its simple kernel into the same module the same
+// way (KernelBuilder.h), so the whole graph runs on the device.
 //
 //===----------------------------------------------------------------------===//
 
