@@ -42,6 +42,11 @@ LogicalResult poot::codegen::checkStorage(Operation *op,
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape())
       return op->emitError("expected statically shaped tensors");
+    if (tensor.getNumElements() > target.maxElements())
+      return op->emitError() << "expected at most " << target.maxElements()
+                             << " elements per tensor on target "
+                             << target.name() << ", got "
+                             << tensor.getNumElements();
     Type storage = deviceStorage(tensor.getElementType());
     if (target.canStore(storage))
       return success();

@@ -37,7 +37,8 @@ enum KernelError : int32_t {
 mlir::Type deviceStorage(mlir::Type element);
 
 /// Fails with a DtypeLowering diagnostic on `op` when the target cannot
-/// store one of its operand or result element types.
+/// store one of its operand or result element types, and with a diagnostic
+/// when a tensor has more elements than the target's indices reach.
 mlir::LogicalResult checkStorage(mlir::Operation *op,
                                  const TargetHooks &target);
 

@@ -54,6 +54,11 @@ public:
     // for (the conversion would narrow it silently).
     return storage.isInteger(32);
   }
+  // Indices are 32-bit (use-64bit-index=false); the margin keeps a
+  // grid-stride step past the last element from wrapping.
+  int64_t maxElements() const override {
+    return (int64_t(1) << 31) - (int64_t(1) << 20);
+  }
   void prepareModule(ModuleOp module) const override {
     MLIRContext *ctx = module.getContext();
     SmallVector<spirv::Capability> caps{spirv::Capability::Shader};

@@ -48,6 +48,9 @@ public:
   enum class MathFn { Log, Sin, Cos, Sqrt, Rsqrt };
   virtual mlir::Value math(mlir::OpBuilder &b, mlir::Location loc, MathFn fn,
                            mlir::Value x) const;
+  /// The most elements a kernel may index: index arithmetic is 32-bit on
+  /// some targets, and a grid-stride loop must not wrap past the bound.
+  virtual int64_t maxElements() const { return INT64_MAX / 2; }
   /// Prepares the module for the target (target environment attributes).
   virtual void prepareModule(mlir::ModuleOp module) const = 0;
 };

@@ -174,3 +174,13 @@ func.func @wide(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi64> {
   %0 = poot.add %a, %b : tensor<4xi64>, tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+// 32-bit indices on SPIR-V: a tensor past their reach is refused, not
+// indexed with a wrapping loop.
+func.func @huge(%a: tensor<65536x65536xf16>) -> tensor<65536x65536xf16> {
+  // expected-error @below {{expected at most 2146435072 elements per tensor on target spirv, got 4294967296}}
+  %0 = poot.neg %a : tensor<65536x65536xf16>
+  return %0 : tensor<65536x65536xf16>
+}
