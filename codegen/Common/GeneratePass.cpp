@@ -1,12 +1,15 @@
-//===- GeneratePass.cpp - poot-generate: kernels for planned fused ops ----===//
+//===- GeneratePass.cpp - poot-generate: kernels for every op -------------===//
 //
 // For every planned poot.attention, builds its kernels into one gpu.module
 // of the enclosing module through the target's hooks, and records the
 // launches on the op (`poot.launches`: kernel, grid, lanes, argument roles)
-// so the plan writer and the runtime know how to dispatch them.
+// so the plan writer and the runtime know how to dispatch them. Every other
+// op but constants gets its simple kernel into the same module the same
+// way (KernelBuilder.h), so the whole graph runs on the device.
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBuilder.h"
 #include "poot/Codegen/Generator.h"
 #include "poot/Codegen/NVVM.h"
 #include "poot/Codegen/ROCDL.h"
@@ -52,12 +55,36 @@ struct GeneratePass : public poot::impl::GenerateBase<GeneratePass> {
     }
     SmallVector<AttentionOp> ops;
     module.walk([&](AttentionOp op) { ops.push_back(op); });
-    if (ops.empty())
+    // Every other op of the graphs gets the simple kernels, after the
+    // attention kernels (so those keep their numbering).
+    SmallVector<Operation *> others;
+    module.walk([&](func::FuncOp fn) {
+      fn.walk([&](Operation *op) {
+        if (codegen::hasSimpleKernels(op))
+          others.push_back(op);
+      });
+    });
+    if (ops.empty() && others.empty())
       return;
     hooks->prepareModule(module);
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToEnd(module.getBody());
     auto gpuModule = b.create<gpu::GPUModuleOp>(module.getLoc(), "poot_kernels");
+    auto record = [&](Operation *op, const std::vector<codegen::Launch> &launches) {
+      SmallVector<Attribute> records;
+      for (const codegen::Launch &l : launches) {
+        SmallVector<Attribute> roles;
+        for (const std::string &r : l.args)
+          roles.push_back(b.getStringAttr(r));
+        records.push_back(b.getDictionaryAttr({
+            b.getNamedAttr("kernel", b.getStringAttr(l.kernel)),
+            b.getNamedAttr("grid", b.getDenseI64ArrayAttr(l.grid)),
+            b.getNamedAttr("lanes", b.getI64IntegerAttr(l.lanes)),
+            b.getNamedAttr("args", b.getArrayAttr(roles)),
+        }));
+      }
+      op->setAttr("poot.launches", b.getArrayAttr(records));
+    };
     for (AttentionOp op : ops) {
       auto launches = codegen::buildAttentionKernels(op, gpuModule, *hooks);
       if (failed(launches))
@@ -75,6 +102,28 @@ struct GeneratePass : public poot::impl::GenerateBase<GeneratePass> {
         }));
       }
       op->setAttr("poot.launches", b.getArrayAttr(records));
+    }
+    // Ops with the same name, attributes and types share their kernels
+    // (a model's layers repeat them).
+    llvm::StringMap<std::vector<codegen::Launch>> built;
+    for (Operation *op : others) {
+      std::string key;
+      llvm::raw_string_ostream os(key);
+      os << op->getName() << op->getAttrDictionary() << ":";
+      llvm::interleaveComma(op->getOperandTypes(), os);
+      os << "->";
+      llvm::interleaveComma(op->getResultTypes(), os);
+      auto it = built.find(os.str());
+      if (it == built.end()) {
+        std::string name = op->getName().stripDialect().str() + "_" +
+                           std::to_string(built.size());
+        auto launches =
+            codegen::buildSimpleKernels(op, gpuModule, *hooks, name);
+        if (failed(launches))
+          return signalPassFailure();
+        it = built.try_emplace(os.str(), std::move(*launches)).first;
+      }
+      record(op, it->second);
     }
   }
 };

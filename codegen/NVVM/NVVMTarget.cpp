@@ -50,7 +50,8 @@ public:
         fn.getContext(), {static_cast<int32_t>(lanes), 1, 1}));
   }
   bool canStore(Type storage) const override {
-    return storage.isF32() || storage.isF16() || storage.isBF16();
+    return storage.isF32() || storage.isF16() || storage.isBF16() ||
+           storage.isInteger(32) || storage.isInteger(64);
   }
   // e^x as 2^(x log2 e) on the hardware's ex2.approx, and tanh from it.
   // The math ops (and LLVM's exp intrinsics) would become calls into CUDA's
@@ -75,9 +76,54 @@ public:
                                          b.create<arith::AddFOp>(loc, e2x, one));
     return b.create<arith::SubFOp>(loc, one, frac);
   }
+  // The rest of the primitive kernels' math on the hardware's own
+  // instructions, for the same reason: sqrt.rn is IEEE, the logarithm is
+  // lg2.approx scaled by ln 2, sine and cosine run sin/cos.approx after a
+  // reduction into [-pi, pi] (the approximations are only accurate there).
+  Value math(OpBuilder &b, Location loc, MathFn fn, Value x) const override {
+    auto f32 = [&](double v) -> Value {
+      return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
+    };
+    switch (fn) {
+    case MathFn::Sqrt:
+      return ptx(b, loc, "sqrt.rn.f32 $0, $1;", x);
+    case MathFn::Rsqrt:
+      return b.create<arith::DivFOp>(loc, f32(1.0),
+                                     ptx(b, loc, "sqrt.rn.f32 $0, $1;", x));
+    case MathFn::Log:
+      return b.create<arith::MulFOp>(loc, ptx(b, loc, "lg2.approx.f32 $0, $1;", x),
+                                     f32(0.6931471805599453));
+    case MathFn::Sin:
+    case MathFn::Cos: {
+      // r = x - k 2pi with k = rint(x / 2pi), 2pi in two parts so the
+      // product's rounding does not leak into r.
+      Value k = ptx(b, loc, "cvt.rni.f32.f32 $0, $1;",
+                    b.create<arith::MulFOp>(loc, x, f32(0.15915494309189535)));
+      Value r = b.create<arith::SubFOp>(
+          loc, x, b.create<arith::MulFOp>(loc, k, f32(6.28125)));
+      r = b.create<arith::SubFOp>(
+          loc, r, b.create<arith::MulFOp>(loc, k, f32(0.0019353071795864769)));
+      return ptx(b, loc,
+                 fn == MathFn::Sin ? "sin.approx.f32 $0, $1;"
+                                   : "cos.approx.f32 $0, $1;",
+                 r);
+    }
+    }
+    return x;
+  }
   void prepareModule(ModuleOp module) const override {
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(module.getContext()));
+  }
+
+private:
+  /// One f32 -> f32 PTX instruction.
+  static Value ptx(OpBuilder &b, Location loc, StringRef text, Value x) {
+    auto asmOp = b.create<LLVM::InlineAsmOp>(
+        loc, b.getF32Type(), ValueRange{x}, b.getStringAttr(text),
+        b.getStringAttr("=f,f"), /*has_side_effects=*/UnitAttr(),
+        /*is_align_stack=*/UnitAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
+    return asmOp.getResult(0);
   }
 };
 

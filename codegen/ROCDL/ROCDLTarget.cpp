@@ -78,7 +78,8 @@ public:
         fn.getContext(), {static_cast<int32_t>(lanes), 1, 1}));
   }
   bool canStore(Type storage) const override {
-    return storage.isF32() || storage.isF16() || storage.isBF16();
+    return storage.isF32() || storage.isF16() || storage.isBF16() ||
+           storage.isInteger(32) || storage.isInteger(64);
   }
   // e^x as LLVM's exp intrinsic on f32, which the AMDGPU backend expands
   // itself around v_exp_f32 (-inf -> +0, NaN -> NaN). math.exp and the

@@ -50,7 +50,14 @@ public:
       return true;
     if (storage.isF16())
       return f16;
-    return false;
+    // i64 would need the Int64 capability, which the module does not ask
+    // for (the conversion would narrow it silently).
+    return storage.isInteger(32);
+  }
+  // Indices are 32-bit (use-64bit-index=false); the margin keeps a
+  // grid-stride step past the last element from wrapping.
+  int64_t maxElements() const override {
+    return (int64_t(1) << 31) - (int64_t(1) << 20);
   }
   void prepareModule(ModuleOp module) const override {
     MLIRContext *ctx = module.getContext();

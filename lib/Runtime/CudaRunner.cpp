@@ -10,6 +10,8 @@
 
 #include "poot/Runtime/CudaRunner.h"
 
+#include "DeviceEqn.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
@@ -52,12 +54,20 @@ Status CudaRunner::prepare(const Eqn &eqn,
                            CudaPreparedEqn &out, bool &claimed) {
   const Attr *count = eqn.attr("poot.launches.count");
   claimed = false;
-  if (!count || eqn.op != "attention")
+  if (!count) {
+    if (deviceOnly && eqn.op != "constant")
+      return Status(ErrorCode::Unsupported,
+                    (eqn.location.empty() ? "" : eqn.location + ": ") +
+                        "poot." + eqn.op +
+                        " has no device kernels and the run is device-only");
     return Status::ok();
+  }
   if (plan.ptx.empty())
     return Status(ErrorCode::InvalidArgument,
                   eqn.location + ": the plan names launches but holds no "
                                  "PTX kernels");
+  if (eqn.op != "attention")
+    return prepareSimple(eqn, operands, resultTypes, out, claimed);
   if (resultTypes.size() != 1)
     return Status(ErrorCode::InvalidArgument,
                   eqn.location + ": an attention with " +
@@ -119,6 +129,8 @@ Status CudaRunner::prepare(const Eqn &eqn,
   }
   out.bytesWritten = storageBytes(resultTypes[0]);
   POOT_RETURN_IF_ERROR(ensure("out", out.bytesWritten, out.out));
+  out.outs = {out.out};
+  out.resultTypes = resultTypes;
   // The scratch of a split schedule is never initialised: the partials
   // written into it are complete before the combine reads them.
   if (const Attr *scratch = eqn.attr("poot.schedule.scratch_bytes");
@@ -157,6 +169,74 @@ Status CudaRunner::prepare(const Eqn &eqn,
   return Status::ok();
 }
 
+Status CudaRunner::prepareSimple(const Eqn &eqn,
+                                 const std::vector<const Tensor *> &operands,
+                                 const std::vector<TensorType> &resultTypes,
+                                 CudaPreparedEqn &out, bool &claimed) {
+  // Operand i binds as in<i>, result i as out<i>, the error word as err;
+  // i1 travels as i32 words, i64 as itself.
+  claimed = true;
+  out = CudaPreparedEqn();
+  std::vector<device::LaunchRecord> records;
+  POOT_RETURN_IF_ERROR(device::readLaunches(eqn, records));
+  EqnBuffers &mine = buffers[&eqn];
+  auto ensure = [&](const std::string &role, int64_t bytes,
+                    CudaDeviceBuffer *&buf) -> Status {
+    bytes = std::max<int64_t>(bytes, 4);
+    CudaDeviceBuffer &slot = mine[role];
+    if (!slot.valid() || slot.size() != bytes)
+      POOT_RETURN_IF_ERROR(device.createBuffer(bytes, slot));
+    buf = &slot;
+    return Status::ok();
+  };
+  std::vector<std::string> roles = device::operandRoles(eqn);
+  for (size_t i = 0; i < operands.size() && i < roles.size(); ++i) {
+    std::vector<unsigned char> bytes;
+    POOT_RETURN_IF_ERROR(device::encodeForDevice(
+        *operands[i], bytes, /*narrowI64=*/false, eqn.location + ": " + roles[i]));
+    CudaDeviceBuffer *buf = nullptr;
+    POOT_RETURN_IF_ERROR(ensure(roles[i], static_cast<int64_t>(bytes.size()), buf));
+    POOT_RETURN_IF_ERROR(
+        buf->upload(bytes.data(), static_cast<int64_t>(bytes.size())));
+    out.bytesRead += static_cast<int64_t>(bytes.size());
+  }
+  for (size_t i = 0; i < resultTypes.size(); ++i) {
+    CudaDeviceBuffer *buf = nullptr;
+    POOT_RETURN_IF_ERROR(ensure(device::resultRole(eqn, i),
+                                device::deviceBytes(resultTypes[i]), buf));
+    out.outs.push_back(buf);
+    out.bytesWritten += device::deviceBytes(resultTypes[i]);
+  }
+  out.resultTypes = resultTypes;
+  if (!resultTypes.empty()) {
+    out.out = out.outs[0];
+    out.resultType = resultTypes[0];
+  }
+  if (device::usesErrorWord(records)) {
+    POOT_RETURN_IF_ERROR(ensure("err", 4, out.err));
+    int32_t zero = 0;
+    POOT_RETURN_IF_ERROR(out.err->upload(&zero, 4));
+  }
+  for (const device::LaunchRecord &r : records) {
+    CudaLaunch launch;
+    for (const std::string &role : r.roles) {
+      auto it = mine.find(role);
+      if (it == mine.end() || !it->second.valid())
+        return Status(ErrorCode::InvalidArgument,
+                      eqn.location + ": launch " + r.kernel +
+                          " needs operand '" + role + "' the eqn lacks");
+      launch.args.push_back(&it->second);
+    }
+    POOT_RETURN_IF_ERROR(kernel(r.kernel, launch.kernel));
+    launch.gridX = r.gridX;
+    launch.gridY = r.gridY;
+    launch.lanes = r.lanes;
+    out.kernelNames += (out.launches.empty() ? "" : ",") + r.kernel;
+    out.launches.push_back(std::move(launch));
+  }
+  return Status::ok();
+}
+
 Status CudaRunner::enqueue(const CudaPreparedEqn &prepared,
                            CudaStream stream) {
   for (const CudaLaunch &l : prepared.launches)
@@ -178,11 +258,19 @@ Status CudaRunner::run(const Eqn &eqn,
   // The download waits for the launches: a fault in a kernel surfaces
   // there (or here, from the synchronisation) as the launch's error.
   POOT_RETURN_IF_ERROR(device.synchronize());
-  std::vector<unsigned char> bytes(prepared.bytesWritten);
-  POOT_RETURN_IF_ERROR(
-      prepared.out->download(bytes.data(), prepared.bytesWritten));
+  if (prepared.err) {
+    int32_t code = 0;
+    POOT_RETURN_IF_ERROR(prepared.err->download(&code, 4));
+    POOT_RETURN_IF_ERROR(device::kernelError(eqn, code));
+  }
   results.clear();
-  results.push_back(decodeStorage(prepared.resultType, bytes.data()));
+  for (size_t i = 0; i < prepared.outs.size(); ++i) {
+    const TensorType &type = prepared.resultTypes[i];
+    std::vector<unsigned char> bytes(device::deviceBytes(type));
+    POOT_RETURN_IF_ERROR(prepared.outs[i]->download(
+        bytes.data(), static_cast<int64_t>(bytes.size())));
+    results.push_back(device::decodeFromDevice(type, bytes.data()));
+  }
   ++dispatched;
   return Status::ok();
 }

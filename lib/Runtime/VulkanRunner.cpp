@@ -2,6 +2,10 @@
 
 #include "poot/Runtime/VulkanRunner.h"
 
+#include "DeviceEqn.h"
+
+#include <algorithm>
+#include <cstring>
 #include <sstream>
 
 using namespace poot::rt;
@@ -22,15 +26,217 @@ Status VulkanRunner::run(const Eqn &eqn,
                          const std::vector<const Tensor *> &operands,
                          const std::vector<TensorType> &resultTypes,
                          std::vector<Tensor> &results, bool &claimed) {
-  const Attr *count = eqn.attr("poot.launches.count");
   claimed = false;
-  if (!count || eqn.op != "attention")
+  if (eqn.op == "constant") {
+    // A literal: its payload is what the device would hold; nothing to
+    // compute.
+    POOT_RETURN_IF_ERROR(evaluateEqn(eqn, operands, resultTypes,
+                                     NumericMode::Native, results));
+    claimed = true;
+    ++dispatched;
     return Status::ok();
+  }
+  if (!device::hasLaunches(eqn)) {
+    if (deviceOnly)
+      return Status(ErrorCode::Unsupported,
+                    (eqn.location.empty() ? "" : eqn.location + ": ") +
+                        "poot." + eqn.op +
+                        " has no device kernels and the run is device-only");
+    ++onHost;
+    return Status::ok();
+  }
   if (plan.spirv.empty())
     return Status(ErrorCode::InvalidArgument,
                   eqn.location + ": the plan names launches but holds no "
                                  "SPIR-V kernels");
   claimed = true;
+  if (eqn.op == "attention")
+    return runAttention(eqn, operands, resultTypes, results);
+
+  // Any other op: operand i binds as in<i>, result i as out<i>, the error
+  // word as err.
+  std::vector<device::LaunchRecord> launches;
+  POOT_RETURN_IF_ERROR(device::readLaunches(eqn, launches));
+  std::map<std::string, VulkanBuffer> buffers;
+  std::vector<std::string> roles = device::operandRoles(eqn);
+  for (size_t i = 0; i < operands.size() && i < roles.size(); ++i) {
+    std::vector<unsigned char> bytes;
+    POOT_RETURN_IF_ERROR(device::encodeForDevice(
+        *operands[i], bytes, /*narrowI64=*/false, eqn.location + ": " + roles[i]));
+    VulkanBuffer buf;
+    POOT_RETURN_IF_ERROR(
+        device.createBuffer(static_cast<int64_t>(bytes.size()), buf));
+    POOT_RETURN_IF_ERROR(buf.upload(bytes.data(), bytes.size()));
+    buffers.emplace(roles[i], std::move(buf));
+  }
+  for (size_t i = 0; i < resultTypes.size(); ++i) {
+    VulkanBuffer buf;
+    POOT_RETURN_IF_ERROR(
+        device.createBuffer(device::deviceBytes(resultTypes[i]), buf));
+    buffers.emplace(device::resultRole(eqn, i), std::move(buf));
+  }
+  if (device::usesErrorWord(launches)) {
+    VulkanBuffer buf;
+    POOT_RETURN_IF_ERROR(device.createBuffer(4, buf));
+    int32_t zero = 0;
+    POOT_RETURN_IF_ERROR(buf.upload(&zero, 4));
+    buffers.emplace("err", std::move(buf));
+  }
+  std::vector<VulkanDispatch> dispatches;
+  for (const device::LaunchRecord &l : launches) {
+    VulkanDispatch d;
+    for (const std::string &role : l.roles) {
+      auto it = buffers.find(role);
+      if (it == buffers.end())
+        return Status(ErrorCode::InvalidArgument,
+                      eqn.location + ": launch " + l.kernel +
+                          " needs operand '" + role + "' the eqn lacks");
+      d.bindings.emplace_back(it->second);
+    }
+    POOT_RETURN_IF_ERROR(
+        kernel(l.kernel, static_cast<int>(d.bindings.size()), d.kernel));
+    d.groupsX = l.gridX;
+    d.groupsY = l.gridY;
+    dispatches.push_back(std::move(d));
+  }
+  POOT_RETURN_IF_ERROR(device.dispatchAll(dispatches));
+  if (auto it = buffers.find("err"); it != buffers.end()) {
+    int32_t code = 0;
+    POOT_RETURN_IF_ERROR(it->second.download(&code, 4));
+    POOT_RETURN_IF_ERROR(device::kernelError(eqn, code));
+  }
+  results.clear();
+  for (size_t i = 0; i < resultTypes.size(); ++i) {
+    const VulkanBuffer &buf = buffers.at(device::resultRole(eqn, i));
+    std::vector<unsigned char> bytes(device::deviceBytes(resultTypes[i]));
+    POOT_RETURN_IF_ERROR(buf.download(bytes.data(), bytes.size()));
+    results.push_back(device::decodeFromDevice(resultTypes[i], bytes.data()));
+  }
+  ++dispatched;
+  return Status::ok();
+}
+
+Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
+                              std::vector<bool> &defined, bool &ran) {
+  ran = false;
+  if (!resident || plan.spirv.empty())
+    return Status::ok();
+  for (const Eqn &eqn : graph.eqns)
+    if (eqn.op != "constant" && !device::hasLaunches(eqn))
+      return Status::ok(); // eqn by eqn, some on the host
+  // i64 values travel narrowed to the attention kernel alone; eqn by eqn
+  // keeps that per use.
+  for (const TensorType &type : graph.values)
+    if (type.dtype == DType::I64)
+      return Status::ok();
+
+  // One buffer per value, kept while the same graph runs again (the
+  // shapes are static, so a decode loop allocates once).
+  if (residentGraph != &graph || valueBuffers.size() != graph.values.size()) {
+    valueBuffers.clear();
+    valueBuffers.resize(graph.values.size());
+    for (size_t v = 0; v < graph.values.size(); ++v)
+      POOT_RETURN_IF_ERROR(device.createBuffer(
+          device::deviceBytes(graph.values[v]), valueBuffers[v]));
+    residentGraph = &graph;
+  }
+  auto uploadValue = [&](int v, const Tensor &t,
+                         const std::string &what) -> Status {
+    std::vector<unsigned char> bytes;
+    // i64 values only ever reach attention positions and lengths here
+    // (SPIR-V kernels refuse i64 otherwise), which the kernel reads as i32.
+    POOT_RETURN_IF_ERROR(
+        device::encodeForDevice(t, bytes, /*narrowI64=*/true, what));
+    return valueBuffers[v].upload(bytes.data(),
+                                  std::min<int64_t>(bytes.size(),
+                                                    valueBuffers[v].size()));
+  };
+  for (const GraphInput &input : graph.inputs)
+    POOT_RETURN_IF_ERROR(uploadValue(input.value, values[input.value],
+                                     "input '" + input.name + "'"));
+
+  // Per eqn: its scratch and error word, then its launches in order.
+  std::vector<VulkanBuffer> extras;
+  extras.reserve(2 * graph.eqns.size());
+  std::vector<std::pair<const Eqn *, const VulkanBuffer *>> errorWords;
+  std::vector<VulkanDispatch> dispatches;
+  for (const Eqn &eqn : graph.eqns) {
+    if (eqn.op == "constant") {
+      std::vector<Tensor> results;
+      std::vector<TensorType> types;
+      for (int v : eqn.results)
+        types.push_back(graph.values[v]);
+      POOT_RETURN_IF_ERROR(
+          evaluateEqn(eqn, {}, types, NumericMode::Native, results));
+      for (size_t i = 0; i < results.size(); ++i)
+        POOT_RETURN_IF_ERROR(uploadValue(eqn.results[i], results[i],
+                                         eqn.location + ": constant"));
+      continue;
+    }
+    std::vector<device::LaunchRecord> launches;
+    POOT_RETURN_IF_ERROR(device::readLaunches(eqn, launches));
+    std::map<std::string, const VulkanBuffer *> byRole;
+    std::vector<std::string> roles = device::operandRoles(eqn);
+    for (size_t i = 0; i < roles.size(); ++i)
+      byRole[roles[i]] = &valueBuffers[eqn.operands[i]];
+    for (size_t i = 0; i < eqn.results.size(); ++i)
+      byRole[device::resultRole(eqn, i)] = &valueBuffers[eqn.results[i]];
+    if (const Attr *scratch = eqn.attr("poot.schedule.scratch_bytes");
+        scratch && scratch->i > 0) {
+      extras.emplace_back();
+      POOT_RETURN_IF_ERROR(device.createBuffer(scratch->i, extras.back()));
+      byRole["scratch"] = &extras.back();
+    }
+    if (device::usesErrorWord(launches)) {
+      extras.emplace_back();
+      POOT_RETURN_IF_ERROR(device.createBuffer(4, extras.back()));
+      int32_t zero = 0;
+      POOT_RETURN_IF_ERROR(extras.back().upload(&zero, 4));
+      byRole["err"] = &extras.back();
+      errorWords.push_back({&eqn, &extras.back()});
+    }
+    for (const device::LaunchRecord &l : launches) {
+      VulkanDispatch d;
+      for (const std::string &role : l.roles) {
+        auto it = byRole.find(role);
+        if (it == byRole.end())
+          return Status(ErrorCode::InvalidArgument,
+                        eqn.location + ": launch " + l.kernel +
+                            " needs operand '" + role + "' the eqn lacks");
+        d.bindings.emplace_back(*it->second);
+      }
+      POOT_RETURN_IF_ERROR(
+          kernel(l.kernel, static_cast<int>(d.bindings.size()), d.kernel));
+      d.groupsX = l.gridX;
+      d.groupsY = l.gridY;
+      dispatches.push_back(std::move(d));
+    }
+  }
+  POOT_RETURN_IF_ERROR(device.dispatchAll(dispatches));
+  for (auto &[eqn, word] : errorWords) {
+    int32_t code = 0;
+    POOT_RETURN_IF_ERROR(word->download(&code, 4));
+    POOT_RETURN_IF_ERROR(device::kernelError(*eqn, code));
+  }
+  // Only the outputs come back.
+  for (const GraphOutput &output : graph.outputs) {
+    const TensorType &type = graph.values[output.value];
+    std::vector<unsigned char> bytes(device::deviceBytes(type));
+    POOT_RETURN_IF_ERROR(
+        valueBuffers[output.value].download(bytes.data(), bytes.size()));
+    values[output.value] = device::decodeFromDevice(type, bytes.data());
+    defined[output.value] = true;
+  }
+  dispatched += static_cast<int64_t>(graph.eqns.size());
+  ran = true;
+  return Status::ok();
+}
+
+Status VulkanRunner::runAttention(const Eqn &eqn,
+                                  const std::vector<const Tensor *> &operands,
+                                  const std::vector<TensorType> &resultTypes,
+                                  std::vector<Tensor> &results) {
+  const Attr *count = eqn.attr("poot.launches.count");
 
   // The attention's operands by role, in ODS order.
   static const char *const kRoles[] = {"q",    "k",    "k_shared", "v",

@@ -3,6 +3,11 @@
 # on the cpu device, and compared against the oracle on the unfused graph,
 # over two decode steps (state carried, positions advanced). Fails if any
 # example fails or if a fused graph has no fused op where one was expected.
+#
+# On vulkan every eqn must run on the device (--device-only: attention,
+# RoPE, the sparse ops and every primitive op have kernels), and each
+# example runs twice: fused, and unfused (--no-fusion), so the primitive
+# kernels carry whole models.
 set -uo pipefail
 BIN="${1:?usage: check-examples.sh BUILD_DIR [EXAMPLES_DIR] [DEVICE]}"
 EXAMPLES="${2:-$(cd "$(dirname "$0")/../../examples" && pwd)}"
@@ -29,25 +34,29 @@ for graph in "$EXAMPLES"/*.mlir; do
   if [ "$DEVICE" = vulkan ]; then
     # The device compiles the graph itself (fused, planned for Vulkan,
     # kernels generated); bf16 must be refused with a typed DtypeLowering.
-    out=$("$RUN" "$graph" --device=vulkan --check --steps="$steps" --seed=3 2>&1)
-    rc=$?
-    if echo "$out" | grep -q "unsupported"; then
-      echo "no Vulkan device: skipped"; exit 0
-    fi
-    case "$name" in
-    *bf16*)
-      if [ $rc -ne 0 ] && echo "$out" | grep -q DtypeLowering; then
-        echo "ok   $name (bf16 refused: DtypeLowering)"
-      else
-        echo "FAIL $name: expected DtypeLowering"; failed=1
-      fi ;;
-    *)
-      if [ $rc -eq 0 ]; then
-        echo "ok   $name on vulkan $(echo "$out" | grep -o '([0-9]* eqns on the device)' | tail -1)"
-      else
-        echo "FAIL $name"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
-      fi ;;
-    esac
+    for form in fused unfused; do
+      flags=""
+      [ "$form" = unfused ] && flags="--no-fusion"
+      out=$("$RUN" "$graph" --device=vulkan --device-only $flags --check --steps="$steps" --seed=3 2>&1)
+      rc=$?
+      if echo "$out" | grep -q "error: vulkan: unsupported"; then
+        echo "no Vulkan device: skipped"; exit 0
+      fi
+      case "$name" in
+      *bf16*)
+        if [ $rc -ne 0 ] && echo "$out" | grep -q DtypeLowering; then
+          echo "ok   $name $form (bf16 refused: DtypeLowering)"
+        else
+          echo "FAIL $name $form: expected DtypeLowering"; failed=1
+        fi ;;
+      *)
+        if [ $rc -eq 0 ]; then
+          echo "ok   $name $form, every eqn on vulkan $(echo "$out" | grep -o '([0-9]* eqns on the device)' | tail -1)"
+        else
+          echo "FAIL $name $form"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
+        fi ;;
+      esac
+    done
     continue
   fi
   if out=$("$RUN" "$fused" --check --ref="$graph" --steps="$steps" --seed=3 2>&1); then
@@ -56,5 +65,33 @@ for graph in "$EXAMPLES"/*.mlir; do
     echo "FAIL $name"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
   fi
 done
+if [ "$DEVICE" = vulkan ]; then
+  # The primitive ops the examples leave out, on the device, several seeds.
+  prims="$(dirname "$0")/../lit/Codegen/Inputs/primitives.mlir"
+  for seed in 1 2 3; do
+    if out=$("$RUN" "$prims" --device=vulkan --device-only --no-fusion --check --seed=$seed 2>&1); then
+      echo "ok   primitives (seed $seed), every eqn on vulkan"
+    else
+      echo "FAIL primitives (seed $seed)"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
+    fi
+  done
+  # Through a plan file and the runtime-only runner, fused and unfused.
+  PLANRUN="$BIN/tools/poot-run-plan/poot-run-plan"
+  COMPILE="$BIN/tools/poot-compile/poot-compile"
+  g="$EXAMPLES/deepseek-sparse.decode.paged.mlir"
+  if [ -e "$g" ]; then
+    "$COMPILE" "$g" --target=cpu --no-fusion --quiet -o "$WORK/ref.plan"
+    for form in fused unfused; do
+      flags=""
+      [ "$form" = unfused ] && flags="--no-fusion"
+      "$COMPILE" "$g" --target=vulkan $flags --quiet -o "$WORK/$form.plan"
+      if out=$("$PLANRUN" "$WORK/$form.plan" --device=vulkan --device-only --ref="$WORK/ref.plan" --steps=2 --seed=3 2>&1); then
+        echo "ok   plan file ($form) on poot-run-plan, every eqn on vulkan"
+      else
+        echo "FAIL plan file ($form)"; echo "$out" | grep -E "FAIL|error" | head -5; failed=1
+      fi
+    done
+  fi
+fi
 echo "$count example graphs checked"
 exit $failed

@@ -23,6 +23,10 @@ if [ "$DEVICE" = vulkan ]; then
   fi
 fi
 
+# On vulkan every eqn must run on the device (the masks' primitives too).
+devflags=""
+[ "$DEVICE" = vulkan ] && devflags="--device-only"
+
 failed=0
 count=0
 # name | poot-trace arguments | poot-run arguments
@@ -34,7 +38,7 @@ while IFS='|' read -r name args runargs; do
   if ! "$TRACE" $args -o "$graph" 2>"$WORK/err"; then
     echo "FAIL $name: trace: $(head -1 "$WORK/err")"; failed=1; continue
   fi
-  if out=$("$RUN" "$graph" --device="$DEVICE" --check $runargs 2>&1); then
+  if out=$("$RUN" "$graph" --device="$DEVICE" $devflags --check $runargs 2>&1); then
     echo "ok   $name"
   else
     echo "FAIL $name"; echo "$out" | grep -E "FAIL|error" | head -3; failed=1
@@ -67,7 +71,7 @@ CASES
 # publishes nothing.
 "$TRACE" --op=attention_live --batch=2 --heads=2 --kv-heads=1 --head-dim=32 \
   --capacity=64 -o "$WORK/bad-len.mlir"
-if out=$("$RUN" "$WORK/bad-len.mlir" --device="$DEVICE" --set=len=5,65 \
+if out=$("$RUN" "$WORK/bad-len.mlir" --device="$DEVICE" $devflags --set=len=5,65 \
     --out-dir="$WORK/bad-out" 2>&1); then
   echo "FAIL bad-len: a length past Lk ran"; failed=1
 elif ! echo "$out" | grep -q "validation-failed" || [ -e "$WORK/bad-out" ]; then

@@ -67,6 +67,8 @@ const char *const kUsage =
     "                            that has kernels on synthetic operands\n"
     "                            (random floats, every key visible), for\n"
     "                            shapes too large to evaluate on the host\n"
+    "  --device-only             vulkan, cuda: fail if any eqn would run on\n"
+    "                            the host instead of the device\n"
     "  --quiet                   print only errors (and bench lines)\n";
 
 /// Prints "poot-run-plan: error: ..." and returns 1.
@@ -98,6 +100,7 @@ struct Options {
   std::vector<std::string> sets;
   std::vector<std::string> inputs;
   bool quiet = false;
+  bool deviceOnly = false;
 };
 
 /// A whole decimal number, nothing before or after it.
@@ -187,6 +190,12 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error,
         return false;
     } else if (name == "bench-only") {
       o.benchOnly = true;
+    } else if (name == "device-only") {
+      if (hasValue) {
+        error = "--device-only takes no value";
+        return false;
+      }
+      o.deviceOnly = true;
     } else if (name == "quiet") {
       if (hasValue) {
         error = "--quiet takes no value";
@@ -453,6 +462,8 @@ int main(int argc, char **argv) {
     return fail("--steps must be at least 1");
   if (o.steps > (1u << 20))
     return fail("--steps " + std::to_string(o.steps) + " is past 1048576");
+  if (o.deviceOnly && o.device == "cpu")
+    return fail("--device-only needs a GPU device (--device=vulkan or cuda)");
   if (o.bench && o.device != "cuda")
     return fail("--bench times the cuda device's kernels: it needs "
                 "--device=cuda");
@@ -564,6 +575,7 @@ int main(int argc, char **argv) {
     if (rt::Status s = rt::VulkanDevice::create(vulkan); !s.isOk())
       return fail("vulkan: " + s.toString());
     vulkanRunner = std::make_unique<rt::VulkanRunner>(*vulkan, plan);
+    vulkanRunner->setDeviceOnly(o.deviceOnly);
     runner = vulkanRunner.get();
     if (!o.quiet)
       std::printf("vulkan device: %s\n", vulkan->description().c_str());
@@ -571,6 +583,7 @@ int main(int argc, char **argv) {
     if (rt::Status s = rt::CudaDevice::create(cuda); !s.isOk())
       return fail("cuda: " + s.toString());
     cudaRunner = std::make_unique<rt::CudaRunner>(*cuda, plan);
+    cudaRunner->setDeviceOnly(o.deviceOnly);
     recorder = std::make_unique<RecordingRunner>(*cudaRunner);
     runner = recorder.get();
     if (!o.quiet)

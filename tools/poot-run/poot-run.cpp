@@ -64,6 +64,14 @@ static cl::opt<std::string>
     refPath("ref", cl::init(""),
             cl::desc("Reference graph for --check (default: the graph)"));
 static cl::opt<bool> quiet("quiet", cl::desc("Print only errors"));
+static cl::opt<bool>
+    deviceOnly("device-only",
+               cl::desc("Fail if any eqn would run on the host instead of "
+                        "the device (vulkan)"));
+static cl::opt<bool>
+    noFusion("no-fusion",
+             cl::desc("Compile the graph for the device as written, "
+                      "without the fusion passes (vulkan)"));
 
 namespace {
 
@@ -101,6 +109,7 @@ Expected<rt::Graph> loadGraph(mlir::MLIRContext &ctx, StringRef path,
                                path.str().c_str());
     poot::CompileOptions options;
     options.target = "vulkan";
+    options.fuse = !noFusion;
     auto plan = poot::compileGraph((*buffer)->getBuffer(), options);
     if (!plan)
       return plan.takeError();
@@ -143,6 +152,8 @@ int main(int argc, char **argv) {
     return fail("unknown device '" + device + "' (available: cpu, vulkan)");
   if (steps < 1)
     return fail("--steps must be at least 1");
+  if (deviceOnly && device == "cpu")
+    return fail("--device-only needs a GPU device (--device=vulkan)");
 
   mlir::MLIRContext ctx;
   ctx.loadDialect<poot::PootDialect, mlir::func::FuncDialect>();
@@ -235,6 +246,7 @@ int main(int argc, char **argv) {
     if (rt::Status s = rt::VulkanDevice::create(vulkan); !s.isOk())
       return fail("vulkan: " + s.toString());
     runner = std::make_unique<rt::VulkanRunner>(*vulkan, runnablePlan);
+    runner->setDeviceOnly(deviceOnly);
     if (!quiet)
       outs() << "vulkan device: " << vulkan->description() << "\n";
   }

@@ -37,7 +37,8 @@ public:
   /// Marks a kernel with its workgroup size.
   virtual void setWorkgroupSize(mlir::gpu::GPUFuncOp fn,
                                 int64_t lanes) const = 0;
-  /// Whether buffers of `storage` can be loaded and stored.
+  /// Whether buffers of `storage` can be loaded and stored: a float type,
+  /// or an integer type (i1 tensors travel as i32 words).
   virtual bool canStore(mlir::Type storage) const = 0;
   /// e^x and tanh(x) in f32: a math op by default; a target whose
   /// lowering would call a device library instead spells them out.
@@ -45,6 +46,14 @@ public:
                           mlir::Value x) const;
   virtual mlir::Value tanh(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value x) const;
+  /// The other f32 functions the primitive kernels need: a math op by
+  /// default (see `exp`).
+  enum class MathFn { Log, Sin, Cos, Sqrt, Rsqrt };
+  virtual mlir::Value math(mlir::OpBuilder &b, mlir::Location loc, MathFn fn,
+                           mlir::Value x) const;
+  /// The most elements a kernel may index: index arithmetic is 32-bit on
+  /// some targets, and a grid-stride loop must not wrap past the bound.
+  virtual int64_t maxElements() const { return INT64_MAX / 2; }
   /// Prepares the module for the target (target environment attributes).
   virtual void prepareModule(mlir::ModuleOp module) const = 0;
 };

@@ -1,8 +1,9 @@
 //===- CudaRunner.h - Running a plan's kernels on CUDA ----------*- C++ -*-===//
 //
 // The CUDA device of a plan (target "cuda:sm_80", "cuda:sm_90"): each eqn
-// that carries generated launches (`poot.launches.*`) runs the plan's PTX
-// kernels; the other eqns run in the evaluator on the host. Operands are
+// that carries generated launches (`poot.launches.*`: attention, RoPE, the
+// sparse ops and every primitive op) runs the plan's PTX kernels; the other
+// eqns run in the evaluator on the host. Operands are
 // uploaded in their storage dtype (i64 positions and lengths narrowed to
 // i32, as the kernels take them), the launches run in order on the device's
 // stream, the result is read back. The module is loaded once per runner,
@@ -45,6 +46,11 @@ struct CudaPreparedEqn {
   std::vector<CudaLaunch> launches;
   CudaDeviceBuffer *out = nullptr;
   TensorType resultType;
+  /// Every result's buffer and type (the attention's is `out` alone).
+  std::vector<CudaDeviceBuffer *> outs;
+  std::vector<TensorType> resultTypes;
+  /// The error word the simple kernels write, or null.
+  CudaDeviceBuffer *err = nullptr;
   /// Storage bytes of the q, k (and k_shared) and v operands, as uploaded.
   int64_t bytesRead = 0;
   /// Storage bytes of the result.
@@ -75,9 +81,17 @@ public:
 
   /// Eqns run on the device so far.
   int64_t dispatchedEqns() const { return dispatched; }
+  /// With `on`, an eqn without kernels fails the run (Unsupported) instead
+  /// of running on the host.
+  void setDeviceOnly(bool on) { deviceOnly = on; }
 
 private:
   Status kernel(const std::string &name, const CudaKernel *&out);
+  /// prepare() for every eqn but attention: roles in<i>, out<i>, err.
+  Status prepareSimple(const Eqn &eqn,
+                       const std::vector<const Tensor *> &operands,
+                       const std::vector<TensorType> &resultTypes,
+                       CudaPreparedEqn &out, bool &claimed);
 
   /// One eqn's device buffers by role ("q", "out", "scratch", ...).
   using EqnBuffers = std::map<std::string, CudaDeviceBuffer>;
@@ -88,6 +102,7 @@ private:
   std::map<std::string, CudaKernel> kernels;
   std::map<const Eqn *, EqnBuffers> buffers;
   int64_t dispatched = 0;
+  bool deviceOnly = false;
 };
 
 } // namespace poot::rt

@@ -55,6 +55,12 @@ public:
   virtual Status run(const Eqn &eqn, const std::vector<const Tensor *> &operands,
                      const std::vector<TensorType> &resultTypes,
                      std::vector<Tensor> &results, bool &claimed) = 0;
+  /// Offered the whole graph first, after the bindings are checked and the
+  /// inputs copied into `values`: a device that runs every eqn itself sets
+  /// `ran` and defines (at least) every output's value. The default
+  /// declines, and the eqns are offered one at a time.
+  virtual Status runGraph(const Graph &graph, std::vector<Tensor> &values,
+                          std::vector<bool> &defined, bool &ran);
 };
 
 /// evaluate(), with `runner` offered every eqn first. The run contract is

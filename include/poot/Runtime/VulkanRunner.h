@@ -6,6 +6,11 @@
 // storage dtype, launches run in order in one submission, the result is read
 // back. Kernels are built once per runner.
 //
+// When every eqn of the graph has kernels (constants are uploaded, not
+// computed), the whole graph runs as one submission instead: the inputs go
+// up once, every value lives in its own device buffer between eqns, and
+// only the outputs come back.
+//
 //===----------------------------------------------------------------------===//
 #ifndef POOT_RUNTIME_VULKANRUNNER_H
 #define POOT_RUNTIME_VULKANRUNNER_H
@@ -28,17 +33,37 @@ public:
              const std::vector<TensorType> &resultTypes,
              std::vector<Tensor> &results, bool &claimed) override;
 
+  Status runGraph(const Graph &graph, std::vector<Tensor> &values,
+                  std::vector<bool> &defined, bool &ran) override;
+
   /// Eqns dispatched to the device so far.
   int64_t dispatchedEqns() const { return dispatched; }
+  /// Eqns the evaluator ran on the host so far (always 0 with deviceOnly).
+  int64_t hostEqns() const { return onHost; }
+  /// With `on`, an eqn without kernels fails the run (Unsupported) instead
+  /// of running on the host.
+  void setDeviceOnly(bool on) { deviceOnly = on; }
+  /// Whether the graph may run whole on the device (values resident).
+  void setResident(bool on) { resident = on; }
 
 private:
   Status kernel(const std::string &name, int numBuffers,
                 const VulkanKernel *&out);
+  Status runAttention(const Eqn &eqn,
+                      const std::vector<const Tensor *> &operands,
+                      const std::vector<TensorType> &resultTypes,
+                      std::vector<Tensor> &results);
 
   VulkanDevice &device;
   const Plan &plan;
   std::map<std::string, VulkanKernel> kernels;
+  /// The resident buffers of the graph last run whole, one per value.
+  const Graph *residentGraph = nullptr;
+  std::vector<VulkanBuffer> valueBuffers;
   int64_t dispatched = 0;
+  int64_t onHost = 0;
+  bool deviceOnly = false;
+  bool resident = true;
 };
 
 } // namespace poot::rt

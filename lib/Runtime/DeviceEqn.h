@@ -1,0 +1,57 @@
+//===- DeviceEqn.h - What the GPU runners share about an eqn ----*- C++ -*-===//
+//
+// The launch records a plan carries on an eqn (`poot.launches.N.*`), the
+// storage an eqn's tensors take on a device (i1 as one i32 word per
+// element), and the error word the simple kernels write. Private to the
+// runtime.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_RUNTIME_DEVICEEQN_H
+#define POOT_RUNTIME_DEVICEEQN_H
+
+#include "poot/Runtime/Graph.h"
+#include "poot/Runtime/Status.h"
+
+#include <string>
+#include <vector>
+
+namespace poot::rt::device {
+
+/// One launch of an eqn, as the plan records it.
+struct LaunchRecord {
+  std::string kernel;
+  int64_t gridX = 1, gridY = 1, lanes = 1;
+  std::vector<std::string> roles; ///< buffer of each kernel argument
+};
+
+/// Whether the plan gave `eqn` kernels (attention or any other op).
+bool hasLaunches(const Eqn &eqn);
+/// Reads the launches of `eqn`; InvalidArgument when one is incomplete.
+Status readLaunches(const Eqn &eqn, std::vector<LaunchRecord> &out);
+/// Whether some launch of `eqn` binds the error word.
+bool usesErrorWord(const std::vector<LaunchRecord> &launches);
+
+/// The type a tensor takes in device storage: i1 travels as i32.
+TensorType deviceType(const TensorType &type);
+/// Bytes of `type` on the device (at least 4: an empty tensor still binds).
+int64_t deviceBytes(const TensorType &type);
+/// Encodes `t` as device storage (i64 narrowed to i32 when `narrowI64`,
+/// refusing values that do not fit: attention positions and lengths).
+Status encodeForDevice(const Tensor &t, std::vector<unsigned char> &bytes,
+                       bool narrowI64, const std::string &what);
+/// Decodes device storage back into a tensor of `type`.
+Tensor decodeFromDevice(const TensorType &type, const void *data);
+
+/// The typed error of a kernel's error word (Ok for 0).
+Status kernelError(const Eqn &eqn, int32_t code);
+
+/// The role of each operand of `eqn` in its launches: the attention's
+/// operands by their ODS names (q, k, k_shared, v, read, mask, len, pos,
+/// as its operand segments say), every other op's by position (in0, in1..).
+std::vector<std::string> operandRoles(const Eqn &eqn);
+/// The role of result `i`: "out" for attention, out0, out1.. otherwise.
+std::string resultRole(const Eqn &eqn, size_t i);
+
+} // namespace poot::rt::device
+
+#endif // POOT_RUNTIME_DEVICEEQN_H

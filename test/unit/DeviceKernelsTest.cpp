@@ -1,0 +1,225 @@
+//===- DeviceKernelsTest.cpp - The simple kernels on the Vulkan device ----===//
+//
+// Graphs compiled for vulkan with every eqn kernelled, run through the
+// VulkanRunner: the run contract around the kernels (typed errors from the
+// error word, nothing published on failure, device-only refusals) and the
+// exact agreement with the oracle where the semantics leave no rounding
+// (selection order, integer arithmetic, booleans). Skips where there is no
+// Vulkan device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Compiler.h"
+#include "poot/Runtime/Evaluator.h"
+#include "poot/Runtime/VulkanRunner.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace poot;
+using namespace poot::rt;
+
+namespace {
+
+class DeviceKernels : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Status s = VulkanDevice::create(device);
+    if (!s.isOk())
+      GTEST_SKIP() << s.toString();
+  }
+
+  /// Compiles `text` for vulkan as written (no fusion).
+  Plan compile(const char *text) {
+    CompileOptions options;
+    options.target = "vulkan";
+    options.fuse = false;
+    auto plan = compileGraph(text, options);
+    if (!plan) {
+      ADD_FAILURE() << llvm::toString(plan.takeError());
+      return Plan();
+    }
+    return *plan;
+  }
+
+  std::unique_ptr<VulkanDevice> device;
+};
+
+const char *const kGather = R"mlir(
+func.func @g(%x: tensor<4x3xf32>, %i: tensor<2xi32>) -> tensor<2x3xf32> {
+  %0 = poot.gather %x[%i] {axis = 0 : i64} : tensor<4x3xf32>, tensor<2xi32>
+  return %0 : tensor<2x3xf32>
+}
+)mlir";
+
+TEST_F(DeviceKernels, GatherIndexOutsideTheAxisIsTypedAndPublishesNothing) {
+  Plan plan = compile(kGather);
+  VulkanRunner runner(*device, plan);
+  runner.setDeviceOnly(true);
+  Tensor x({DType::F32, {4, 3}}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  Tensor good({DType::I32, {2}}, {3, 1});
+  Bindings b;
+  b.inputs = {{"arg0", &x}, {"arg1", &good}};
+  std::map<std::string, Tensor> out;
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, out, &runner).isOk());
+  EXPECT_EQ(out.at("out0").values(),
+            (std::vector<double>{9, 10, 11, 3, 4, 5}));
+
+  Tensor bad({DType::I32, {2}}, {1, 4});
+  b.inputs["arg1"] = &bad;
+  std::map<std::string, Tensor> none;
+  Status s = evaluate(plan.graph, b, NumericMode::Native, none, &runner);
+  EXPECT_EQ(s.code(), ErrorCode::IndexOutOfRange) << s.toString();
+  EXPECT_TRUE(none.empty());
+}
+
+TEST_F(DeviceKernels, ScatterNamingASlotTwiceIsRefused) {
+  Plan plan = compile(R"mlir(
+func.func @s(%x: tensor<4x2xf32>, %i: tensor<2xi32>, %u: tensor<2x2xf32>) -> tensor<4x2xf32> {
+  %0 = poot.scatter_update %x[%i], %u : tensor<4x2xf32>, tensor<2xi32>, tensor<2x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+)mlir");
+  VulkanRunner runner(*device, plan);
+  runner.setDeviceOnly(true);
+  Tensor x({DType::F32, {4, 2}}, {0, 0, 0, 0, 0, 0, 0, 0});
+  Tensor u({DType::F32, {2, 2}}, {1, 2, 3, 4});
+  Tensor idx({DType::I32, {2}}, {-1, 2});
+  Bindings b;
+  b.inputs = {{"arg0", &x}, {"arg1", &idx}, {"arg2", &u}};
+  std::map<std::string, Tensor> out;
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, out, &runner).isOk());
+  // -1 writes nothing; entry 1 replaces row 2.
+  EXPECT_EQ(out.at("out0").values(),
+            (std::vector<double>{0, 0, 0, 0, 3, 4, 0, 0}));
+
+  Tensor twice({DType::I32, {2}}, {2, 2});
+  b.inputs["arg1"] = &twice;
+  std::map<std::string, Tensor> none;
+  Status s = evaluate(plan.graph, b, NumericMode::Native, none, &runner);
+  EXPECT_EQ(s.code(), ErrorCode::InvalidArgument) << s.toString();
+  EXPECT_TRUE(none.empty());
+}
+
+TEST_F(DeviceKernels, IntegerArithmeticWrapsAndRefusesDivisionByZero) {
+  Plan plan = compile(R"mlir(
+func.func @d(%a: tensor<4xi32>, %b: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  %0 = poot.div %a, %b : tensor<4xi32>, tensor<4xi32>
+  %1 = poot.mul %a, %a : tensor<4xi32>, tensor<4xi32>
+  return %0, %1 : tensor<4xi32>, tensor<4xi32>
+}
+)mlir");
+  VulkanRunner runner(*device, plan);
+  runner.setDeviceOnly(true);
+  Tensor a({DType::I32, {4}}, {-7, 7, -2147483648.0, 65536});
+  Tensor d({DType::I32, {4}}, {2, -2, -1, 3});
+  Bindings b;
+  b.inputs = {{"arg0", &a}, {"arg1", &d}};
+  std::map<std::string, Tensor> dev, host;
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, dev, &runner).isOk());
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, host).isOk());
+  EXPECT_EQ(dev.at("out0").values(), host.at("out0").values());
+  EXPECT_EQ(dev.at("out1").values(), host.at("out1").values());
+
+  Tensor zero({DType::I32, {4}}, {1, 0, 1, 1});
+  b.inputs["arg1"] = &zero;
+  std::map<std::string, Tensor> none;
+  Status s = evaluate(plan.graph, b, NumericMode::Native, none, &runner);
+  EXPECT_EQ(s.code(), ErrorCode::InvalidArgument) << s.toString();
+}
+
+TEST_F(DeviceKernels, TopKOrderMatchesTheOracleWithTiesAndNaN) {
+  Plan plan = compile(R"mlir(
+func.func @t(%x: tensor<2x6xf32>) -> (tensor<2x4xf32>, tensor<2x4xi32>) {
+  %v, %i = poot.topk %x {k = 4 : i64} : tensor<2x6xf32>
+  return %v, %i : tensor<2x4xf32>, tensor<2x4xi32>
+}
+)mlir");
+  VulkanRunner runner(*device, plan);
+  runner.setDeviceOnly(true);
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor x({DType::F32, {2, 6}}, {1, 3, 3, nan, -0.0, 0.0, 2, 2, 2, nan, nan, 5});
+  Bindings b;
+  b.inputs = {{"arg0", &x}};
+  std::map<std::string, Tensor> dev, host;
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, dev, &runner).isOk());
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, host).isOk());
+  EXPECT_EQ(dev.at("out1").values(), host.at("out1").values());
+  EXPECT_EQ(dev.at("out1").values(),
+            (std::vector<double>{3, 1, 2, 0, 3, 4, 5, 0}));
+}
+
+TEST_F(DeviceKernels, BooleansTravelAsWords) {
+  Plan plan = compile(R"mlir(
+func.func @b(%a: tensor<5xf32>, %c: tensor<5xf32>) -> (tensor<5xi1>, tensor<5xf32>) {
+  %lt = poot.compare lt, %a, %c : tensor<5xf32>, tensor<5xf32>
+  %n = poot.not %lt : tensor<5xi1>
+  %s = poot.select %n, %a, %c : tensor<5xi1>, tensor<5xf32>, tensor<5xf32>
+  return %n, %s : tensor<5xi1>, tensor<5xf32>
+}
+)mlir");
+  VulkanRunner runner(*device, plan);
+  runner.setDeviceOnly(true);
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor a({DType::F32, {5}}, {1, 2, nan, -1, 4});
+  Tensor c({DType::F32, {5}}, {2, 2, 0, -2, 5});
+  Bindings b;
+  b.inputs = {{"arg0", &a}, {"arg1", &c}};
+  std::map<std::string, Tensor> dev;
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, dev, &runner).isOk());
+  EXPECT_EQ(dev.at("out0").values(), (std::vector<double>{0, 1, 1, 1, 0}));
+  EXPECT_EQ(dev.at("out1").values()[3], -1);
+  EXPECT_TRUE(std::isnan(dev.at("out1").values()[2]));
+}
+
+TEST_F(DeviceKernels, DeviceOnlyRefusesAnEqnWithoutKernels) {
+  Plan plan = compile(kGather);
+  // As if the generator had left the gather to the host.
+  for (Eqn &eqn : plan.graph.eqns)
+    eqn.attrs.erase("poot.launches.count");
+  Tensor x({DType::F32, {4, 3}});
+  Tensor idx({DType::I32, {2}}, {0, 1});
+  Bindings b;
+  b.inputs = {{"arg0", &x}, {"arg1", &idx}};
+  std::map<std::string, Tensor> out;
+  VulkanRunner hybrid(*device, plan);
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, out, &hybrid).isOk());
+  EXPECT_EQ(hybrid.hostEqns(), 1);
+  VulkanRunner strict(*device, plan);
+  strict.setDeviceOnly(true);
+  std::map<std::string, Tensor> none;
+  Status s = evaluate(plan.graph, b, NumericMode::Native, none, &strict);
+  EXPECT_EQ(s.code(), ErrorCode::Unsupported) << s.toString();
+  EXPECT_NE(s.toString().find("device-only"), std::string::npos);
+}
+
+TEST_F(DeviceKernels, ResidentRunEqualsEqnByEqn) {
+  Plan plan = compile(R"mlir(
+func.func @m(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %0 = poot.matmul %x, %w : tensor<2x3xf32>, tensor<3x4xf32>
+  %1 = poot.exp %0 : tensor<2x4xf32>
+  %2 = poot.reduce_sum %1 {axis = 1 : i64, keepdim} : tensor<2x4xf32>
+  %3 = poot.div %1, %2 : tensor<2x4xf32>, tensor<2x1xf32>
+  return %3 : tensor<2x4xf32>
+}
+)mlir");
+  Tensor x({DType::F32, {2, 3}}, {0.5, -1, 2, 0.25, 0, -0.75});
+  Tensor w({DType::F32, {3, 4}}, {1, 2, 3, 4, -1, 0, 1, 0.5, 0.25, 0.5, -2, 1});
+  Bindings b;
+  b.inputs = {{"arg0", &x}, {"arg1", &w}};
+  std::map<std::string, Tensor> whole, perEqn;
+  VulkanRunner resident(*device, plan);
+  resident.setDeviceOnly(true);
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, whole, &resident).isOk());
+  VulkanRunner stepwise(*device, plan);
+  stepwise.setDeviceOnly(true);
+  stepwise.setResident(false);
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, perEqn, &stepwise).isOk());
+  EXPECT_EQ(whole.at("out0").values(), perEqn.at("out0").values());
+  EXPECT_EQ(resident.dispatchedEqns(), 4);
+  EXPECT_EQ(stepwise.dispatchedEqns(), 4);
+}
+
+} // namespace
