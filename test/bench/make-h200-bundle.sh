@@ -22,6 +22,10 @@ rm -rf "$OUT/build-rt"
 plan_pair() { # name graph.mlir
   "$COMPILE" "$2" --target=cuda:sm_90 --quiet -o "$OUT/plans/$1.cuda.plan"
   "$COMPILE" "$2" --target=cpu --no-fusion --quiet -o "$OUT/plans/$1.ref.plan"
+  # The SPIR-V plan for the machine's Vulkan driver (none for bf16, which
+  # the Vulkan target refuses).
+  "$COMPILE" "$2" --target=vulkan --quiet -o "$OUT/plans/$1.vulkan.plan" \
+    2>/dev/null || rm -f "$OUT/plans/$1.vulkan.plan"
 }
 
 for g in "$ROOT"/examples/*.mlir; do
@@ -68,10 +72,10 @@ for model in "70b 64 8" "8b 32 8"; do
   done
 done
 
-# Tuning variants of the channel schedule: heads of one workgroup x split
-# waves x subgroups per workgroup, on three decode shapes.
+# Tuning variants of the channel schedule (TUNING=1): heads of one
+# workgroup x split waves x subgroups per workgroup, on three decode shapes.
 : > "$OUT/bench/tuning.txt"
-for shape in "70b 64 8 1 32768" "8b 32 8 8 8192" "70b 64 8 32 8192"; do
+if [ "${TUNING:-0}" = 1 ]; then for shape in "70b 64 8 1 32768" "8b 32 8 8 8192" "70b 64 8 32 8192"; do
   set -- $shape
   "$TRACE" --op=attention_masked --batch=$4 --heads=$2 --kv-heads=$3 \
     --head-dim=128 --capacity=$5 --dtype=bf16 -o "$OUT/bench/t.mlir"
@@ -87,3 +91,4 @@ for shape in "70b 64 8 1 32768" "8b 32 8 8 8192" "70b 64 8 32 8192"; do
   done
   rm "$OUT/bench/t.mlir"
 done
+fi

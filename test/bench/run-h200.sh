@@ -1,68 +1,94 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, in one go: correctness of every example and of
 # the sweep on the cuda device against the oracle (the f64 reference
-# evaluator on the unfused plan), compute-sanitizer memcheck on part of the
-# sweep, then the decode benchmark of our kernels and the PyTorch peers on
-# the same shapes. Writes results under $OUT (or ./h200-out).
+# evaluator on the unfused plan) with every eqn on the device,
+# compute-sanitizer memcheck on part of the sweep, the decode benchmark of
+# our kernels and the PyTorch peers on the same shapes, and the SPIR-V
+# plans on the machine's Vulkan driver. Writes results under $OUT (or
+# ./h200-out).
 #   run-h200.sh BUNDLE_DIR [PHASES]
-# PHASES is a comma list of check, memcheck, peers, ours, tuning, or one of
-# all (check,peers,ours), bench (peers,ours), everything (all five).
+# PHASES is a comma list of check, memcheck, peers, ours, tuning, vulkan,
+# or one of all (check,peers,ours), bench (peers,ours), everything (all).
+# Each phase has a time budget in seconds (BUDGET_<PHASE>, e.g.
+# BUDGET_CHECK=150): cases not started within it are reported as skipped,
+# so one slow phase cannot starve the rest of a bounded session.
 set -uo pipefail
-B="${1:?usage: run-h200.sh BUNDLE_DIR [check|bench|all]}"
+B="${1:?usage: run-h200.sh BUNDLE_DIR [PHASES]}"
 PHASE="${2:-all}"
 case "$PHASE" in
   all) PHASE=check,peers,ours ;;
   bench) PHASE=peers,ours ;;
-  everything) PHASE=check,memcheck,peers,ours,tuning ;;
+  everything) PHASE=check,memcheck,peers,ours,tuning,vulkan ;;
 esac
 has() { case ",$PHASE," in *",$1,"*) return 0 ;; esac; return 1; }
 R="${OUT:-$PWD/h200-out}"
 mkdir -p "$R"
-RUN="$B/poot-run-plan"
+RUN="$(cd "$B" && pwd)/poot-run-plan"
+B="$(cd "$B" && pwd)"
+T0=$(date +%s)
+stamp() { echo "-- $1 at +$(( $(date +%s) - T0 )) s"; }
+# Starts a phase's clock: DEADLINE is now + its budget (default $2).
+budget() {
+  local var="BUDGET_$(echo "$1" | tr a-z A-Z)"
+  DEADLINE=$(( $(date +%s) + ${!var:-$2} ))
+  export DEADLINE
+  stamp "$1"
+}
+intime() { [ "$(date +%s)" -lt "$DEADLINE" ]; }
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv
   python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cudnn', torch.backends.cudnn.version())"
 } > "$R/device.txt" 2>&1
 cat "$R/device.txt"
 
-if has check; then
-# One case: NAME then the runner's extra arguments; prints ok or FAIL. The
-# cases run 8 at a time (the oracle runs on the host's cores).
+# One case: DEVICE NAME then the runner's extra arguments; prints ok, FAIL
+# or SKIP (past the phase's budget).
 check_one() {
-  n="$1"; shift
-  if out=$("$RUN" "$B/plans/$n.cuda.plan" --device=cuda --ref="$B/plans/$n.ref.plan" "$@" --quiet 2>&1); then
+  dev="$1"; n="$2"; shift 2
+  if [ "$(date +%s)" -ge "$DEADLINE" ]; then echo "SKIP $n (time budget)"; return; fi
+  plan="$B/plans/$n.$dev.plan"
+  if out=$(timeout 60 "$RUN" "$plan" --device=$dev --device-only --ref="$B/plans/$n.ref.plan" "$@" --quiet 2>&1); then
     echo "ok   $n"
   else
     echo "FAIL $n: $(echo "$out" | grep -E 'FAIL|error' | head -2 | tr '\n' ' ')"
   fi
 }
 export -f check_one; export B RUN
-echo "== correctness: examples on cuda vs the oracle"
-for p in "$B"/plans/*.cuda.plan; do
-  n=$(basename "$p" .cuda.plan)
-  case "$n" in sweep-*) continue ;; esac
-  steps=1; case "$n" in *decode*) steps=2 ;; esac
-  echo "$n --steps=$steps --seed=3"
-done | xargs -P 8 -L 1 bash -c 'check_one "$@"' _ | sort -k2 | tee "$R/examples.txt"
+# Every example (decodes over two steps) and the sweep, 8 at a time.
+cases() {
+  for p in "$B"/plans/*."$1".plan; do
+    n=$(basename "$p" ."$1".plan)
+    case "$n" in sweep-*) continue ;; esac
+    steps=1; case "$n" in *decode*) steps=2 ;; esac
+    echo "$1 $n --steps=$steps --seed=3"
+  done
+  tr '|' ' ' < "$B/sweep.txt" | while read -r n args; do
+    [ -f "$B/plans/$n.$1.plan" ] && echo "$1 $n $args"
+  done
+}
 
-echo "== correctness: sweep on cuda vs the oracle"
-tr '|' ' ' < "$B/sweep.txt" | xargs -P 8 -L 1 bash -c 'check_one "$@"' _ \
-  | sort -k2 | tee "$R/sweep.txt"
-
+if has check; then
+  budget check 200
+  echo "== correctness on cuda vs the oracle, every eqn on the device"
+  cases cuda | xargs -P 8 -L 1 bash -c 'check_one "$@"' _ | sort -k2 | tee "$R/check-cuda.txt"
+  echo "$(grep -c '^ok' "$R/check-cuda.txt") ok, $(grep -c '^FAIL' "$R/check-cuda.txt") failed, $(grep -c '^SKIP' "$R/check-cuda.txt") skipped"
 fi
-if has memcheck; then
-echo "== compute-sanitizer memcheck"
-for n in sweep-gqa-d40 sweep-mqa-d96 sweep-gqa-d128-split sweep-live sweep-paged-split sweep-mla-192-128 sweep-bf16-split; do
-  args=$(grep "^$n|" "$B/sweep.txt" | cut -d'|' -f2)
-  compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$RUN" "$B/plans/$n.cuda.plan" --device=cuda $args --quiet > "$R/memcheck-$n.txt" 2>&1
-  echo "$n: exit $? $(grep -c 'Invalid' "$R/memcheck-$n.txt") invalid accesses"
-done | tee "$R/memcheck.txt"
 
+if has memcheck; then
+  budget memcheck 60
+  echo "== compute-sanitizer memcheck"
+  for n in sweep-gqa-d128-split sweep-mqa-d96 sweep-mla-192-128 sweep-paged-split sweep-live sweep-gqa-d40 sweep-bf16-split; do
+    intime || { echo "$n: skipped (time budget)"; continue; }
+    args=$(grep "^$n|" "$B/sweep.txt" | cut -d'|' -f2)
+    compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$RUN" "$B/plans/$n.cuda.plan" --device=cuda --device-only $args --quiet > "$R/memcheck-$n.txt" 2>&1
+    echo "$n: exit $? $(grep -c 'Invalid' "$R/memcheck-$n.txt") invalid accesses"
+  done | tee "$R/memcheck.txt"
 fi
 
 if has peers; then
-echo "== benchmark: peers"
-python3 - "$B/bench/shapes.txt" "$R/shapes.json" <<'PY'
+  budget peers 170
+  echo "== benchmark: peers"
+  python3 - "$B/bench/shapes.txt" "$R/shapes.json" <<'PY'
 import json, sys
 shapes = []
 for line in open(sys.argv[1]):
@@ -70,25 +96,37 @@ for line in open(sys.argv[1]):
     shapes.append(dict(name=name, b=int(b), hq=int(hq), hkv=int(hkv), lk=int(lk), d=int(d), dtype=dtype))
 json.dump(shapes, open(sys.argv[2], "w"))
 PY
-PYTHONUNBUFFERED=1 python3 "$(dirname "$0")/peers.py" "$R/shapes.json" "$R/bench-peers.json" 2>&1 | tail -40
+  PYTHONUNBUFFERED=1 timeout $(( DEADLINE - $(date +%s) )) python3 "$(dirname "$0")/peers.py" "$R/shapes.json" "$R/bench-peers.json" 2>&1 | tail -60
 fi
 
 if has ours; then
-echo "== benchmark: ours"
-while read -r name b hq hkv lk d dtype; do
-  # pos = Lk - 1: every key of the cache is visible, as for the peers.
+  budget ours 120
+  echo "== benchmark: ours"
   # Synthetic operands (every key visible, pos = Lk - 1): the host never
   # evaluates the graph, so the largest shapes time as quickly as the rest.
-  timeout 120 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 \
-    --bench-only --quiet 2>&1 | sed "s/^/$name /"
-done < "$B/bench/shapes.txt" 2>&1 | tee "$R/bench-ours.txt"
+  while read -r name b hq hkv lk d dtype; do
+    intime || { echo "$name skipped (time budget)"; continue; }
+    timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 \
+      --bench-only --quiet 2>&1 | grep attention | sed "s/^/$name /"
+  done < "$B/bench/shapes.txt" 2>&1 | tee "$R/bench-ours.txt"
 fi
 
 if has tuning && [ -s "$B/bench/tuning.txt" ]; then
-echo "== benchmark: channel schedule variants"
-while read -r name lk; do
-  timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=20 \
-    --bench-only --quiet 2>&1 | sed "s/^/$name /"
-done < "$B/bench/tuning.txt" 2>&1 | tee "$R/bench-tuning.txt"
+  budget tuning 120
+  echo "== benchmark: channel schedule variants"
+  while read -r name lk; do
+    intime || { echo "$name skipped (time budget)"; continue; }
+    timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=20 \
+      --bench-only --quiet 2>&1 | grep attention | sed "s/^/$name /"
+  done < "$B/bench/tuning.txt" 2>&1 | tee "$R/bench-tuning.txt"
 fi
 
+if has vulkan; then
+  budget vulkan 60
+  echo "== correctness on the machine's Vulkan driver (SPIR-V plans)"
+  if ls "$B"/plans/*.vulkan.plan >/dev/null 2>&1; then
+    cases vulkan | xargs -P 4 -L 1 bash -c 'check_one "$@"' _ | sort -k2 | tee "$R/check-vulkan.txt"
+    echo "$(grep -c '^ok' "$R/check-vulkan.txt") ok, $(grep -c '^FAIL' "$R/check-vulkan.txt") failed, $(grep -c '^SKIP' "$R/check-vulkan.txt") skipped"
+  fi
+fi
+stamp done
