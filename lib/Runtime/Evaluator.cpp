@@ -1339,6 +1339,24 @@ Status checkBindings(const Graph &graph, const Bindings &bindings) {
                             std::to_string(hi) + ")");
       }
     }
+    // A write map names each pool slot at most once (-1 drops a row): two
+    // rows written to one slot would leave the pool depending on the order
+    // of the writes.
+    if (input.slot == "write_map") {
+      std::map<int64_t, int64_t> firstAt;
+      for (int64_t i = 0; i < bound->size(); ++i) {
+        auto slot = static_cast<int64_t>(bound->at(i));
+        if (slot < 0)
+          continue;
+        auto [it, fresh] = firstAt.emplace(slot, i);
+        if (!fresh)
+          return Status(ErrorCode::InvalidArgument,
+                        "input '" + input.name + "': pool slot " +
+                            std::to_string(slot) + " named twice (flat " +
+                            "indices " + std::to_string(it->second) +
+                            " and " + std::to_string(i) + ")");
+      }
+    }
   }
 
   for (const GraphOutput &output : graph.outputs) {
