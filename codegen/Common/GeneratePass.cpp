@@ -42,8 +42,17 @@ struct GeneratePass : public poot::impl::GenerateBase<GeneratePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::unique_ptr<codegen::TargetHooks> hooks;
-    if (target == "spirv")
-      hooks = codegen::createSPIRVTarget(/*f16=*/true);
+    if (target == "spirv") {
+      // The channel schedule's subgroup width, which the SPIR-V module
+      // must declare for its shuffles (one width per module).
+      int64_t subgroup = 0;
+      module.walk([&](AttentionOp op) {
+        if (auto schedule = op->getAttrOfType<DictionaryAttr>("poot.schedule"))
+          if (auto sg = schedule.getAs<IntegerAttr>("subgroup"))
+            subgroup = std::max<int64_t>(subgroup, sg.getInt());
+      });
+      hooks = codegen::createSPIRVTarget(/*f16=*/true, subgroup);
+    }
     else if (target == "nvvm")
       hooks = codegen::createNVVMTarget();
     else if (target == "rocdl")

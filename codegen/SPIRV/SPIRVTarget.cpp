@@ -27,7 +27,8 @@ namespace {
 
 class SPIRVTarget : public TargetHooks {
 public:
-  explicit SPIRVTarget(bool f16) : f16(f16) {}
+  SPIRVTarget(bool f16, int64_t subgroupSize)
+      : f16(f16), subgroupSize(subgroupSize) {}
   StringRef name() const override { return "spirv"; }
   Attribute globalMemorySpace(MLIRContext *ctx) const override {
     return spirv::StorageClassAttr::get(ctx, spirv::StorageClass::StorageBuffer);
@@ -69,23 +70,37 @@ public:
       caps.push_back(spirv::Capability::StorageBuffer16BitAccess);
       exts.push_back(spirv::Extension::SPV_KHR_16bit_storage);
     }
+    spirv::ResourceLimitsAttr limits = spirv::getDefaultResourceLimits(ctx);
+    if (subgroupSize > 0) {
+      // gpu.shuffle converts only when its width is the declared subgroup.
+      caps.push_back(spirv::Capability::GroupNonUniform);
+      caps.push_back(spirv::Capability::GroupNonUniformShuffle);
+      limits = spirv::ResourceLimitsAttr::get(
+          ctx, limits.getMaxComputeSharedMemorySize(),
+          limits.getMaxComputeWorkgroupInvocations(),
+          limits.getMaxComputeWorkgroupSize(),
+          static_cast<int>(subgroupSize), limits.getMinSubgroupSize(),
+          limits.getMaxSubgroupSize(), limits.getCooperativeMatrixPropertiesKhr(),
+          limits.getCooperativeMatrixPropertiesNv());
+    }
     auto vce = spirv::VerCapExtAttr::get(spirv::Version::V_1_3, caps, exts, ctx);
     module->setAttr(spirv::getTargetEnvAttrName(),
-                    spirv::TargetEnvAttr::get(
-                        vce, spirv::getDefaultResourceLimits(ctx),
-                        spirv::ClientAPI::Vulkan));
+                    spirv::TargetEnvAttr::get(vce, limits,
+                                              spirv::ClientAPI::Vulkan));
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(ctx));
   }
 
 private:
   bool f16;
+  int64_t subgroupSize;
 };
 
 } // namespace
 
-std::unique_ptr<TargetHooks> poot::codegen::createSPIRVTarget(bool f16) {
-  return std::make_unique<SPIRVTarget>(f16);
+std::unique_ptr<TargetHooks> poot::codegen::createSPIRVTarget(bool f16,
+                                                             int64_t subgroupSize) {
+  return std::make_unique<SPIRVTarget>(f16, subgroupSize);
 }
 
 FailureOr<std::vector<std::vector<uint32_t>>>

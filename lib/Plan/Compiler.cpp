@@ -59,11 +59,9 @@ poot::hostDeviceFacts(llvm::StringRef target) {
     return error("the CUDA device is " + live.facts.name + " (" +
                  live.description + "), not the target's " +
                  target.drop_front(5));
-  // The SPIR-V kernels use no subgroup operations yet (their target
-  // environment declares none), so a fixed subgroup width is no schedule
-  // this target can build on.
-  if (kind == "vulkan")
-    live.facts.fixedSubgroup = false;
+  // A Vulkan device whose subgroups have one width (lavapipe's 8, say)
+  // takes the channel schedule: the SPIR-V module then declares that width
+  // and subgroup shuffles. Loads stay scalar there.
   return live;
 }
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A seeded sweep of attention shapes and forms, each traced, fused, run on a
 # device and compared against the oracle on the unfused graph:
-#   sweep.sh BUILD_DIR DEVICE      (DEVICE: cpu or vulkan)
+#   sweep.sh BUILD_DIR DEVICE      (DEVICE: cpu, vulkan or vulkan-live)
+# vulkan-live plans against this machine's Vulkan device
+# (poot-compile --device-from-host): on a device with one subgroup width
+# (lavapipe) that is the channel schedule, the one CUDA and ROCm run.
 # Head widths 40..512, Dk != Dv (MLA 192/128 and a 96-wide value), MHA, GQA,
 # MQA, causal / window / ALiBi / softcap, live lengths (including 1 and Lk),
 # split-KV on and off, paged maps with shuffled slots, prefill with every row
@@ -14,6 +17,12 @@ RUN="$BIN/tools/poot-run/poot-run"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
+COMPILE="$BIN/tools/poot-compile/poot-compile"
+LIVE=0
+if [ "$DEVICE" = vulkan-live ]; then
+  LIVE=1
+  DEVICE=vulkan
+fi
 if [ "$DEVICE" = vulkan ]; then
   "$TRACE" --op=attention_masked --batch=1 --heads=1 --kv-heads=1 --head-dim=8 \
     --capacity=8 -o "$WORK/probe.mlir" >/dev/null
@@ -38,13 +47,23 @@ while IFS='|' read -r name args runargs; do
   if ! "$TRACE" $args -o "$graph" 2>"$WORK/err"; then
     echo "FAIL $name: trace: $(head -1 "$WORK/err")"; failed=1; continue
   fi
-  if out=$("$RUN" "$graph" --device="$DEVICE" $devflags --check $runargs 2>&1); then
+  target="$graph"
+  if [ $LIVE = 1 ]; then
+    target="$WORK/$name.plan"
+    if ! "$COMPILE" "$graph" --target=vulkan --device-from-host --quiet \
+        -o "$target" 2>"$WORK/err"; then
+      echo "FAIL $name: compile: $(head -1 "$WORK/err")"; failed=1; continue
+    fi
+    runargs="$runargs --ref=$graph"
+  fi
+  if out=$("$RUN" "$target" --device="$DEVICE" $devflags --check $runargs 2>&1); then
     echo "ok   $name"
   else
     echo "FAIL $name"; echo "$out" | grep -E "FAIL|error" | head -3; failed=1
   fi
 done <<'CASES'
 mha-d64|--op=attention_masked --batch=2 --heads=4 --kv-heads=4 --head-dim=64 --capacity=64|--steps=2 --seed=1
+gqa-d16|--op=attention_masked --batch=2 --heads=6 --kv-heads=2 --head-dim=16 --capacity=80|--steps=2 --seed=23
 gqa-d40|--op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=40 --capacity=48|--steps=2 --seed=2
 mqa-d96|--op=attention_masked --batch=1 --heads=6 --kv-heads=1 --head-dim=96 --capacity=40|--seed=3
 gqa-d128-split|--op=attention_masked --batch=1 --heads=4 --kv-heads=2 --head-dim=128 --capacity=1024|--seed=4

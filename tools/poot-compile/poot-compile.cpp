@@ -253,7 +253,8 @@ int main(int argc, char **argv) {
         os << " (line " << loc.getLine() << ")";
       os << ": " << get("kind") << ", lanes " << get("lanes") << ", splits "
          << get("splits") << " of " << get("chunk") << " keys, grid "
-         << get("grid") << ", " << get("group") << " heads a workgroup";
+         << get("grid") << ", " << get("group")
+         << (get("group") == "1" ? " head" : " heads") << " a workgroup";
       if (get("subgroup") != "0")
         os << ", " << get("key_lanes") << " lanes a key, " << get("vector")
            << "-wide loads, " << get("unroll") << " keys in flight";
