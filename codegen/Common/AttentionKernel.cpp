@@ -48,6 +48,46 @@ Value TargetHooks::tanh(OpBuilder &b, Location loc, Value x) const {
   return b.create<math::TanhOp>(loc, x);
 }
 
+Attribute LLVMTargetHooks::globalMemorySpace(MLIRContext *ctx) const {
+  return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
+}
+
+Value LLVMTargetHooks::allocWorkgroup(OpBuilder &b, Location loc,
+                                      gpu::GPUFuncOp fn,
+                                      ArrayRef<int64_t> shape,
+                                      Type elementType) const {
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  return fn.addWorkgroupAttribution(
+      MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(), space),
+      loc);
+}
+
+void LLVMTargetHooks::setWorkgroupSize(gpu::GPUFuncOp fn,
+                                       int64_t lanes) const {
+  fn.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
+      fn.getContext(), {static_cast<int32_t>(lanes), 1, 1}));
+}
+
+bool LLVMTargetHooks::canStore(Type storage) const {
+  return storage.isF32() || storage.isF16() || storage.isBF16() ||
+         storage.isInteger(32) || storage.isInteger(64);
+}
+
+Value LLVMTargetHooks::tanh(OpBuilder &b, Location loc, Value x) const {
+  Value one = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1.0));
+  Value two = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(2.0));
+  Value e2x = exp(b, loc, b.create<arith::MulFOp>(loc, x, two));
+  Value frac =
+      b.create<arith::DivFOp>(loc, two, b.create<arith::AddFOp>(loc, e2x, one));
+  return b.create<arith::SubFOp>(loc, one, frac);
+}
+
+void LLVMTargetHooks::prepareModule(ModuleOp module) const {
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(module.getContext()));
+}
+
 namespace {
 
 /// Everything the kernel body needs, read off the op and its schedule.

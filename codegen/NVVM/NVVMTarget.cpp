@@ -31,28 +31,9 @@ using namespace poot::codegen;
 
 namespace {
 
-class NVVMTarget : public TargetHooks {
+class NVVMTarget : public LLVMTargetHooks {
 public:
   StringRef name() const override { return "nvvm"; }
-  Attribute globalMemorySpace(MLIRContext *ctx) const override {
-    return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
-  }
-  Value allocWorkgroup(OpBuilder &b, Location loc, gpu::GPUFuncOp fn,
-                       ArrayRef<int64_t> shape, Type elementType) const override {
-    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
-                                            gpu::AddressSpace::Workgroup);
-    return fn.addWorkgroupAttribution(
-        MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(), space),
-        loc);
-  }
-  void setWorkgroupSize(gpu::GPUFuncOp fn, int64_t lanes) const override {
-    fn.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
-        fn.getContext(), {static_cast<int32_t>(lanes), 1, 1}));
-  }
-  bool canStore(Type storage) const override {
-    return storage.isF32() || storage.isF16() || storage.isBF16() ||
-           storage.isInteger(32) || storage.isInteger(64);
-  }
   // e^x as 2^(x log2 e) on the hardware's ex2.approx, and tanh from it.
   // The math ops (and LLVM's exp intrinsics) would become calls into CUDA's
   // libdevice, which the compiling machine does not have; ex2.approx is
@@ -66,15 +47,6 @@ public:
         /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
         LLVM::AsmDialectAttr(), ArrayAttr());
     return asmOp.getResult(0);
-  }
-  Value tanh(OpBuilder &b, Location loc, Value x) const override {
-    // tanh(x) = 1 - 2 / (e^(2x) + 1): +-1 at the extremes, no overflow NaN.
-    Value one = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1.0));
-    Value two = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(2.0));
-    Value e2x = exp(b, loc, b.create<arith::MulFOp>(loc, x, two));
-    Value frac = b.create<arith::DivFOp>(loc, two,
-                                         b.create<arith::AddFOp>(loc, e2x, one));
-    return b.create<arith::SubFOp>(loc, one, frac);
   }
   // The rest of the primitive kernels' math on the hardware's own
   // instructions, for the same reason: sqrt.rn is IEEE, the logarithm is
@@ -110,10 +82,6 @@ public:
     }
     }
     return x;
-  }
-  void prepareModule(ModuleOp module) const override {
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(module.getContext()));
   }
 
 private:

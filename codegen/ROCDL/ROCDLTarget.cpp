@@ -56,31 +56,11 @@ using namespace poot::codegen;
 
 namespace {
 
-class ROCDLTarget : public TargetHooks {
+class ROCDLTarget : public LLVMTargetHooks {
 public:
   explicit ROCDLTarget(StringRef chip) : chip(chip.str()) {}
 
   StringRef name() const override { return "rocdl"; }
-  Attribute globalMemorySpace(MLIRContext *ctx) const override {
-    return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
-  }
-  Value allocWorkgroup(OpBuilder &b, Location loc, gpu::GPUFuncOp fn,
-                       ArrayRef<int64_t> shape, Type elementType) const override {
-    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
-                                            gpu::AddressSpace::Workgroup);
-    return fn.addWorkgroupAttribution(
-        MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(), space),
-        loc);
-  }
-  void setWorkgroupSize(gpu::GPUFuncOp fn, int64_t lanes) const override {
-    // Becomes the kernel's exact flat workgroup size in the code object.
-    fn.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
-        fn.getContext(), {static_cast<int32_t>(lanes), 1, 1}));
-  }
-  bool canStore(Type storage) const override {
-    return storage.isF32() || storage.isF16() || storage.isBF16() ||
-           storage.isInteger(32) || storage.isInteger(64);
-  }
   // e^x as LLVM's exp intrinsic on f32, which the AMDGPU backend expands
   // itself around v_exp_f32 (-inf -> +0, NaN -> NaN). math.exp and the
   // llvm.intr.exp op would become calls into ROCm's ocml library in the
@@ -90,19 +70,6 @@ public:
         .create<LLVM::CallIntrinsicOp>(loc, b.getF32Type(), "llvm.exp.f32",
                                        ValueRange{x})
         .getResult(0);
-  }
-  Value tanh(OpBuilder &b, Location loc, Value x) const override {
-    // tanh(x) = 1 - 2 / (e^(2x) + 1): +-1 at the extremes, no overflow NaN.
-    Value one = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1.0));
-    Value two = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(2.0));
-    Value e2x = exp(b, loc, b.create<arith::MulFOp>(loc, x, two));
-    Value frac = b.create<arith::DivFOp>(loc, two,
-                                         b.create<arith::AddFOp>(loc, e2x, one));
-    return b.create<arith::SubFOp>(loc, one, frac);
-  }
-  void prepareModule(ModuleOp module) const override {
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(module.getContext()));
   }
 
 private:

@@ -58,6 +58,29 @@ public:
   virtual void prepareModule(mlir::ModuleOp module) const = 0;
 };
 
+/// What the targets that lower through LLVM (NVVM, ROCDL) share: buffers in
+/// the global address space, workgroup memory as gpu.func workgroup
+/// attributions, the workgroup size as the known block size, every float
+/// and integer storage type the kernels use, tanh built
+/// from the target's exp (so no device library is called), and a
+/// gpu.container_module.
+class LLVMTargetHooks : public TargetHooks {
+public:
+  mlir::Attribute globalMemorySpace(mlir::MLIRContext *ctx) const override;
+  mlir::Value allocWorkgroup(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::gpu::GPUFuncOp fn,
+                             llvm::ArrayRef<int64_t> shape,
+                             mlir::Type elementType) const override;
+  void setWorkgroupSize(mlir::gpu::GPUFuncOp fn,
+                        int64_t lanes) const override;
+  /// f32, f16, bf16, i32 and i64 buffers.
+  bool canStore(mlir::Type storage) const override;
+  /// tanh(x) = 1 - 2 / (e^(2x) + 1): +-1 at the extremes, no overflow NaN.
+  mlir::Value tanh(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::Value x) const override;
+  void prepareModule(mlir::ModuleOp module) const override;
+};
+
 } // namespace poot::codegen
 
 #endif // POOT_CODEGEN_TARGET_H
