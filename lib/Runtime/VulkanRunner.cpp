@@ -130,16 +130,74 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
     if (type.dtype == DType::I64)
       return Status::ok();
 
-  // One buffer per value, kept while the same graph runs again (the
-  // shapes are static, so a decode loop allocates once).
+  // The plan's arena holds the computed intermediate values and split
+  // scratches,
+  // each at its planned offset (256-byte aligned, slots shared between
+  // values whose lifetimes do not meet); every other value gets a buffer
+  // of its own. A value the device stores wider than planned (i1 as i32
+  // words) keeps its own buffer too, so no range outgrows its slot. All
+  // of it is kept while the same graph runs again: the shapes are static,
+  // so a decode loop allocates once.
   if (residentGraph != &graph || valueBuffers.size() != graph.values.size()) {
     valueBuffers.clear();
     valueBuffers.resize(graph.values.size());
+    arenaRange.assign(graph.values.size(), {0, -1});
+    scratchRange.assign(graph.eqns.size(), {0, -1});
+    inArena = 0;
+    // The arena was planned for the plan's graph: a graph run here must be
+    // that one (a copy is fine), value for value and eqn for eqn.
+    bool samePlan = graph.values.size() == plan.graph.values.size() &&
+                    graph.eqns.size() == plan.graph.eqns.size();
+    for (size_t v = 0; samePlan && v < graph.values.size(); ++v)
+      samePlan = graph.values[v].dtype == plan.graph.values[v].dtype &&
+                 graph.values[v].shape == plan.graph.values[v].shape;
+    for (size_t e = 0; samePlan && e < graph.eqns.size(); ++e)
+      samePlan = graph.eqns[e].op == plan.graph.eqns[e].op &&
+                 graph.eqns[e].results == plan.graph.eqns[e].results;
+    bool useArena = samePlan && plan.arenaBytes > 0 &&
+                    256 % std::max<int64_t>(
+                              1, device.storageBufferOffsetAlignment()) == 0;
+    auto room = [](int64_t bytes) { return (std::max<int64_t>(bytes, 1) + 255) / 256 * 256; };
+    if (useArena) {
+      POOT_RETURN_IF_ERROR(device.createBuffer(plan.arenaBytes, arena));
+      // Constants are uploaded while the dispatches are recorded, before
+      // any runs, so a slot they shared with an earlier value would be
+      // overwritten by it: they keep buffers of their own.
+      std::vector<bool> constant(graph.values.size(), false);
+      for (const Eqn &eqn : graph.eqns)
+        if (eqn.op == "constant")
+          for (int v : eqn.results)
+            constant[v] = true;
+      for (const ArenaSlot &slot : plan.arena) {
+        if (slot.offset % 256 || slot.offset + room(slot.bytes) > plan.arenaBytes)
+          continue;
+        if (slot.value >= 0 &&
+            slot.value < static_cast<int>(graph.values.size()) &&
+            !constant[slot.value]) {
+          int64_t bytes = device::deviceBytes(graph.values[slot.value]);
+          if (bytes <= room(slot.bytes)) {
+            arenaRange[slot.value] = {slot.offset, bytes};
+            ++inArena;
+          }
+        } else if (slot.value < 0 && slot.eqn >= 0 &&
+                   slot.eqn < static_cast<int>(graph.eqns.size())) {
+          scratchRange[slot.eqn] = {slot.offset, slot.bytes};
+          ++inArena;
+        }
+      }
+    }
     for (size_t v = 0; v < graph.values.size(); ++v)
-      POOT_RETURN_IF_ERROR(device.createBuffer(
-          device::deviceBytes(graph.values[v]), valueBuffers[v]));
+      if (arenaRange[v].second < 0)
+        POOT_RETURN_IF_ERROR(device.createBuffer(
+            device::deviceBytes(graph.values[v]), valueBuffers[v]));
     residentGraph = &graph;
   }
+  auto bindingOf = [&](int v) {
+    return arenaRange[v].second < 0
+               ? VulkanBinding(valueBuffers[v])
+               : VulkanBinding(arena, arenaRange[v].first,
+                               arenaRange[v].second);
+  };
   auto uploadValue = [&](int v, const Tensor &t,
                          const std::string &what) -> Status {
     std::vector<unsigned char> bytes;
@@ -147,6 +205,10 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
     // (SPIR-V kernels refuse i64 otherwise), which the kernel reads as i32.
     POOT_RETURN_IF_ERROR(
         device::encodeForDevice(t, bytes, /*narrowI64=*/true, what));
+    if (arenaRange[v].second >= 0)
+      return arena.upload(bytes.data(),
+                          std::min<int64_t>(bytes.size(), arenaRange[v].second),
+                          arenaRange[v].first);
     return valueBuffers[v].upload(bytes.data(),
                                   std::min<int64_t>(bytes.size(),
                                                     valueBuffers[v].size()));
@@ -175,24 +237,32 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
     }
     std::vector<device::LaunchRecord> launches;
     POOT_RETURN_IF_ERROR(device::readLaunches(eqn, launches));
-    std::map<std::string, const VulkanBuffer *> byRole;
+    std::map<std::string, VulkanBinding> byRole;
     std::vector<std::string> roles = device::operandRoles(eqn);
     for (size_t i = 0; i < roles.size(); ++i)
-      byRole[roles[i]] = &valueBuffers[eqn.operands[i]];
+      byRole.insert_or_assign(roles[i], bindingOf(eqn.operands[i]));
     for (size_t i = 0; i < eqn.results.size(); ++i)
-      byRole[device::resultRole(eqn, i)] = &valueBuffers[eqn.results[i]];
+      byRole.insert_or_assign(device::resultRole(eqn, i),
+                              bindingOf(eqn.results[i]));
+    size_t e = static_cast<size_t>(&eqn - graph.eqns.data());
     if (const Attr *scratch = eqn.attr("poot.schedule.scratch_bytes");
         scratch && scratch->i > 0) {
-      extras.emplace_back();
-      POOT_RETURN_IF_ERROR(device.createBuffer(scratch->i, extras.back()));
-      byRole["scratch"] = &extras.back();
+      if (scratchRange[e].second >= scratch->i) {
+        byRole.insert_or_assign(
+            "scratch", VulkanBinding(arena, scratchRange[e].first,
+                                     scratchRange[e].second));
+      } else {
+        extras.emplace_back();
+        POOT_RETURN_IF_ERROR(device.createBuffer(scratch->i, extras.back()));
+        byRole.insert_or_assign("scratch", VulkanBinding(extras.back()));
+      }
     }
     if (device::usesErrorWord(launches)) {
       extras.emplace_back();
       POOT_RETURN_IF_ERROR(device.createBuffer(4, extras.back()));
       int32_t zero = 0;
       POOT_RETURN_IF_ERROR(extras.back().upload(&zero, 4));
-      byRole["err"] = &extras.back();
+      byRole.insert_or_assign("err", VulkanBinding(extras.back()));
       errorWords.push_back({&eqn, &extras.back()});
     }
     for (const device::LaunchRecord &l : launches) {
@@ -203,7 +273,7 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
           return Status(ErrorCode::InvalidArgument,
                         eqn.location + ": launch " + l.kernel +
                             " needs operand '" + role + "' the eqn lacks");
-        d.bindings.emplace_back(*it->second);
+        d.bindings.push_back(it->second);
       }
       POOT_RETURN_IF_ERROR(
           kernel(l.kernel, static_cast<int>(d.bindings.size()), d.kernel));
@@ -222,8 +292,12 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
   for (const GraphOutput &output : graph.outputs) {
     const TensorType &type = graph.values[output.value];
     std::vector<unsigned char> bytes(device::deviceBytes(type));
-    POOT_RETURN_IF_ERROR(
-        valueBuffers[output.value].download(bytes.data(), bytes.size()));
+    if (arenaRange[output.value].second >= 0)
+      POOT_RETURN_IF_ERROR(arena.download(bytes.data(), bytes.size(),
+                                          arenaRange[output.value].first));
+    else
+      POOT_RETURN_IF_ERROR(
+          valueBuffers[output.value].download(bytes.data(), bytes.size()));
     values[output.value] = device::decodeFromDevice(type, bytes.data());
     defined[output.value] = true;
   }

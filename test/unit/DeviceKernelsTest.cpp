@@ -220,6 +220,13 @@ func.func @m(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tensor<2x4xf32> {
   EXPECT_EQ(whole.at("out0").values(), perEqn.at("out0").values());
   EXPECT_EQ(resident.dispatchedEqns(), 4);
   EXPECT_EQ(stepwise.dispatchedEqns(), 4);
+  // The three intermediates lived in the plan's arena, not in buffers of
+  // their own; the output kept its own.
+  EXPECT_EQ(resident.arenaBindings(), 3);
+  // A second run reuses the arena and gives the same result.
+  std::map<std::string, Tensor> again;
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, again, &resident).isOk());
+  EXPECT_EQ(again.at("out0").values(), whole.at("out0").values());
 }
 
 } // namespace

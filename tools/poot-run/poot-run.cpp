@@ -272,7 +272,12 @@ int main(int argc, char **argv) {
           outs() << " " << input.name << "=" << preview(bound[input.name]);
       outs() << ": ran in " << format("%.2f", ms) << " ms";
       if (runner)
-        outs() << " (" << runner->dispatchedEqns() << " eqns on the device)";
+        outs() << " (" << runner->dispatchedEqns() << " eqns on the device"
+               << (runner->arenaBindings()
+                       ? ", " + std::to_string(runner->arenaBindings()) +
+                             " values in the arena"
+                       : std::string())
+               << ")";
       outs() << "\n";
     }
 

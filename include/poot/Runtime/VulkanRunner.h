@@ -45,6 +45,9 @@ public:
   void setDeviceOnly(bool on) { deviceOnly = on; }
   /// Whether the graph may run whole on the device (values resident).
   void setResident(bool on) { resident = on; }
+  /// Values (and split scratches) of the last resident run that lived in
+  /// the plan's arena rather than in buffers of their own.
+  int64_t arenaBindings() const { return inArena; }
 
 private:
   Status kernel(const std::string &name, int numBuffers,
@@ -57,9 +60,17 @@ private:
   VulkanDevice &device;
   const Plan &plan;
   std::map<std::string, VulkanKernel> kernels;
-  /// The resident buffers of the graph last run whole, one per value.
+  /// The resident buffers of the graph last run whole: the plan's arena,
+  /// and one buffer for each value the arena does not hold (inputs,
+  /// outputs, constants, values wider on the device than planned).
   const Graph *residentGraph = nullptr;
   std::vector<VulkanBuffer> valueBuffers;
+  VulkanBuffer arena;
+  /// Per value: its range of the arena (offset, bytes), or bytes -1.
+  std::vector<std::pair<int64_t, int64_t>> arenaRange;
+  /// Per eqn: its scratch's range of the arena, or bytes -1.
+  std::vector<std::pair<int64_t, int64_t>> scratchRange;
+  int64_t inArena = 0;
   int64_t dispatched = 0;
   int64_t onHost = 0;
   bool deviceOnly = false;
