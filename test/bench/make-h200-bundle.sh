@@ -72,6 +72,17 @@ for model in "70b 64 8" "8b 32 8"; do
   done
 done
 
+# Prefill (causal), Llama-3-8B layer: B=1, L = 1024, 4096, 16384.
+for l in 1024 4096 16384; do
+  name="llama3-8b-prefill-b1-l$l-bf16"
+  "$TRACE" --op=attention_prefill --batch=1 --heads=32 --kv-heads=8 \
+    --head-dim=128 --seq=$l --dtype=bf16 -o "$OUT/bench/$name.mlir"
+  "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
+    -o "$OUT/bench/$name.plan"
+  rm "$OUT/bench/$name.mlir"
+  echo "$name 1 32 8 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
+done
+
 # Tuning variants of the channel schedule (TUNING=1): heads of one
 # workgroup x split waves x subgroups per workgroup, on three decode shapes.
 : > "$OUT/bench/tuning.txt"

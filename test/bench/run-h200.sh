@@ -92,8 +92,13 @@ if has peers; then
 import json, sys
 shapes = []
 for line in open(sys.argv[1]):
-    name, b, hq, hkv, lk, d, dtype = line.split()
-    shapes.append(dict(name=name, b=int(b), hq=int(hq), hkv=int(hkv), lk=int(lk), d=int(d), dtype=dtype))
+    # name b hq hkv lk d dtype [lq causal]
+    f = line.split()
+    name, b, hq, hkv, lk, d, dtype = f[:7]
+    lq = int(f[7]) if len(f) > 7 else 1
+    causal = len(f) > 8 and f[8] == "causal"
+    shapes.append(dict(name=name, b=int(b), hq=int(hq), hkv=int(hkv), lk=int(lk), d=int(d),
+                       dtype=dtype, lq=lq, causal=causal))
 json.dump(shapes, open(sys.argv[2], "w"))
 PY
   PYTHONUNBUFFERED=1 timeout $(( DEADLINE - $(date +%s) )) python3 "$(dirname "$0")/peers.py" "$R/shapes.json" "$R/bench-peers.json" 2>&1 | tail -60
@@ -104,7 +109,7 @@ if has ours; then
   echo "== benchmark: ours"
   # Synthetic operands (every key visible, pos = Lk - 1): the host never
   # evaluates the graph, so the largest shapes time as quickly as the rest.
-  while read -r name b hq hkv lk d dtype; do
+  while read -r name b hq hkv lk d dtype rest; do
     intime || { echo "$name skipped (time budget)"; continue; }
     timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 \
       --bench-only --quiet 2>&1 | grep attention | sed "s/^/$name /"

@@ -310,7 +310,8 @@ private:
 };
 
 /// Operands for timing an eqn with kernels without running the graph:
-/// floats uniform in [-1, 1); by role, positions at the last key, lengths
+/// floats uniform in [-1, 1); by role, positions so the last query row
+/// sees the last key, lengths
 /// at the full key length, a paged read map of distinct rows, masks 0. So
 /// every key is visible, as for the peers.
 void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
@@ -359,8 +360,13 @@ void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
         for (size_t e = 0; e < values.size(); ++e)
           values[e] = static_cast<double>(static_cast<int64_t>(e) % pool);
       } else if (roles[i] == "pos") {
+        // The last query row sees the last key: a decode sees every key,
+        // a prefill of Lq = Lk rows is causal from key 0.
+        int64_t queryLen = graph.values[eqn.operands[0]].shape.size() == 4
+                               ? graph.values[eqn.operands[0]].shape[2]
+                               : 1;
         for (double &v : values)
-          v = static_cast<double>(keyLen - 1);
+          v = static_cast<double>(std::max<int64_t>(keyLen - queryLen, 0));
       } else if (roles[i] == "len") {
         for (double &v : values)
           v = static_cast<double>(keyLen);
