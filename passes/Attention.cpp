@@ -12,6 +12,8 @@
 // the key form (paged through a proven read map, split MLA key, live
 // length). Mask conditions and constant masks are read for their meaning
 // (causal at a position, sliding window, ALiBi); the rest stays a tensor.
+// A finite fill (finfo.min, -1e9, -10000) counts as -inf only when it is
+// low enough for exp to flush and every row provably keeps a visible key.
 // The fused op takes the widest float type of the chain, so a bf16 model
 // with an f32 attention core keeps its f32 core.
 //
@@ -99,6 +101,25 @@ bool isNegInf(Value v) {
   auto s = splatOf(v);
   return s && std::isinf(*s) && *s < 0;
 }
+
+/// A negative splat fill: -inf, or a finite value such as finfo.min, -1e9
+/// or -10000.
+std::optional<double> negativeFill(Value v) {
+  auto s = splatOf(v);
+  if (!s || !(*s < 0))
+    return std::nullopt;
+  return s;
+}
+
+/// The weakest finite fill that still counts as hiding a key: exp(x) is 0 in
+/// f32 for x < -104, so a fill of -8192 or below keeps every masked weight at
+/// exactly 0 while the scores stay within +-3700 (docs/numerics.md). It is
+/// -1e4 as any dtype rounds it (bf16 holds -9984).
+constexpr double kHidingFill = -8192.0;
+
+/// A fill this low is finfo.min-like: it hides a key whatever finite score
+/// or bias (up to +-1e29) is added to it.
+constexpr double kLowestFill = -1e30;
 
 Value stripBroadcast(Value v) {
   while (auto b = v.getDefiningOp<BroadcastOp>())
@@ -273,6 +294,9 @@ struct Scores {
   /// Conditions of select(c, s, -inf) (keep where c) and, flagged true,
   /// of select(c, -inf, s) (keep where c is false).
   SmallVector<std::pair<Value, bool>> selectConds;
+  /// The conditions above whose fill is a finite negative value, with that
+  /// value as it reaches the softmax (the weakest when a condition repeats).
+  llvm::DenseMap<Value, double> finiteFills;
 };
 
 /// The GQA repeat found behind an expanded key or value.
@@ -504,17 +528,30 @@ FailureOr<Scores> peelScores(Value s, std::string &why) {
               "order differs from (q.k)*scale -> softcap -> +mask";
         return failure();
       }
-      if (isNegInf(sel.getOnFalse()) && reachesMatmul(sel.getOnTrue())) {
+      // A finite fill f inside a positive scale c reaches the softmax as f * c.
+      auto record = [&](double fill) {
+        if (std::isinf(fill))
+          return;
+        double reaching = fill * out.scale;
+        auto [it, fresh] = out.finiteFills.try_emplace(sel.getCond(), reaching);
+        if (!fresh)
+          it->second = std::max(it->second, reaching);
+      };
+      if (auto f = negativeFill(sel.getOnFalse());
+          f && reachesMatmul(sel.getOnTrue())) {
+        record(*f);
         out.selectConds.push_back({sel.getCond(), false});
         s = sel.getOnTrue();
         continue;
       }
-      if (isNegInf(sel.getOnTrue()) && reachesMatmul(sel.getOnFalse())) {
+      if (auto f = negativeFill(sel.getOnTrue());
+          f && reachesMatmul(sel.getOnFalse())) {
+        record(*f);
         out.selectConds.push_back({sel.getCond(), true});
         s = sel.getOnFalse();
         continue;
       }
-      why = "a select on the scores whose fill is not -inf";
+      why = "a select on the scores whose fill is not negative";
       return failure();
     }
     if (auto mul = dyn_cast<MulOp>(def)) {
@@ -890,11 +927,13 @@ bool asRelative(Affine &a, bool &flip, Visibility &vis, int64_t lq) {
 /// Reads the bounds a constant mask states: a boolean condition (true is
 /// visible iff `visibleWhenTrue`) or an additive float mask of 0 (visible)
 /// and -inf (hidden), over the [Lq, Lk] grid with every other dim of size 1.
+/// When `finite` is given, one finite negative value may stand for -inf; it
+/// is returned there for the caller to judge.
 /// The visible cells must be exactly the band lo <= t - i <= hi (a tril is
 /// hi = 0, a sliding window adds lo); a bound that no cell of the grid
 /// crosses states nothing and is not recorded.
 bool constantVisibility(ConstantOp c, bool visibleWhenTrue, Visibility &vis,
-                        int64_t lq) {
+                        int64_t lq, std::optional<double> *finite = nullptr) {
   auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
   auto t = typeOf(c.getResult());
   if (!dense || t.getRank() > 4 || t.getNumElements() > (1 << 20))
@@ -914,12 +953,19 @@ bool constantVisibility(ConstantOp c, bool visibleWhenTrue, Visibility &vis,
       visible.push_back(b == visibleWhenTrue);
   } else if (isa<FloatType>(et)) {
     for (const APFloat &f : dense.getValues<APFloat>()) {
-      if (f.isZero())
+      if (f.isZero()) {
         visible.push_back(true);
-      else if (f.isInfinity() && f.isNegative())
+      } else if (f.isInfinity() && f.isNegative()) {
         visible.push_back(false);
-      else
+      } else if (finite && f.isNegative() && !f.isNaN()) {
+        double x = f.convertToDouble();
+        if (*finite && **finite != x)
+          return false;
+        *finite = x;
+        visible.push_back(false);
+      } else {
         return false;
+      }
     }
   } else {
     return false;
@@ -1053,6 +1099,12 @@ struct MaskMeaning {
   SmallVector<Value> rest; ///< unexplained additive terms
   SmallVector<std::pair<Value, bool>> restConds; ///< unexplained conditions
   SmallVector<std::string> notes;
+  /// The weakest finite fill read as hiding keys, if any; the caller keeps
+  /// it only when every row is proven to keep a visible key.
+  std::optional<double> finiteFill;
+  /// The visible band t - qpos in [lower, upper], qpos = i (+ pos).
+  std::optional<int64_t> upper, lower;
+  bool posUsed = false;
 };
 
 /// Splits an additive mask into its terms (through broadcasts).
@@ -1076,6 +1128,46 @@ std::optional<std::pair<Value, bool>> selectMask(Value term) {
     return std::pair{sel.getCond(), true};
   if (isNegInf(sel.getOnTrue()) && isSplat(sel.getOnFalse(), 0.0))
     return std::pair{sel.getCond(), false};
+  return std::nullopt;
+}
+
+/// A mask term that hides keys where a condition says so: select(c, 0, f),
+/// select(c, f, 0), convert(c) * f or (1 - convert(c)) * f, with f negative
+/// (-inf only in the select forms: 0 * -inf is NaN). Returns the condition,
+/// whether true means visible, and f.
+std::optional<std::tuple<Value, bool, double>> fillMask(Value term) {
+  Value inner = stripAligned(term);
+  if (auto sel = inner.getDefiningOp<SelectOp>()) {
+    if (isSplat(sel.getOnTrue(), 0.0))
+      if (auto f = negativeFill(sel.getOnFalse()))
+        return std::tuple{sel.getCond(), true, *f};
+    if (isSplat(sel.getOnFalse(), 0.0))
+      if (auto f = negativeFill(sel.getOnTrue()))
+        return std::tuple{sel.getCond(), false, *f};
+    return std::nullopt;
+  }
+  auto mul = inner.getDefiningOp<MulOp>();
+  if (!mul)
+    return std::nullopt;
+  for (auto [a, b] : {std::pair{mul.getLhs(), mul.getRhs()},
+                      std::pair{mul.getRhs(), mul.getLhs()}}) {
+    auto f = negativeFill(b);
+    if (!f || std::isinf(*f))
+      continue;
+    // A {0, 1} float read from a boolean condition.
+    auto boolOf = [](Value x) -> Value {
+      auto cv = stripAligned(x).getDefiningOp<ConvertOp>();
+      if (cv && typeOf(cv.getX()).getElementType().isInteger(1))
+        return cv.getX();
+      return nullptr;
+    };
+    if (Value c = boolOf(a))
+      return std::tuple{c, false, *f};
+    if (auto sub = stripAligned(a).getDefiningOp<SubOp>();
+        sub && isSplat(sub.getLhs(), 1.0))
+      if (Value c = boolOf(sub.getRhs()))
+        return std::tuple{c, true, *f};
+  }
   return std::nullopt;
 }
 
@@ -1120,11 +1212,20 @@ std::optional<SmallVector<double>> alibiSlopes(Value term, int64_t hq,
   return std::nullopt;
 }
 
+/// Reads the masks for their meaning. A finite negative fill is read as
+/// hiding keys only when `finiteHides`; the conditions of `finiteFills` are
+/// selects on the scores with such a fill.
 MaskMeaning explainMasks(ArrayRef<Value> masks,
                          ArrayRef<std::pair<Value, bool>> conds, int64_t hq,
-                         int64_t lq) {
+                         int64_t lq, bool finiteHides,
+                         const llvm::DenseMap<Value, double> &finiteFills) {
   MaskMeaning out;
   Visibility vis;
+  auto noteFill = [&](double f) {
+    if (std::isinf(f))
+      return;
+    out.finiteFill = out.finiteFill ? std::max(*out.finiteFill, f) : f;
+  };
   SmallVector<std::pair<Value, bool>> allConds(conds);
   SmallVector<Value> terms;
   for (Value m : masks)
@@ -1134,15 +1235,22 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     if (auto c = stripAligned(term).getDefiningOp<ConstantOp>();
         c && isa<FloatType>(typeOf(c.getResult()).getElementType())) {
       Visibility trial = vis;
-      if (constantVisibility(c, true, trial, lq)) {
+      std::optional<double> finite;
+      if (constantVisibility(c, true, trial, lq,
+                             finiteHides ? &finite : nullptr)) {
         vis = trial;
+        if (finite)
+          noteFill(*finite);
         continue;
       }
     }
-    if (auto sm = selectMask(term)) {
+    if (auto fm = fillMask(term)) {
+      auto [cond, visibleWhenTrue, fill] = *fm;
       Visibility trial = vis;
-      if (collectVisibility(sm->first, sm->second, trial, lq)) {
+      if ((std::isinf(fill) || finiteHides) &&
+          collectVisibility(cond, visibleWhenTrue, trial, lq)) {
         vis = trial;
+        noteFill(fill);
         continue;
       }
     }
@@ -1154,11 +1262,17 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     out.rest.push_back(term);
   }
   for (auto [c, inverted] : allConds) {
+    auto finite = finiteFills.find(c);
+    bool isFinite = finite != finiteFills.end();
     Visibility trial = vis;
-    if (collectVisibility(c, !inverted, trial, lq))
+    if ((!isFinite || finiteHides) &&
+        collectVisibility(c, !inverted, trial, lq)) {
       vis = trial;
-    else
+      if (isFinite)
+        noteFill(finite->second);
+    } else {
       out.restConds.push_back({c, inverted});
+    }
   }
   auto keepAll = [&](const char *why) {
     MaskMeaning all;
@@ -1184,7 +1298,51 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     return keepAll("mask kept as a tensor: empty sliding window");
   if (vis.posUsed)
     out.pos = vis.pos;
+  out.upper = vis.upper;
+  out.lower = vis.lower;
+  out.posUsed = vis.posUsed;
   return out;
+}
+
+/// Why a finite fill read as hiding keys may differ from -inf, or "" when it
+/// cannot: the fill is low enough that exp underflows to exactly 0 (for any
+/// score at finfo.min-like fills), and every query row is proven to keep a
+/// visible key, so the only place the two differ (a row with no visible key:
+/// a finite fill averages it, -inf gives 0/0) never occurs.
+std::string finiteFillRisk(const MaskMeaning &m, int64_t lq, int64_t lk,
+                           func::FuncOp fn) {
+  double fill = *m.finiteFill;
+  std::string f = llvm::formatv("{0}", llvm::format("%g", fill)).str();
+  if (fill > kHidingFill)
+    return llvm::formatv("finite mask fill {0} is too small to hide keys: "
+                         "exp(score + fill) need not underflow",
+                         f);
+  if (!m.alibi.empty() && fill > kLowestFill)
+    return llvm::formatv("finite mask fill {0} under an ALiBi bias that "
+                         "may outgrow it",
+                         f);
+  std::string noKey = llvm::formatv(
+      "finite mask fill {0} with rows that may have no visible key", f);
+  if (!m.rest.empty() || !m.restConds.empty())
+    return noKey;
+  // Query row i sits at qpos = i (+ pos); its visible keys are
+  // t in [qpos + lower, qpos + upper] within [0, Lk).
+  int64_t lo = 0, hi = lq - 1;
+  if (m.posUsed) {
+    RangeOracle oracle(fn);
+    auto r = oracle.rangeOf(m.pos);
+    if (!r)
+      return noKey;
+    lo += r->smin().getSExtValue();
+    hi += r->smax().getSExtValue();
+  }
+  if (m.upper && lo + *m.upper < 0)
+    return noKey;
+  if (m.lower && hi + *m.lower > lk - 1)
+    return noKey;
+  if (m.upper && m.lower && *m.lower > *m.upper)
+    return noKey;
+  return "";
 }
 
 /// p = select(p != p, 0, p) (or select(p == p, p, 0)): a guard that turns
@@ -1330,7 +1488,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   auto fn = root->getParentOfType<func::FuncOp>();
   if (kOp->liveLen && kOp->liveLen == vOp->liveLen) {
     auto it = llvm::find_if(selectConds, [&](std::pair<Value, bool> c) {
-      return !c.second && matchLiveCond(c.first, 3) == kOp->liveLen;
+      return !c.second && !peeled->finiteFills.count(c.first) &&
+             matchLiveCond(c.first, 3) == kOp->liveLen;
     });
     if (it == selectConds.end())
       return decline(rewriter, root,
@@ -1405,7 +1564,30 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // Masks: what the graph proves of them becomes attributes (causal,
   // window, ALiBi slopes at the query position); the rest stays a tensor.
   auto scoresType = RankedTensorType::get({b, hq, lq, lk}, et);
-  MaskMeaning meaning = explainMasks(peeled->masks, selectConds, hq, lq);
+  MaskMeaning meaning = explainMasks(peeled->masks, selectConds, hq, lq,
+                                     /*finiteHides=*/true, peeled->finiteFills);
+  if (meaning.finiteFill) {
+    // A finite fill stands for -inf only where that is exact; otherwise the
+    // masks are read again with finite fills as values (an additive one
+    // stays a tensor, which computes the same sum).
+    std::string risk = finiteFillRisk(meaning, lq, lk, fn);
+    if (!risk.empty()) {
+      meaning = explainMasks(peeled->masks, selectConds, hq, lq,
+                             /*finiteHides=*/false, peeled->finiteFills);
+      meaning.notes.push_back("mask kept as a tensor: " + risk);
+      for (auto [c, inverted] : meaning.restConds)
+        if (peeled->finiteFills.count(c))
+          return decline(rewriter, root, risk);
+    }
+  }
+  // select(c, s, f) with a finite f is no additive mask: it fuses only as
+  // the -inf it stands for.
+  for (auto [c, inverted] : meaning.restConds)
+    if (auto it = peeled->finiteFills.find(c); it != peeled->finiteFills.end())
+      return decline(rewriter, root,
+                     llvm::formatv("finite mask fill {0} with rows that may "
+                                   "have no visible key",
+                                   llvm::format("%g", it->second)));
   for (auto [c, inverted] : meaning.restConds)
     if (!fitsScores(typeOf(c), scoresType))
       return decline(rewriter, root,
