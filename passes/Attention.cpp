@@ -10,8 +10,9 @@
 // positive scale: it hides the same keys); then the GQA repeat on k and v
 // (repeat_kv, a head gather, an expand or the matmul's own broadcast), and
 // the key form (paged through a proven read map, split MLA key, live
-// length). Mask conditions and constant masks are read for their meaning
-// (causal at a position, sliding window, ALiBi); the rest stays a tensor.
+// length); unbatched [H, L, D] operands are read as B = 1. Mask conditions
+// and constant masks are read for their meaning (causal at a position,
+// sliding window, ALiBi); the rest stays a tensor.
 // A finite fill (finfo.min, -1e9, -10000) counts as -inf only when it is
 // low enough for exp to flush and every row provably keeps a visible key.
 // The fused op takes the widest float type of the chain, so a bf16 model
@@ -365,6 +366,32 @@ FailureOr<Repeat> matchRepeat(Value expanded, int64_t hq, std::string &why) {
     }
   }
   return Repeat{expanded, 1};
+}
+
+/// Recognises repeat_kv on an unbatched [Hq, L, D] tensor: reshape to
+/// [Hkv, 1, L, D], broadcast to [Hkv, n, L, D], reshape to [Hkv * n, L, D].
+Repeat matchRepeatUnbatched(Value expanded) {
+  auto t = typeOf(expanded);
+  auto outer = expanded.getDefiningOp<ReshapeOp>();
+  auto bcast = outer ? outer.getX().getDefiningOp<BroadcastOp>() : nullptr;
+  auto inner = bcast ? bcast.getX().getDefiningOp<ReshapeOp>() : nullptr;
+  if (!inner || t.getRank() != 3)
+    return Repeat{expanded, 1};
+  auto four = typeOf(outer.getX()), b4 = typeOf(bcast.getX());
+  auto base = typeOf(inner.getX());
+  if (four.getRank() != 4 || b4.getRank() != 4 || base.getRank() != 3 ||
+      b4.getDimSize(1) != 1 || b4.getDimSize(0) != four.getDimSize(0) ||
+      b4.getDimSize(2) != four.getDimSize(2) ||
+      b4.getDimSize(3) != four.getDimSize(3))
+    return Repeat{expanded, 1};
+  int64_t hkv = four.getDimSize(0), n = four.getDimSize(1);
+  if (base.getDimSize(0) != hkv || hkv * n != t.getDimSize(0) ||
+      base.getDimSize(1) != t.getDimSize(1) ||
+      base.getDimSize(2) != t.getDimSize(2) ||
+      four.getDimSize(2) != t.getDimSize(1) ||
+      four.getDimSize(3) != t.getDimSize(2))
+    return Repeat{expanded, 1};
+  return Repeat{inner.getX(), n};
 }
 
 /// Peels a splat scale (mul by c, or div by c) off `v`, accumulating it.
@@ -1416,24 +1443,35 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   Value q = peelScale(qk.getLhs(), scale);
   Value kT = peelScale(qk.getRhs(), scale);
   auto qt = typeOf(q), ktt = typeOf(kT);
-  if (qt.getRank() != 4 || ktt.getRank() != 4)
+  // Unbatched [H, L, D] attention is the batched one at B = 1: the fused op
+  // sees its operands reshaped to [1, H, L, D], and its scores [H, Lq, Lk]
+  // are the last three dims of the [1, H, Lq, Lk] frame the masks are read
+  // in (they align to the right).
+  bool unbatched = qt.getRank() == 3 && ktt.getRank() == 3 &&
+                   typeOf(root.getRhs()).getRank() == 3;
+  if (!unbatched && (qt.getRank() != 4 || ktt.getRank() != 4))
     return decline(rewriter, root,
-                   llvm::formatv("expected rank-4 [B, H, L, D] operands, got "
-                                 "ranks {0} and {1}",
-                                 qt.getRank(), ktt.getRank()));
-  int64_t b = qt.getDimSize(0), hq = qt.getDimSize(1), lq = qt.getDimSize(2);
+                   llvm::formatv("expected rank-4 [B, H, L, D] or rank-3 "
+                                 "[H, L, D] operands, got ranks {0}, {1} and "
+                                 "{2}",
+                                 qt.getRank(), ktt.getRank(),
+                                 typeOf(root.getRhs()).getRank()));
+  int64_t lead = unbatched ? 1 : 0; // dims the fused op has that q lacks
+  int64_t b = unbatched ? 1 : qt.getDimSize(0);
+  int64_t hq = qt.getDimSize(1 - lead), lq = qt.getDimSize(2 - lead);
   Location loc = root.getLoc();
 
   // The fused op wants k as [.., Lk, D]. k^T is a transpose of it, or of a
   // tensor in another layout (one permute from [B, L, H, D]), or k laid out
   // [.., D, Lk] in memory; the last two get a transpose when fused.
   Value kExp, kLayoutSrc;
-  SmallVector<int64_t> kLayoutPerm{0, 1, 3, 2};
+  SmallVector<int64_t> kLayoutPerm =
+      unbatched ? SmallVector<int64_t>{0, 2, 1} : SmallVector<int64_t>{0, 1, 3, 2};
   if (auto tr = kT.getDefiningOp<TransposeOp>()) {
     SmallVector<int64_t> composed;
     for (int64_t p : kLayoutPerm)
       composed.push_back(tr.getPerm()[p]);
-    if (composed == SmallVector<int64_t>{0, 1, 2, 3}) {
+    if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size()))) {
       kExp = peelScale(tr.getX(), scale);
     } else {
       kLayoutSrc = tr.getX();
@@ -1442,17 +1480,19 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   } else {
     kLayoutSrc = kT;
   }
-  SmallVector<int64_t> kShape{ktt.getDimSize(0), ktt.getDimSize(1),
-                              ktt.getDimSize(3), ktt.getDimSize(2)};
+  SmallVector<int64_t> kShape{
+      unbatched ? 1 : ktt.getDimSize(0), ktt.getDimSize(1 - lead),
+      ktt.getDimSize(3 - lead), ktt.getDimSize(2 - lead)};
   Value vExp = root.getRhs();
   auto vt = typeOf(vExp);
-  if (vt.getRank() != 4)
+  if (vt.getRank() != 4 - lead)
     return decline(rewriter, root, "expected a rank-4 value");
-  if (kShape[0] != b || vt.getDimSize(0) != b)
+  int64_t vBatch = unbatched ? 1 : vt.getDimSize(0);
+  if (kShape[0] != b || vBatch != b)
     return decline(rewriter, root,
                    llvm::formatv("key/value batch {0}/{1} broadcast against "
                                  "query batch {2}",
-                                 kShape[0], vt.getDimSize(0), b));
+                                 kShape[0], vBatch, b));
 
   // Key and value heads: a repeat_kv, or the matmul broadcasting one head.
   auto headsOf = [&](Value expanded, int64_t h) -> FailureOr<Operand> {
@@ -1464,12 +1504,17 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     }
     if (!expanded)
       return Operand{nullptr, 1, nullptr};
+    // The live form is read on [B, H, L, D] only.
+    if (unbatched) {
+      Repeat r = matchRepeatUnbatched(expanded);
+      return Operand{r.base, r.nRep, nullptr};
+    }
     return matchKV(expanded, hq, why);
   };
   auto kOp = headsOf(kExp, kShape[1]);
   if (failed(kOp))
     return decline(rewriter, root, why);
-  auto vOp = headsOf(vExp, vt.getDimSize(1));
+  auto vOp = headsOf(vExp, vt.getDimSize(1 - lead));
   if (failed(vOp))
     return decline(rewriter, root, why);
   if (kOp->nRep != vOp->nRep)
@@ -1612,6 +1657,17 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // The rewrite.
   if (kLayoutSrc)
     k = rewriter.create<TransposeOp>(loc, kLayoutSrc, kLayoutPerm);
+  auto withBatch = [&](Value x) -> Value {
+    if (!unbatched || !x)
+      return x;
+    SmallVector<int64_t> shape{1};
+    llvm::append_range(shape, typeOf(x).getShape());
+    return rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get(shape, typeOf(x).getElementType()), x);
+  };
+  q = withBatch(q);
+  k = withBatch(k);
+  v = withBatch(v);
   auto toType = [&](Value x) -> Value {
     if (!x || typeOf(x).getElementType() == et)
       return x;
@@ -1657,7 +1713,9 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                                  : FloatAttr();
   // The result keeps the root's type; a bf16 chain that computed its
   // softmax in f32 converts back exactly as before.
-  auto fusedType = RankedTensorType::get(resultType.getShape(), et);
+  SmallVector<int64_t> fusedShape(lead, 1);
+  llvm::append_range(fusedShape, resultType.getShape());
+  auto fusedType = RankedTensorType::get(fusedShape, et);
   auto fused = rewriter.create<AttentionOp>(
       loc, fusedType, q, k, kShared, v, read, mask, len, pos,
       rewriter.getF64FloatAttr(scale), softcap,
@@ -1668,7 +1726,10 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       meaning.alibi.empty() ? DenseF64ArrayAttr()
                             : rewriter.getDenseF64ArrayAttr(meaning.alibi));
   Value result = fused.getResult();
-  if (fusedType != resultType)
+  if (unbatched)
+    result = rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get(resultType.getShape(), et), result);
+  if (typeOf(result) != resultType)
     result = rewriter.create<ConvertOp>(loc, resultType, result);
   if (guarded) {
     // With the max subtracted a row of p is NaN everywhere or nowhere, so
@@ -1681,7 +1742,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
         loc, DenseElementsAttr::get(RankedTensorType::get({}, vet),
                                     rewriter.getFloatAttr(vet, 0.0)));
     Value zeroed = rewriter.create<MulOp>(loc, vIn, zero);
-    Value empty = rewriter.create<ReduceSumOp>(loc, zeroed, 2,
+    Value empty = rewriter.create<ReduceSumOp>(loc, zeroed,
+                                               vType.getRank() - 2,
                                                /*keepdim=*/true);
     Value isNan =
         rewriter.create<CompareOp>(loc, ComparePredicate::ne, result, result);

@@ -1183,10 +1183,15 @@ func.func @foreign_op(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: te
 
 // -----
 
-// Unbatched [H, L, D] operands.
+// Unbatched [H, L, D] operands: the batched attention at B = 1.
 // CHECK-LABEL: func.func @rank3
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: expected rank-4 [B, H, L, D] operands, got ranks 3 and 3{{$}}
+// CHECK: %[[Q:.+]] = poot.reshape %arg0 : tensor<2x1x16xf32> -> tensor<1x2x1x16xf32>
+// CHECK: %[[K:.+]] = poot.reshape %arg1 : tensor<2x8x16xf32> -> tensor<1x2x8x16xf32>
+// CHECK: %[[V:.+]] = poot.reshape %arg2 : tensor<2x8x16xf32> -> tensor<1x2x8x16xf32>
+// CHECK: %[[O:.+]] = poot.attention %[[Q]], %[[K]], %[[V]] {n_rep = 1 : i64, scale = 1.000000e+00 : f64}
+// CHECK: %[[R:.+]] = poot.reshape %[[O]] : tensor<1x2x1x16xf32> -> tensor<2x1x16xf32>
+// CHECK: return %[[R]]
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 1{{$}}
 func.func @rank3(%q: tensor<2x1x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x1x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 2, 1>} : tensor<2x8x16xf32>
   %s = poot.matmul %q, %kt : tensor<2x1x16xf32>, tensor<2x16x8xf32>
@@ -1197,6 +1202,24 @@ func.func @rank3(%q: tensor<2x1x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x
   %p = poot.div %e, %z : tensor<2x1x8xf32>, tensor<2x1x1xf32>
   %o = poot.matmul %p, %v : tensor<2x1x8xf32>, tensor<2x8x16xf32>
   return %o : tensor<2x1x16xf32>
+}
+
+// -----
+
+// Unbatched q and k beside a batched value: no one frame holds them.
+// CHECK-LABEL: func.func @rank3_batched_value
+// CHECK-NOT: poot.attention
+// EXPLAIN: remark: attention declined: expected rank-4 [B, H, L, D] or rank-3 [H, L, D] operands, got ranks 3, 3 and 4{{$}}
+func.func @rank3_batched_value(%q: tensor<2x1x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x1x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 2, 1>} : tensor<2x8x16xf32>
+  %s = poot.matmul %q, %kt : tensor<2x1x16xf32>, tensor<2x16x8xf32>
+  %m = poot.reduce_max %s {axis = 2 : i64, keepdim} : tensor<2x1x8xf32>
+  %d = poot.sub %s, %m : tensor<2x1x8xf32>, tensor<2x1x1xf32>
+  %e = poot.exp %d : tensor<2x1x8xf32>
+  %z = poot.reduce_sum %e {axis = 2 : i64, keepdim} : tensor<2x1x8xf32>
+  %p = poot.div %e, %z : tensor<2x1x8xf32>, tensor<2x1x1xf32>
+  %o = poot.matmul %p, %v : tensor<2x1x8xf32>, tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x1x16xf32>
 }
 
 // -----
