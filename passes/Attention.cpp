@@ -10,8 +10,11 @@
 // positive scale: it hides the same keys); then the GQA repeat on k and v
 // (repeat_kv, a head gather, an expand or the matmul's own broadcast), and
 // the key form (paged through a proven read map, split MLA key, live
-// length). Mask conditions and constant masks are read for their meaning
-// (causal at a position, sliding window, ALiBi); the rest stays a tensor.
+// length); unbatched [H, L, D] operands are read as B = 1. Mask conditions
+// and constant masks are read for their meaning (causal at a position,
+// sliding window, ALiBi); the rest stays a tensor.
+// A finite fill (finfo.min, -1e9, -10000) counts as -inf only when it is
+// low enough for exp to flush and every row provably keeps a visible key.
 // The fused op takes the widest float type of the chain, so a bf16 model
 // with an f32 attention core keeps its f32 core.
 //
@@ -99,6 +102,25 @@ bool isNegInf(Value v) {
   auto s = splatOf(v);
   return s && std::isinf(*s) && *s < 0;
 }
+
+/// A negative splat fill: -inf, or a finite value such as finfo.min, -1e9
+/// or -10000.
+std::optional<double> negativeFill(Value v) {
+  auto s = splatOf(v);
+  if (!s || !(*s < 0))
+    return std::nullopt;
+  return s;
+}
+
+/// The weakest finite fill that still counts as hiding a key: exp(x) is 0 in
+/// f32 for x < -104, so a fill of -8192 or below keeps every masked weight at
+/// exactly 0 while the scores stay within +-3700 (docs/numerics.md). It is
+/// -1e4 as any dtype rounds it (bf16 holds -9984).
+constexpr double kHidingFill = -8192.0;
+
+/// A fill this low is finfo.min-like: it hides a key whatever finite score
+/// or bias (up to +-1e29) is added to it.
+constexpr double kLowestFill = -1e30;
 
 Value stripBroadcast(Value v) {
   while (auto b = v.getDefiningOp<BroadcastOp>())
@@ -273,6 +295,9 @@ struct Scores {
   /// Conditions of select(c, s, -inf) (keep where c) and, flagged true,
   /// of select(c, -inf, s) (keep where c is false).
   SmallVector<std::pair<Value, bool>> selectConds;
+  /// The conditions above whose fill is a finite negative value, with that
+  /// value as it reaches the softmax (the weakest when a condition repeats).
+  llvm::DenseMap<Value, double> finiteFills;
 };
 
 /// The GQA repeat found behind an expanded key or value.
@@ -341,6 +366,32 @@ FailureOr<Repeat> matchRepeat(Value expanded, int64_t hq, std::string &why) {
     }
   }
   return Repeat{expanded, 1};
+}
+
+/// Recognises repeat_kv on an unbatched [Hq, L, D] tensor: reshape to
+/// [Hkv, 1, L, D], broadcast to [Hkv, n, L, D], reshape to [Hkv * n, L, D].
+Repeat matchRepeatUnbatched(Value expanded) {
+  auto t = typeOf(expanded);
+  auto outer = expanded.getDefiningOp<ReshapeOp>();
+  auto bcast = outer ? outer.getX().getDefiningOp<BroadcastOp>() : nullptr;
+  auto inner = bcast ? bcast.getX().getDefiningOp<ReshapeOp>() : nullptr;
+  if (!inner || t.getRank() != 3)
+    return Repeat{expanded, 1};
+  auto four = typeOf(outer.getX()), b4 = typeOf(bcast.getX());
+  auto base = typeOf(inner.getX());
+  if (four.getRank() != 4 || b4.getRank() != 4 || base.getRank() != 3 ||
+      b4.getDimSize(1) != 1 || b4.getDimSize(0) != four.getDimSize(0) ||
+      b4.getDimSize(2) != four.getDimSize(2) ||
+      b4.getDimSize(3) != four.getDimSize(3))
+    return Repeat{expanded, 1};
+  int64_t hkv = four.getDimSize(0), n = four.getDimSize(1);
+  if (base.getDimSize(0) != hkv || hkv * n != t.getDimSize(0) ||
+      base.getDimSize(1) != t.getDimSize(1) ||
+      base.getDimSize(2) != t.getDimSize(2) ||
+      four.getDimSize(2) != t.getDimSize(1) ||
+      four.getDimSize(3) != t.getDimSize(2))
+    return Repeat{expanded, 1};
+  return Repeat{inner.getX(), n};
 }
 
 /// Peels a splat scale (mul by c, or div by c) off `v`, accumulating it.
@@ -504,17 +555,30 @@ FailureOr<Scores> peelScores(Value s, std::string &why) {
               "order differs from (q.k)*scale -> softcap -> +mask";
         return failure();
       }
-      if (isNegInf(sel.getOnFalse()) && reachesMatmul(sel.getOnTrue())) {
+      // A finite fill f inside a positive scale c reaches the softmax as f * c.
+      auto record = [&](double fill) {
+        if (std::isinf(fill))
+          return;
+        double reaching = fill * out.scale;
+        auto [it, fresh] = out.finiteFills.try_emplace(sel.getCond(), reaching);
+        if (!fresh)
+          it->second = std::max(it->second, reaching);
+      };
+      if (auto f = negativeFill(sel.getOnFalse());
+          f && reachesMatmul(sel.getOnTrue())) {
+        record(*f);
         out.selectConds.push_back({sel.getCond(), false});
         s = sel.getOnTrue();
         continue;
       }
-      if (isNegInf(sel.getOnTrue()) && reachesMatmul(sel.getOnFalse())) {
+      if (auto f = negativeFill(sel.getOnTrue());
+          f && reachesMatmul(sel.getOnFalse())) {
+        record(*f);
         out.selectConds.push_back({sel.getCond(), true});
         s = sel.getOnFalse();
         continue;
       }
-      why = "a select on the scores whose fill is not -inf";
+      why = "a select on the scores whose fill is not negative";
       return failure();
     }
     if (auto mul = dyn_cast<MulOp>(def)) {
@@ -890,11 +954,13 @@ bool asRelative(Affine &a, bool &flip, Visibility &vis, int64_t lq) {
 /// Reads the bounds a constant mask states: a boolean condition (true is
 /// visible iff `visibleWhenTrue`) or an additive float mask of 0 (visible)
 /// and -inf (hidden), over the [Lq, Lk] grid with every other dim of size 1.
+/// When `finite` is given, one finite negative value may stand for -inf; it
+/// is returned there for the caller to judge.
 /// The visible cells must be exactly the band lo <= t - i <= hi (a tril is
 /// hi = 0, a sliding window adds lo); a bound that no cell of the grid
 /// crosses states nothing and is not recorded.
 bool constantVisibility(ConstantOp c, bool visibleWhenTrue, Visibility &vis,
-                        int64_t lq) {
+                        int64_t lq, std::optional<double> *finite = nullptr) {
   auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
   auto t = typeOf(c.getResult());
   if (!dense || t.getRank() > 4 || t.getNumElements() > (1 << 20))
@@ -914,12 +980,19 @@ bool constantVisibility(ConstantOp c, bool visibleWhenTrue, Visibility &vis,
       visible.push_back(b == visibleWhenTrue);
   } else if (isa<FloatType>(et)) {
     for (const APFloat &f : dense.getValues<APFloat>()) {
-      if (f.isZero())
+      if (f.isZero()) {
         visible.push_back(true);
-      else if (f.isInfinity() && f.isNegative())
+      } else if (f.isInfinity() && f.isNegative()) {
         visible.push_back(false);
-      else
+      } else if (finite && f.isNegative() && !f.isNaN()) {
+        double x = f.convertToDouble();
+        if (*finite && **finite != x)
+          return false;
+        *finite = x;
+        visible.push_back(false);
+      } else {
         return false;
+      }
     }
   } else {
     return false;
@@ -1053,6 +1126,12 @@ struct MaskMeaning {
   SmallVector<Value> rest; ///< unexplained additive terms
   SmallVector<std::pair<Value, bool>> restConds; ///< unexplained conditions
   SmallVector<std::string> notes;
+  /// The weakest finite fill read as hiding keys, if any; the caller keeps
+  /// it only when every row is proven to keep a visible key.
+  std::optional<double> finiteFill;
+  /// The visible band t - qpos in [lower, upper], qpos = i (+ pos).
+  std::optional<int64_t> upper, lower;
+  bool posUsed = false;
 };
 
 /// Splits an additive mask into its terms (through broadcasts).
@@ -1076,6 +1155,46 @@ std::optional<std::pair<Value, bool>> selectMask(Value term) {
     return std::pair{sel.getCond(), true};
   if (isNegInf(sel.getOnTrue()) && isSplat(sel.getOnFalse(), 0.0))
     return std::pair{sel.getCond(), false};
+  return std::nullopt;
+}
+
+/// A mask term that hides keys where a condition says so: select(c, 0, f),
+/// select(c, f, 0), convert(c) * f or (1 - convert(c)) * f, with f negative
+/// (-inf only in the select forms: 0 * -inf is NaN). Returns the condition,
+/// whether true means visible, and f.
+std::optional<std::tuple<Value, bool, double>> fillMask(Value term) {
+  Value inner = stripAligned(term);
+  if (auto sel = inner.getDefiningOp<SelectOp>()) {
+    if (isSplat(sel.getOnTrue(), 0.0))
+      if (auto f = negativeFill(sel.getOnFalse()))
+        return std::tuple{sel.getCond(), true, *f};
+    if (isSplat(sel.getOnFalse(), 0.0))
+      if (auto f = negativeFill(sel.getOnTrue()))
+        return std::tuple{sel.getCond(), false, *f};
+    return std::nullopt;
+  }
+  auto mul = inner.getDefiningOp<MulOp>();
+  if (!mul)
+    return std::nullopt;
+  for (auto [a, b] : {std::pair{mul.getLhs(), mul.getRhs()},
+                      std::pair{mul.getRhs(), mul.getLhs()}}) {
+    auto f = negativeFill(b);
+    if (!f || std::isinf(*f))
+      continue;
+    // A {0, 1} float read from a boolean condition.
+    auto boolOf = [](Value x) -> Value {
+      auto cv = stripAligned(x).getDefiningOp<ConvertOp>();
+      if (cv && typeOf(cv.getX()).getElementType().isInteger(1))
+        return cv.getX();
+      return nullptr;
+    };
+    if (Value c = boolOf(a))
+      return std::tuple{c, false, *f};
+    if (auto sub = stripAligned(a).getDefiningOp<SubOp>();
+        sub && isSplat(sub.getLhs(), 1.0))
+      if (Value c = boolOf(sub.getRhs()))
+        return std::tuple{c, true, *f};
+  }
   return std::nullopt;
 }
 
@@ -1120,11 +1239,20 @@ std::optional<SmallVector<double>> alibiSlopes(Value term, int64_t hq,
   return std::nullopt;
 }
 
+/// Reads the masks for their meaning. A finite negative fill is read as
+/// hiding keys only when `finiteHides`; the conditions of `finiteFills` are
+/// selects on the scores with such a fill.
 MaskMeaning explainMasks(ArrayRef<Value> masks,
                          ArrayRef<std::pair<Value, bool>> conds, int64_t hq,
-                         int64_t lq) {
+                         int64_t lq, bool finiteHides,
+                         const llvm::DenseMap<Value, double> &finiteFills) {
   MaskMeaning out;
   Visibility vis;
+  auto noteFill = [&](double f) {
+    if (std::isinf(f))
+      return;
+    out.finiteFill = out.finiteFill ? std::max(*out.finiteFill, f) : f;
+  };
   SmallVector<std::pair<Value, bool>> allConds(conds);
   SmallVector<Value> terms;
   for (Value m : masks)
@@ -1134,15 +1262,22 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     if (auto c = stripAligned(term).getDefiningOp<ConstantOp>();
         c && isa<FloatType>(typeOf(c.getResult()).getElementType())) {
       Visibility trial = vis;
-      if (constantVisibility(c, true, trial, lq)) {
+      std::optional<double> finite;
+      if (constantVisibility(c, true, trial, lq,
+                             finiteHides ? &finite : nullptr)) {
         vis = trial;
+        if (finite)
+          noteFill(*finite);
         continue;
       }
     }
-    if (auto sm = selectMask(term)) {
+    if (auto fm = fillMask(term)) {
+      auto [cond, visibleWhenTrue, fill] = *fm;
       Visibility trial = vis;
-      if (collectVisibility(sm->first, sm->second, trial, lq)) {
+      if ((std::isinf(fill) || finiteHides) &&
+          collectVisibility(cond, visibleWhenTrue, trial, lq)) {
         vis = trial;
+        noteFill(fill);
         continue;
       }
     }
@@ -1154,11 +1289,17 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     out.rest.push_back(term);
   }
   for (auto [c, inverted] : allConds) {
+    auto finite = finiteFills.find(c);
+    bool isFinite = finite != finiteFills.end();
     Visibility trial = vis;
-    if (collectVisibility(c, !inverted, trial, lq))
+    if ((!isFinite || finiteHides) &&
+        collectVisibility(c, !inverted, trial, lq)) {
       vis = trial;
-    else
+      if (isFinite)
+        noteFill(finite->second);
+    } else {
       out.restConds.push_back({c, inverted});
+    }
   }
   auto keepAll = [&](const char *why) {
     MaskMeaning all;
@@ -1184,7 +1325,51 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     return keepAll("mask kept as a tensor: empty sliding window");
   if (vis.posUsed)
     out.pos = vis.pos;
+  out.upper = vis.upper;
+  out.lower = vis.lower;
+  out.posUsed = vis.posUsed;
   return out;
+}
+
+/// Why a finite fill read as hiding keys may differ from -inf, or "" when it
+/// cannot: the fill is low enough that exp underflows to exactly 0 (for any
+/// score at finfo.min-like fills), and every query row is proven to keep a
+/// visible key, so the only place the two differ (a row with no visible key:
+/// a finite fill averages it, -inf gives 0/0) never occurs.
+std::string finiteFillRisk(const MaskMeaning &m, int64_t lq, int64_t lk,
+                           func::FuncOp fn) {
+  double fill = *m.finiteFill;
+  std::string f = llvm::formatv("{0}", llvm::format("%g", fill)).str();
+  if (fill > kHidingFill)
+    return llvm::formatv("finite mask fill {0} is too small to hide keys: "
+                         "exp(score + fill) need not underflow",
+                         f);
+  if (!m.alibi.empty() && fill > kLowestFill)
+    return llvm::formatv("finite mask fill {0} under an ALiBi bias that "
+                         "may outgrow it",
+                         f);
+  std::string noKey = llvm::formatv(
+      "finite mask fill {0} with rows that may have no visible key", f);
+  if (!m.rest.empty() || !m.restConds.empty())
+    return noKey;
+  // Query row i sits at qpos = i (+ pos); its visible keys are
+  // t in [qpos + lower, qpos + upper] within [0, Lk).
+  int64_t lo = 0, hi = lq - 1;
+  if (m.posUsed) {
+    RangeOracle oracle(fn);
+    auto r = oracle.rangeOf(m.pos);
+    if (!r)
+      return noKey;
+    lo += r->smin().getSExtValue();
+    hi += r->smax().getSExtValue();
+  }
+  if (m.upper && lo + *m.upper < 0)
+    return noKey;
+  if (m.lower && hi + *m.lower > lk - 1)
+    return noKey;
+  if (m.upper && m.lower && *m.lower > *m.upper)
+    return noKey;
+  return "";
 }
 
 /// p = select(p != p, 0, p) (or select(p == p, p, 0)): a guard that turns
@@ -1258,24 +1443,35 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   Value q = peelScale(qk.getLhs(), scale);
   Value kT = peelScale(qk.getRhs(), scale);
   auto qt = typeOf(q), ktt = typeOf(kT);
-  if (qt.getRank() != 4 || ktt.getRank() != 4)
+  // Unbatched [H, L, D] attention is the batched one at B = 1: the fused op
+  // sees its operands reshaped to [1, H, L, D], and its scores [H, Lq, Lk]
+  // are the last three dims of the [1, H, Lq, Lk] frame the masks are read
+  // in (they align to the right).
+  bool unbatched = qt.getRank() == 3 && ktt.getRank() == 3 &&
+                   typeOf(root.getRhs()).getRank() == 3;
+  if (!unbatched && (qt.getRank() != 4 || ktt.getRank() != 4))
     return decline(rewriter, root,
-                   llvm::formatv("expected rank-4 [B, H, L, D] operands, got "
-                                 "ranks {0} and {1}",
-                                 qt.getRank(), ktt.getRank()));
-  int64_t b = qt.getDimSize(0), hq = qt.getDimSize(1), lq = qt.getDimSize(2);
+                   llvm::formatv("expected rank-4 [B, H, L, D] or rank-3 "
+                                 "[H, L, D] operands, got ranks {0}, {1} and "
+                                 "{2}",
+                                 qt.getRank(), ktt.getRank(),
+                                 typeOf(root.getRhs()).getRank()));
+  int64_t lead = unbatched ? 1 : 0; // dims the fused op has that q lacks
+  int64_t b = unbatched ? 1 : qt.getDimSize(0);
+  int64_t hq = qt.getDimSize(1 - lead), lq = qt.getDimSize(2 - lead);
   Location loc = root.getLoc();
 
   // The fused op wants k as [.., Lk, D]. k^T is a transpose of it, or of a
   // tensor in another layout (one permute from [B, L, H, D]), or k laid out
   // [.., D, Lk] in memory; the last two get a transpose when fused.
   Value kExp, kLayoutSrc;
-  SmallVector<int64_t> kLayoutPerm{0, 1, 3, 2};
+  SmallVector<int64_t> kLayoutPerm =
+      unbatched ? SmallVector<int64_t>{0, 2, 1} : SmallVector<int64_t>{0, 1, 3, 2};
   if (auto tr = kT.getDefiningOp<TransposeOp>()) {
     SmallVector<int64_t> composed;
     for (int64_t p : kLayoutPerm)
       composed.push_back(tr.getPerm()[p]);
-    if (composed == SmallVector<int64_t>{0, 1, 2, 3}) {
+    if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size()))) {
       kExp = peelScale(tr.getX(), scale);
     } else {
       kLayoutSrc = tr.getX();
@@ -1284,17 +1480,19 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   } else {
     kLayoutSrc = kT;
   }
-  SmallVector<int64_t> kShape{ktt.getDimSize(0), ktt.getDimSize(1),
-                              ktt.getDimSize(3), ktt.getDimSize(2)};
+  SmallVector<int64_t> kShape{
+      unbatched ? 1 : ktt.getDimSize(0), ktt.getDimSize(1 - lead),
+      ktt.getDimSize(3 - lead), ktt.getDimSize(2 - lead)};
   Value vExp = root.getRhs();
   auto vt = typeOf(vExp);
-  if (vt.getRank() != 4)
+  if (vt.getRank() != 4 - lead)
     return decline(rewriter, root, "expected a rank-4 value");
-  if (kShape[0] != b || vt.getDimSize(0) != b)
+  int64_t vBatch = unbatched ? 1 : vt.getDimSize(0);
+  if (kShape[0] != b || vBatch != b)
     return decline(rewriter, root,
                    llvm::formatv("key/value batch {0}/{1} broadcast against "
                                  "query batch {2}",
-                                 kShape[0], vt.getDimSize(0), b));
+                                 kShape[0], vBatch, b));
 
   // Key and value heads: a repeat_kv, or the matmul broadcasting one head.
   auto headsOf = [&](Value expanded, int64_t h) -> FailureOr<Operand> {
@@ -1306,12 +1504,17 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     }
     if (!expanded)
       return Operand{nullptr, 1, nullptr};
+    // The live form is read on [B, H, L, D] only.
+    if (unbatched) {
+      Repeat r = matchRepeatUnbatched(expanded);
+      return Operand{r.base, r.nRep, nullptr};
+    }
     return matchKV(expanded, hq, why);
   };
   auto kOp = headsOf(kExp, kShape[1]);
   if (failed(kOp))
     return decline(rewriter, root, why);
-  auto vOp = headsOf(vExp, vt.getDimSize(1));
+  auto vOp = headsOf(vExp, vt.getDimSize(1 - lead));
   if (failed(vOp))
     return decline(rewriter, root, why);
   if (kOp->nRep != vOp->nRep)
@@ -1330,7 +1533,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   auto fn = root->getParentOfType<func::FuncOp>();
   if (kOp->liveLen && kOp->liveLen == vOp->liveLen) {
     auto it = llvm::find_if(selectConds, [&](std::pair<Value, bool> c) {
-      return !c.second && matchLiveCond(c.first, 3) == kOp->liveLen;
+      return !c.second && !peeled->finiteFills.count(c.first) &&
+             matchLiveCond(c.first, 3) == kOp->liveLen;
     });
     if (it == selectConds.end())
       return decline(rewriter, root,
@@ -1405,7 +1609,30 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // Masks: what the graph proves of them becomes attributes (causal,
   // window, ALiBi slopes at the query position); the rest stays a tensor.
   auto scoresType = RankedTensorType::get({b, hq, lq, lk}, et);
-  MaskMeaning meaning = explainMasks(peeled->masks, selectConds, hq, lq);
+  MaskMeaning meaning = explainMasks(peeled->masks, selectConds, hq, lq,
+                                     /*finiteHides=*/true, peeled->finiteFills);
+  if (meaning.finiteFill) {
+    // A finite fill stands for -inf only where that is exact; otherwise the
+    // masks are read again with finite fills as values (an additive one
+    // stays a tensor, which computes the same sum).
+    std::string risk = finiteFillRisk(meaning, lq, lk, fn);
+    if (!risk.empty()) {
+      meaning = explainMasks(peeled->masks, selectConds, hq, lq,
+                             /*finiteHides=*/false, peeled->finiteFills);
+      meaning.notes.push_back("mask kept as a tensor: " + risk);
+      for (auto [c, inverted] : meaning.restConds)
+        if (peeled->finiteFills.count(c))
+          return decline(rewriter, root, risk);
+    }
+  }
+  // select(c, s, f) with a finite f is no additive mask: it fuses only as
+  // the -inf it stands for.
+  for (auto [c, inverted] : meaning.restConds)
+    if (auto it = peeled->finiteFills.find(c); it != peeled->finiteFills.end())
+      return decline(rewriter, root,
+                     llvm::formatv("finite mask fill {0} with rows that may "
+                                   "have no visible key",
+                                   llvm::format("%g", it->second)));
   for (auto [c, inverted] : meaning.restConds)
     if (!fitsScores(typeOf(c), scoresType))
       return decline(rewriter, root,
@@ -1430,6 +1657,17 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // The rewrite.
   if (kLayoutSrc)
     k = rewriter.create<TransposeOp>(loc, kLayoutSrc, kLayoutPerm);
+  auto withBatch = [&](Value x) -> Value {
+    if (!unbatched || !x)
+      return x;
+    SmallVector<int64_t> shape{1};
+    llvm::append_range(shape, typeOf(x).getShape());
+    return rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get(shape, typeOf(x).getElementType()), x);
+  };
+  q = withBatch(q);
+  k = withBatch(k);
+  v = withBatch(v);
   auto toType = [&](Value x) -> Value {
     if (!x || typeOf(x).getElementType() == et)
       return x;
@@ -1475,7 +1713,9 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                                  : FloatAttr();
   // The result keeps the root's type; a bf16 chain that computed its
   // softmax in f32 converts back exactly as before.
-  auto fusedType = RankedTensorType::get(resultType.getShape(), et);
+  SmallVector<int64_t> fusedShape(lead, 1);
+  llvm::append_range(fusedShape, resultType.getShape());
+  auto fusedType = RankedTensorType::get(fusedShape, et);
   auto fused = rewriter.create<AttentionOp>(
       loc, fusedType, q, k, kShared, v, read, mask, len, pos,
       rewriter.getF64FloatAttr(scale), softcap,
@@ -1486,7 +1726,10 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       meaning.alibi.empty() ? DenseF64ArrayAttr()
                             : rewriter.getDenseF64ArrayAttr(meaning.alibi));
   Value result = fused.getResult();
-  if (fusedType != resultType)
+  if (unbatched)
+    result = rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get(resultType.getShape(), et), result);
+  if (typeOf(result) != resultType)
     result = rewriter.create<ConvertOp>(loc, resultType, result);
   if (guarded) {
     // With the max subtracted a row of p is NaN everywhere or nowhere, so
@@ -1499,7 +1742,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
         loc, DenseElementsAttr::get(RankedTensorType::get({}, vet),
                                     rewriter.getFloatAttr(vet, 0.0)));
     Value zeroed = rewriter.create<MulOp>(loc, vIn, zero);
-    Value empty = rewriter.create<ReduceSumOp>(loc, zeroed, 2,
+    Value empty = rewriter.create<ReduceSumOp>(loc, zeroed,
+                                               vType.getRank() - 2,
                                                /*keepdim=*/true);
     Value isNan =
         rewriter.create<CompareOp>(loc, ComparePredicate::ne, result, result);

@@ -74,7 +74,10 @@ def AttentionFusion : Pass<"poot-attention", "mlir::func::FuncOp"> {
     each with one `poot.attention`. Paged keys (gather through a read map)
     fuse only when the read map is proven inside the pool; the live form only
     when 1 <= len <= Lk is proven, a clamp counting only when its guard's
-    witness is a validation output. A chain in another score order is
+    witness is a validation output. A mask filled with a large finite
+    negative value (finfo.min, -1e9, -10000) is read as -inf only where the
+    two give the same result (docs/numerics.md); unbatched [H, L, D]
+    operands fuse as B = 1. A chain in another score order is
     declined with its reason (`explain=true`, or `--poot-explain`, prints
     every candidate as a remark).
 

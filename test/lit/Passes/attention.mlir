@@ -948,10 +948,11 @@ func.func @mask_selected_before_softcap(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2
 // -----
 
 // masked_fill(~keep, -1e9): a finite fill gives hidden keys the score -1e9,
-// and a row with every key hidden averages v instead of giving 0/0.
+// and a row with every key hidden averages v instead of giving 0/0. Nothing
+// proves that keep leaves each row a visible key.
 // CHECK-LABEL: func.func @finite_fill
 // CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: a select on the scores whose fill is not -inf{{$}}
+// EXPLAIN: remark: attention declined: finite mask fill -1e+09 with rows that may have no visible key{{$}}
 func.func @finite_fill(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %keep: tensor<1x1x1x8xi1>) -> tensor<1x2x1x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
   %s = poot.matmul %q, %kt : tensor<1x2x1x16xf32>, tensor<1x2x16x8xf32>
@@ -959,6 +960,122 @@ func.func @finite_fill(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: t
   %ss = poot.mul %s, %c : tensor<1x2x1x8xf32>, tensor<f32>
   %fill = poot.constant dense<-1.0e+09> : tensor<f32>
   %sm = poot.select %keep, %ss, %fill : tensor<1x1x1x8xi1>, tensor<1x2x1x8xf32>, tensor<f32>
+  %m = poot.reduce_max %sm {axis = 3 : i64, keepdim} : tensor<1x2x1x8xf32>
+  %d = poot.sub %sm, %m : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
+  %e = poot.exp %d : tensor<1x2x1x8xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x1x8xf32>
+  %p = poot.div %e, %z : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
+  %o = poot.matmul %p, %v : tensor<1x2x1x8xf32>, tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+// masked_fill(t > pos, -100) on the scores: exp(-100 - max) is about 4e-44,
+// not 0, so the hidden keys keep a weight and the fill is no -inf.
+// CHECK-LABEL: func.func @finite_fill_small
+// CHECK-NOT: poot.attention
+// EXPLAIN: remark: attention declined: finite mask fill -100 is too small to hide keys: exp(score + fill) need not underflow{{$}}
+func.func @finite_fill_small(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>,
+    %pos: tensor<i32> {poot.slot = "pos", poot.range = array<i64: 0, 8>}) -> tensor<1x2x1x16xf32> {
+  %p4 = poot.reshape %pos : tensor<i32> -> tensor<1x1x1x1xi32>
+  %t = poot.iota {dim = 3 : i64} : tensor<1x1x1x8xi32>
+  %hid = poot.compare gt, %t, %p4 : tensor<1x1x1x8xi32>, tensor<1x1x1x1xi32>
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
+  %s = poot.matmul %q, %kt : tensor<1x2x1x16xf32>, tensor<1x2x16x8xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %ss = poot.mul %s, %c : tensor<1x2x1x8xf32>, tensor<f32>
+  %fill = poot.constant dense<-1.0e+02> : tensor<f32>
+  %sm = poot.select %hid, %fill, %ss : tensor<1x1x1x8xi1>, tensor<f32>, tensor<1x2x1x8xf32>
+  %m = poot.reduce_max %sm {axis = 3 : i64, keepdim} : tensor<1x2x1x8xf32>
+  %d = poot.sub %sm, %m : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
+  %e = poot.exp %d : tensor<1x2x1x8xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x1x8xf32>
+  %p = poot.div %e, %z : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
+  %o = poot.matmul %p, %v : tensor<1x2x1x8xf32>, tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+// masked_fill(t > pos, -10000) on the scores, with pos of no declared range:
+// a negative pos would hide every key, where -10000 averages and -inf is 0/0.
+// CHECK-LABEL: func.func @finite_fill_unranged_pos
+// CHECK-NOT: poot.attention
+// EXPLAIN: remark: attention declined: finite mask fill -10000 with rows that may have no visible key{{$}}
+func.func @finite_fill_unranged_pos(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>,
+    %pos: tensor<i32>) -> tensor<1x2x1x16xf32> {
+  %p4 = poot.reshape %pos : tensor<i32> -> tensor<1x1x1x1xi32>
+  %t = poot.iota {dim = 3 : i64} : tensor<1x1x1x8xi32>
+  %hid = poot.compare gt, %t, %p4 : tensor<1x1x1x8xi32>, tensor<1x1x1x1xi32>
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
+  %s = poot.matmul %q, %kt : tensor<1x2x1x16xf32>, tensor<1x2x16x8xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %ss = poot.mul %s, %c : tensor<1x2x1x8xf32>, tensor<f32>
+  %fill = poot.constant dense<-1.0e+04> : tensor<f32>
+  %sm = poot.select %hid, %fill, %ss : tensor<1x1x1x8xi1>, tensor<f32>, tensor<1x2x1x8xf32>
+  %m = poot.reduce_max %sm {axis = 3 : i64, keepdim} : tensor<1x2x1x8xf32>
+  %d = poot.sub %sm, %m : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
+  %e = poot.exp %d : tensor<1x2x1x8xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x1x8xf32>
+  %p = poot.div %e, %z : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
+  %o = poot.matmul %p, %v : tensor<1x2x1x8xf32>, tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+// A window of 3 filled with finfo.min, at a pos declared up to 63 over 8
+// keys: from pos = 10 on the window holds no key.
+// CHECK-LABEL: func.func @finite_fill_window_past_keys
+// CHECK-NOT: poot.attention
+// EXPLAIN: remark: attention declined: finite mask fill -3.40282e+38 with rows that may have no visible key{{$}}
+func.func @finite_fill_window_past_keys(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>,
+    %pos: tensor<i32> {poot.slot = "pos", poot.range = array<i64: 0, 64>}) -> tensor<1x2x1x16xf32> {
+  %p4 = poot.reshape %pos : tensor<i32> -> tensor<1x1x1x1xi32>
+  %t = poot.iota {dim = 3 : i64} : tensor<1x1x1x8xi32>
+  %hid = poot.compare gt, %t, %p4 : tensor<1x1x1x8xi32>, tensor<1x1x1x1xi32>
+  %back = poot.sub %p4, %t : tensor<1x1x1x1xi32>, tensor<1x1x1x8xi32>
+  %w = poot.constant dense<3> : tensor<i32>
+  %old = poot.compare ge, %back, %w : tensor<1x1x1x8xi32>, tensor<i32>
+  %hide = poot.or %hid, %old : tensor<1x1x1x8xi1>, tensor<1x1x1x8xi1>
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
+  %s = poot.matmul %q, %kt : tensor<1x2x1x16xf32>, tensor<1x2x16x8xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %ss = poot.mul %s, %c : tensor<1x2x1x8xf32>, tensor<f32>
+  %fill = poot.constant dense<-3.40282347E+38> : tensor<f32>
+  %sm = poot.select %hide, %fill, %ss : tensor<1x1x1x8xi1>, tensor<f32>, tensor<1x2x1x8xf32>
+  %m = poot.reduce_max %sm {axis = 3 : i64, keepdim} : tensor<1x2x1x8xf32>
+  %d = poot.sub %sm, %m : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
+  %e = poot.exp %d : tensor<1x2x1x8xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x1x8xf32>
+  %p = poot.div %e, %z : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
+  %o = poot.matmul %p, %v : tensor<1x2x1x8xf32>, tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+// An additive causal mask of -10000 beside a padding mask that may hide
+// every key: the sum is kept as a tensor mask, which computes the same.
+// CHECK-LABEL: func.func @finite_fill_with_padding
+// CHECK: poot.attention %arg0, %arg1, %arg2 mask(
+// CHECK-NOT: causal
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; mask kept as a tensor: finite mask fill -10000 with rows that may have no visible key{{$}}
+func.func @finite_fill_with_padding(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>,
+    %pos: tensor<i32> {poot.slot = "pos", poot.range = array<i64: 0, 8>}, %pad: tensor<1x1x1x8xf32>) -> tensor<1x2x1x16xf32> {
+  %p4 = poot.reshape %pos : tensor<i32> -> tensor<1x1x1x1xi32>
+  %t = poot.iota {dim = 3 : i64} : tensor<1x1x1x8xi32>
+  %hid = poot.compare gt, %t, %p4 : tensor<1x1x1x8xi32>, tensor<1x1x1x1xi32>
+  %fill = poot.constant dense<-1.0e+04> : tensor<1x1x1x8xf32>
+  %zero = poot.constant dense<0.0> : tensor<1x1x1x8xf32>
+  %causal = poot.select %hid, %fill, %zero : tensor<1x1x1x8xi1>, tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>
+  %mask = poot.add %causal, %pad : tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
+  %s = poot.matmul %q, %kt : tensor<1x2x1x16xf32>, tensor<1x2x16x8xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %ss = poot.mul %s, %c : tensor<1x2x1x8xf32>, tensor<f32>
+  %sm = poot.add %ss, %mask : tensor<1x2x1x8xf32>, tensor<1x1x1x8xf32>
   %m = poot.reduce_max %sm {axis = 3 : i64, keepdim} : tensor<1x2x1x8xf32>
   %d = poot.sub %sm, %m : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
   %e = poot.exp %d : tensor<1x2x1x8xf32>
@@ -1066,10 +1183,15 @@ func.func @foreign_op(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: te
 
 // -----
 
-// Unbatched [H, L, D] operands.
+// Unbatched [H, L, D] operands: the batched attention at B = 1.
 // CHECK-LABEL: func.func @rank3
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: expected rank-4 [B, H, L, D] operands, got ranks 3 and 3{{$}}
+// CHECK: %[[Q:.+]] = poot.reshape %arg0 : tensor<2x1x16xf32> -> tensor<1x2x1x16xf32>
+// CHECK: %[[K:.+]] = poot.reshape %arg1 : tensor<2x8x16xf32> -> tensor<1x2x8x16xf32>
+// CHECK: %[[V:.+]] = poot.reshape %arg2 : tensor<2x8x16xf32> -> tensor<1x2x8x16xf32>
+// CHECK: %[[O:.+]] = poot.attention %[[Q]], %[[K]], %[[V]] {n_rep = 1 : i64, scale = 1.000000e+00 : f64}
+// CHECK: %[[R:.+]] = poot.reshape %[[O]] : tensor<1x2x1x16xf32> -> tensor<2x1x16xf32>
+// CHECK: return %[[R]]
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 1{{$}}
 func.func @rank3(%q: tensor<2x1x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x1x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 2, 1>} : tensor<2x8x16xf32>
   %s = poot.matmul %q, %kt : tensor<2x1x16xf32>, tensor<2x16x8xf32>
@@ -1080,6 +1202,24 @@ func.func @rank3(%q: tensor<2x1x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x
   %p = poot.div %e, %z : tensor<2x1x8xf32>, tensor<2x1x1xf32>
   %o = poot.matmul %p, %v : tensor<2x1x8xf32>, tensor<2x8x16xf32>
   return %o : tensor<2x1x16xf32>
+}
+
+// -----
+
+// Unbatched q and k beside a batched value: no one frame holds them.
+// CHECK-LABEL: func.func @rank3_batched_value
+// CHECK-NOT: poot.attention
+// EXPLAIN: remark: attention declined: expected rank-4 [B, H, L, D] or rank-3 [H, L, D] operands, got ranks 3, 3 and 4{{$}}
+func.func @rank3_batched_value(%q: tensor<2x1x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x1x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 2, 1>} : tensor<2x8x16xf32>
+  %s = poot.matmul %q, %kt : tensor<2x1x16xf32>, tensor<2x16x8xf32>
+  %m = poot.reduce_max %s {axis = 2 : i64, keepdim} : tensor<2x1x8xf32>
+  %d = poot.sub %s, %m : tensor<2x1x8xf32>, tensor<2x1x1xf32>
+  %e = poot.exp %d : tensor<2x1x8xf32>
+  %z = poot.reduce_sum %e {axis = 2 : i64, keepdim} : tensor<2x1x8xf32>
+  %p = poot.div %e, %z : tensor<2x1x8xf32>, tensor<2x1x1xf32>
+  %o = poot.matmul %p, %v : tensor<2x1x8xf32>, tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x1x16xf32>
 }
 
 // -----
