@@ -112,7 +112,7 @@ if has ours; then
   while read -r name b hq hkv lk d dtype rest; do
     intime || { echo "$name skipped (time budget)"; continue; }
     timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 \
-      --bench-only --quiet 2>&1 | grep attention | sed "s/^/$name /"
+      --bench-only --bench-op=attention --quiet 2>&1 | grep attention | sed "s/^/$name /"
   done < "$B/bench/shapes.txt" 2>&1 | tee "$R/bench-ours.txt"
 fi
 
@@ -122,7 +122,7 @@ if has tuning && [ -s "$B/bench/tuning.txt" ]; then
   while read -r name lk; do
     intime || { echo "$name skipped (time budget)"; continue; }
     timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=20 \
-      --bench-only --quiet 2>&1 | grep attention | sed "s/^/$name /"
+      --bench-only --bench-op=attention --quiet 2>&1 | grep attention | sed "s/^/$name /"
   done < "$B/bench/tuning.txt" 2>&1 | tee "$R/bench-tuning.txt"
 fi
 

@@ -63,6 +63,8 @@ const char *const kUsage =
     "  --bench=N                 cuda only: after the run, time each eqn's\n"
     "                            kernels over N iterations (L2 flushed\n"
     "                            before each), launched and as a CUDA graph\n"
+    "  --bench-op=OP             with --bench: time only the eqns of op OP\n"
+    "                            (e.g. attention)\n"
     "  --bench-only              with --bench: skip the run; time each eqn\n"
     "                            that has kernels on synthetic operands\n"
     "                            (random floats, every key visible), for\n"
@@ -97,6 +99,7 @@ struct Options {
   uint64_t seed = 1;
   uint64_t bench = 0;
   bool benchOnly = false;
+  std::string benchOp; ///< empty: every eqn with kernels
   std::vector<std::string> sets;
   std::vector<std::string> inputs;
   bool quiet = false;
@@ -190,6 +193,12 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error,
         return false;
     } else if (name == "bench-only") {
       o.benchOnly = true;
+    } else if (name == "bench-op") {
+      if (value.empty()) {
+        error = "--bench-op expects an op name";
+        return false;
+      }
+      o.benchOp = value;
     } else if (name == "device-only") {
       if (hasValue) {
         error = "--device-only takes no value";
@@ -315,7 +324,7 @@ private:
 /// at the full key length, a paged read map of distinct rows, masks 0. So
 /// every key is visible, as for the peers.
 void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
-                uint64_t seed) {
+                uint64_t seed, const std::string &onlyOp) {
   static const char *const kRoles[] = {"q",    "k",    "k_shared", "v",
                                        "read", "mask", "len",      "pos"};
   uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
@@ -325,7 +334,8 @@ void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
            1.0;
   };
   for (const rt::Eqn &eqn : graph.eqns) {
-    if (!eqn.attr("poot.launches.count"))
+    if (!eqn.attr("poot.launches.count") ||
+        (!onlyOp.empty() && eqn.op != onlyOp))
       continue;
     RecordingRunner::Recorded &r = recorder.recorded[&eqn];
     std::vector<std::string> roles(eqn.operands.size());
@@ -386,7 +396,7 @@ void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
 /// replayed as a captured graph.
 int bench(rt::CudaDevice &device, rt::CudaRunner &runner,
           const rt::Graph &graph, const RecordingRunner &recorder,
-          int iterations) {
+          int iterations, const std::string &benchOp) {
   if (recorder.recorded.empty()) {
     std::printf("bench: no eqn of the plan runs on the device\n");
     return 0;
@@ -394,7 +404,8 @@ int bench(rt::CudaDevice &device, rt::CudaRunner &runner,
   for (size_t i = 0; i < graph.eqns.size(); ++i) {
     const rt::Eqn &eqn = graph.eqns[i];
     auto it = recorder.recorded.find(&eqn);
-    if (it == recorder.recorded.end())
+    if (it == recorder.recorded.end() ||
+        (!benchOp.empty() && eqn.op != benchOp))
       continue;
     std::vector<const rt::Tensor *> operands;
     for (const rt::Tensor &t : it->second.operands)
@@ -604,9 +615,9 @@ int main(int argc, char **argv) {
   }
 
   if (o.benchOnly) {
-    synthesize(graph, *recorder, o.seed);
+    synthesize(graph, *recorder, o.seed, o.benchOp);
     return bench(*cuda, *cudaRunner, graph, *recorder,
-                 static_cast<int>(o.bench));
+                 static_cast<int>(o.bench), o.benchOp);
   }
 
   std::map<std::string, rt::Tensor> outputs;
@@ -672,7 +683,7 @@ int main(int argc, char **argv) {
   if (o.bench) {
     std::fflush(stdout);
     if (int rc = bench(*cuda, *cudaRunner, graph, *recorder,
-                       static_cast<int>(o.bench)))
+                       static_cast<int>(o.bench), o.benchOp))
       return rc;
   }
 
