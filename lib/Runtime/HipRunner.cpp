@@ -1,17 +1,20 @@
 //===- HipRunner.cpp - Running a plan's kernels on HIP --------------------===//
 //
-// Operand roles come from the attention's operand segments, buffers are
-// bound by the roles each launch's `args` lists, launches run in order on
-// the device's stream and the result is read back. The kernels index their
-// buffers with the eqn's static shapes, so a buffer is reused for as long as
-// its size stays the same.
+// Operand roles come from DeviceEqn.h (the attention's by its operand
+// segments, every other op's as in<i>, results as out<i>, the error word as
+// err), buffers are bound by the roles each launch's `args` lists, launches
+// run in order on the device's stream, the error word (if any) is checked
+// and the results are read back. The kernels index their buffers with the
+// eqn's static shapes, so a buffer is reused for as long as its size stays
+// the same.
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Runtime/HipRunner.h"
 
+#include "DeviceEqn.h"
+
 #include <algorithm>
-#include <sstream>
 
 using namespace poot::rt;
 
@@ -45,35 +48,29 @@ Status HipRunner::run(const Eqn &eqn,
                       const std::vector<const Tensor *> &operands,
                       const std::vector<TensorType> &resultTypes,
                       std::vector<Tensor> &results, bool &claimed) {
-  const Attr *count = eqn.attr("poot.launches.count");
   claimed = false;
-  if (!count || eqn.op != "attention")
+  if (!device::hasLaunches(eqn)) {
+    if (deviceOnly && eqn.op != "constant")
+      return Status(ErrorCode::Unsupported,
+                    (eqn.location.empty() ? "" : eqn.location + ": ") +
+                        "poot." + eqn.op +
+                        " has no device kernels and the run is device-only");
     return Status::ok();
+  }
   if (plan.hsaco.empty())
     return Status(ErrorCode::InvalidArgument,
                   eqn.location + ": the plan names launches but holds no "
                                  "AMDGPU code object");
-  if (resultTypes.size() != 1)
+  const bool attention = eqn.op == "attention";
+  if (attention && resultTypes.size() != 1)
     return Status(ErrorCode::InvalidArgument,
                   eqn.location + ": an attention with " +
                       std::to_string(resultTypes.size()) + " results");
   claimed = true;
+  std::vector<device::LaunchRecord> records;
+  POOT_RETURN_IF_ERROR(device::readLaunches(eqn, records));
 
-  // The attention's operands by role, in ODS order.
-  static const char *const kRoles[] = {"q",    "k",    "k_shared", "v",
-                                       "read", "mask", "len",      "pos"};
-  std::map<std::string, const Tensor *> byRole;
-  const Attr *segments = eqn.attr("operandSegmentSizes");
-  size_t next = 0;
-  for (size_t r = 0; r < 8; ++r) {
-    int64_t n = segments && r < segments->ints.size()
-                    ? segments->ints[r]
-                    : (r == 0 || r == 1 || r == 3);
-    if (n && next < operands.size())
-      byRole[kRoles[r]] = operands[next++];
-  }
-
-  auto &mine = buffers[&eqn];
+  EqnBuffers &mine = buffers[&eqn];
   auto ensure = [&](const std::string &role, int64_t bytes,
                     HipDeviceBuffer *&buf) -> Status {
     bytes = std::max<int64_t>(bytes, 4); // an empty tensor still binds
@@ -83,67 +80,72 @@ Status HipRunner::run(const Eqn &eqn,
     buf = &slot;
     return Status::ok();
   };
-  for (auto &[role, given] : byRole) {
-    Tensor narrowed;
-    const Tensor *t = given;
-    if (t->dtype() == DType::I64) {
-      for (double v : t->values())
-        if (v < -2147483648.0 || v > 2147483647.0)
-          return Status(ErrorCode::RangeViolation,
-                        eqn.location + ": " + role + " value " +
-                            std::to_string(static_cast<int64_t>(v)) +
-                            " does not fit the kernel's i32");
-      narrowed = Tensor(TensorType{DType::I32, t->shape()}, t->values());
-      t = &narrowed;
-    }
-    std::vector<unsigned char> bytes(storageBytes(t->type()));
-    encodeStorage(*t, bytes.data());
+  // Only the attention's i64 positions and lengths are narrowed to i32;
+  // every other kernel takes i64 as itself.
+  std::vector<std::string> roles = device::operandRoles(eqn);
+  for (size_t i = 0; i < operands.size() && i < roles.size(); ++i) {
+    std::vector<unsigned char> bytes;
+    POOT_RETURN_IF_ERROR(device::encodeForDevice(
+        *operands[i], bytes, /*narrowI64=*/attention,
+        eqn.location + ": " + roles[i]));
     HipDeviceBuffer *buf = nullptr;
-    POOT_RETURN_IF_ERROR(ensure(role, static_cast<int64_t>(bytes.size()), buf));
+    POOT_RETURN_IF_ERROR(
+        ensure(roles[i], static_cast<int64_t>(bytes.size()), buf));
     POOT_RETURN_IF_ERROR(
         buf->upload(bytes.data(), static_cast<int64_t>(bytes.size())));
   }
-  int64_t outBytes = storageBytes(resultTypes[0]);
-  HipDeviceBuffer *out = nullptr;
-  POOT_RETURN_IF_ERROR(ensure("out", outBytes, out));
+  std::vector<HipDeviceBuffer *> outs;
+  for (size_t i = 0; i < resultTypes.size(); ++i) {
+    HipDeviceBuffer *buf = nullptr;
+    POOT_RETURN_IF_ERROR(ensure(device::resultRole(eqn, i),
+                                device::deviceBytes(resultTypes[i]), buf));
+    outs.push_back(buf);
+  }
+  // The scratch of a split schedule is never initialised: the partials
+  // written into it are complete before the combine reads them.
   if (const Attr *scratch = eqn.attr("poot.schedule.scratch_bytes");
       scratch && scratch->i > 0) {
     HipDeviceBuffer *buf = nullptr;
     POOT_RETURN_IF_ERROR(ensure("scratch", scratch->i, buf));
   }
+  // The error word is cleared on every run: the kernels only ever set it.
+  HipDeviceBuffer *err = nullptr;
+  if (device::usesErrorWord(records)) {
+    POOT_RETURN_IF_ERROR(ensure("err", 4, err));
+    int32_t zero = 0;
+    POOT_RETURN_IF_ERROR(err->upload(&zero, 4));
+  }
 
-  for (int64_t l = 0; l < count->i; ++l) {
-    std::string prefix = "poot.launches." + std::to_string(l) + ".";
-    const Attr *name = eqn.attr(prefix + "kernel");
-    const Attr *grid = eqn.attr(prefix + "grid");
-    const Attr *lanes = eqn.attr(prefix + "lanes");
-    const Attr *args = eqn.attr(prefix + "args");
-    if (!name || !grid || grid->ints.size() != 2 || !lanes || !args)
-      return Status(ErrorCode::InvalidArgument,
-                    eqn.location + ": launch " + std::to_string(l) +
-                        " is incomplete");
+  for (const device::LaunchRecord &r : records) {
     std::vector<HipDeviceBuffer *> bound;
-    std::stringstream roles(args->s);
-    for (std::string role; std::getline(roles, role, ',');) {
+    for (const std::string &role : r.roles) {
       auto it = mine.find(role);
       if (it == mine.end() || !it->second.valid())
         return Status(ErrorCode::InvalidArgument,
-                      eqn.location + ": launch " + name->s +
+                      eqn.location + ": launch " + r.kernel +
                           " needs operand '" + role + "' the eqn lacks");
       bound.push_back(&it->second);
     }
     const HipKernel *k = nullptr;
-    POOT_RETURN_IF_ERROR(kernel(name->s, k));
-    POOT_RETURN_IF_ERROR(
-        device.launch(*k, bound, grid->ints[0], grid->ints[1], lanes->i));
+    POOT_RETURN_IF_ERROR(kernel(r.kernel, k));
+    POOT_RETURN_IF_ERROR(device.launch(*k, bound, r.gridX, r.gridY, r.lanes));
   }
   // The download waits for the launches: a fault in a kernel surfaces
   // there, or in the synchronisation, as the launch's error.
   POOT_RETURN_IF_ERROR(device.synchronize());
-  std::vector<unsigned char> bytes(outBytes);
-  POOT_RETURN_IF_ERROR(out->download(bytes.data(), outBytes));
-  results.clear();
-  results.push_back(decodeStorage(resultTypes[0], bytes.data()));
+  if (err) {
+    int32_t code = 0;
+    POOT_RETURN_IF_ERROR(err->download(&code, 4));
+    POOT_RETURN_IF_ERROR(device::kernelError(eqn, code));
+  }
+  std::vector<Tensor> read;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::vector<unsigned char> bytes(device::deviceBytes(resultTypes[i]));
+    POOT_RETURN_IF_ERROR(
+        outs[i]->download(bytes.data(), static_cast<int64_t>(bytes.size())));
+    read.push_back(device::decodeFromDevice(resultTypes[i], bytes.data()));
+  }
+  results = std::move(read);
   ++dispatched;
   return Status::ok();
 }

@@ -6,7 +6,8 @@
 // parameters packed as pointers to each buffer's device pointer in order,
 // launch geometry, refused launches that never reach HIP, every error code
 // wrapped into the typed Status, and HipRunner binding an attention's
-// operands to its launches.
+// operands, and any other eqn's in<i>/out<i>/err buffers, to its launches
+// (a fake kernel writes results and error words where the test says).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -47,6 +49,8 @@ struct FakeHip {
   /// Parameters the next launch's kernel takes (HIP reads the count from
   /// the code object's metadata; the fake is told).
   size_t paramCount = 0;
+  /// Stands in for the kernel: called with each launch as recorded.
+  std::function<void(const LaunchRecord &)> onLaunch;
 };
 
 FakeHip *fake = nullptr;
@@ -119,6 +123,8 @@ int fakeLaunch(HipFunctionHandle *fn, unsigned gx, unsigned gy, unsigned gz,
   for (size_t i = 0; params && i < fake->paramCount; ++i)
     r.params.push_back(*static_cast<void **>(params[i]));
   fake->launches.push_back(r);
+  if (fake->onLaunch)
+    fake->onLaunch(r);
   return 0;
 }
 int fakeMalloc(void **p, size_t bytes) {
@@ -398,6 +404,8 @@ Eqn attentionEqn() {
   Eqn e;
   e.op = "attention";
   e.location = "model.mlir:4:3";
+  e.operands = {0, 1, 2}; // q, k, v
+  e.results = {3};
   e.attrs["poot.launches.count"] = Attr::ofInt(1);
   e.attrs["poot.launches.0.kernel"] = Attr::ofString("attention_0_stream");
   e.attrs["poot.launches.0.grid"] = Attr::ofInts({8, 1});
@@ -459,6 +467,203 @@ TEST_F(FakeHipTest, RunnerRefusesAPlanForAnotherChip) {
   EXPECT_EQ(s.message(), "the plan's kernels are for gfx1100, the device is "
                          "gfx942");
   EXPECT_TRUE(state.launches.empty());
+}
+
+/// A simple (non-attention) eqn with one launch binding `args`.
+Eqn simpleEqn(const std::string &op, std::vector<int> operands,
+              std::vector<int> results, const std::string &args) {
+  Eqn e;
+  e.op = op;
+  e.location = "model.mlir:9:5";
+  e.operands = std::move(operands);
+  e.results = std::move(results);
+  e.attrs["poot.launches.count"] = Attr::ofInt(1);
+  e.attrs["poot.launches.0.kernel"] = Attr::ofString(op + "_0");
+  e.attrs["poot.launches.0.grid"] = Attr::ofInts({3, 2});
+  e.attrs["poot.launches.0.lanes"] = Attr::ofInt(128);
+  e.attrs["poot.launches.0.args"] = Attr::ofString(args);
+  return e;
+}
+
+/// The bytes of the allocation a launch parameter points at.
+std::vector<unsigned char> &bytesOf(void *param) {
+  size_t offset;
+  return allocationOf(param, offset);
+}
+
+TEST_F(FakeHipTest, RunnerBindsASimpleEqnInArgumentOrder) {
+  Plan plan = attentionPlan("gfx942");
+  HipRunner runner(*device, plan);
+  // The launch lists out0 first: the arguments follow `args`, not the
+  // operand order. i64 stays i64 outside the attention.
+  Eqn eqn = simpleEqn("add", {0, 1}, {2}, "out0,in1,in0");
+  Tensor a({DType::F32, {3}}, {1, 2, 3});
+  Tensor b({DType::I64, {2}}, {double(int64_t(1) << 40), -7});
+  state.paramCount = 3;
+  state.onLaunch = [](const FakeHip::LaunchRecord &r) {
+    float sum[3] = {10, 20, 30};
+    std::memcpy(bytesOf(r.params[0]).data(), sum, sizeof sum);
+  };
+  std::vector<Tensor> results;
+  bool claimed = false;
+  Status s = runner.run(eqn, {&a, &b}, {{DType::F32, {3}}}, results, claimed);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_TRUE(claimed);
+  EXPECT_EQ(runner.dispatchedEqns(), 1);
+  ASSERT_EQ(state.launches.size(), 1u);
+  const FakeHip::LaunchRecord &r = state.launches[0];
+  EXPECT_EQ(r.function, "add_0");
+  EXPECT_EQ(r.grid[0], 3u);
+  EXPECT_EQ(r.grid[1], 2u);
+  EXPECT_EQ(r.block[0], 128u);
+  ASSERT_EQ(r.params.size(), 3u);
+  EXPECT_EQ(bytesOf(r.params[0]).size(), 12u); // out0
+  std::vector<unsigned char> &in1 = bytesOf(r.params[1]);
+  ASSERT_EQ(in1.size(), 16u);
+  int64_t b0;
+  std::memcpy(&b0, in1.data(), 8);
+  EXPECT_EQ(b0, int64_t(1) << 40);
+  std::vector<unsigned char> &in0 = bytesOf(r.params[2]);
+  ASSERT_EQ(in0.size(), 12u);
+  float a2;
+  std::memcpy(&a2, in0.data() + 8, 4);
+  EXPECT_EQ(a2, 3.0f);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].values(), (std::vector<double>{10, 20, 30}));
+  EXPECT_EQ(state.syncs, 1);
+}
+
+TEST_F(FakeHipTest, RunnerCarriesI1AsWords) {
+  Plan plan = attentionPlan("gfx942");
+  HipRunner runner(*device, plan);
+  // An i1 operand goes up, and an i1 result comes back, as i32 words.
+  Eqn eqn = simpleEqn("xor", {0, 1}, {2}, "in0,in1,out0");
+  Tensor a({DType::I1, {3}}, {1, 0, 1});
+  Tensor b({DType::I1, {3}}, {1, 1, 0});
+  state.paramCount = 3;
+  state.onLaunch = [](const FakeHip::LaunchRecord &r) {
+    int32_t words[3] = {0, 1, 5};
+    std::memcpy(bytesOf(r.params[2]).data(), words, sizeof words);
+  };
+  std::vector<Tensor> results;
+  bool claimed = false;
+  Status s = runner.run(eqn, {&a, &b}, {{DType::I1, {3}}}, results, claimed);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  const FakeHip::LaunchRecord &r = state.launches.at(0);
+  std::vector<unsigned char> &in0 = bytesOf(r.params[0]);
+  ASSERT_EQ(in0.size(), 12u);
+  int32_t words[3];
+  std::memcpy(words, in0.data(), 12);
+  EXPECT_EQ(words[0], 1);
+  EXPECT_EQ(words[1], 0);
+  EXPECT_EQ(words[2], 1);
+  EXPECT_EQ(bytesOf(r.params[2]).size(), 12u);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].dtype(), DType::I1);
+  EXPECT_EQ(results[0].values(), (std::vector<double>{0, 1, 1}));
+}
+
+TEST_F(FakeHipTest, RunnerTurnsTheErrorWordIntoTheTypedError) {
+  Plan plan = attentionPlan("gfx942");
+  HipRunner runner(*device, plan);
+  Eqn eqn = simpleEqn("gather", {0, 1}, {2}, "in0,in1,out0,err");
+  Tensor table({DType::F32, {4}}, {1, 2, 3, 4});
+  Tensor index({DType::I32, {2}}, {1, 9});
+  int32_t code = 1;
+  state.paramCount = 4;
+  state.onLaunch = [&code](const FakeHip::LaunchRecord &r) {
+    std::vector<unsigned char> &err = bytesOf(r.params[3]);
+    ASSERT_EQ(err.size(), 4u);
+    int32_t was;
+    std::memcpy(&was, err.data(), 4);
+    EXPECT_EQ(was, 0); // cleared before every run
+    if (code)
+      std::memcpy(err.data(), &code, 4);
+  };
+  Tensor marker({DType::F32, {1}}, {42});
+  std::vector<Tensor> results = {marker};
+  bool claimed = false;
+  Status s = runner.run(eqn, {&table, &index}, {{DType::F32, {2}}}, results,
+                        claimed);
+  EXPECT_EQ(s.code(), ErrorCode::IndexOutOfRange) << s.toString();
+  EXPECT_NE(s.message().find("model.mlir:9:5: gather: an index outside"),
+            std::string::npos)
+      << s.message();
+  EXPECT_TRUE(claimed);
+  // Nothing is published, nothing counted as dispatched.
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].values(), (std::vector<double>{42}));
+  EXPECT_EQ(runner.dispatchedEqns(), 0);
+
+  code = 2;
+  s = runner.run(eqn, {&table, &index}, {{DType::F32, {2}}}, results, claimed);
+  EXPECT_EQ(s.code(), ErrorCode::InvalidArgument) << s.toString();
+
+  // The same eqn again without a fault: the word was reset, so it runs.
+  code = 0;
+  s = runner.run(eqn, {&table, &index}, {{DType::F32, {2}}}, results, claimed);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].type().shape, (std::vector<int64_t>{2}));
+  EXPECT_EQ(runner.dispatchedEqns(), 1);
+  EXPECT_EQ(state.launches.size(), 3u);
+}
+
+TEST_F(FakeHipTest, RunnerDeviceOnlyRefusesAnEqnWithoutLaunches) {
+  Plan plan = attentionPlan("gfx942");
+  HipRunner runner(*device, plan);
+  runner.setDeviceOnly(true);
+  Eqn plain;
+  plain.op = "add";
+  plain.location = "model.mlir:2:1";
+  std::vector<Tensor> results;
+  bool claimed = true;
+  Status s = runner.run(plain, {}, {}, results, claimed);
+  EXPECT_EQ(s.code(), ErrorCode::Unsupported);
+  EXPECT_EQ(s.message(), "model.mlir:2:1: poot.add has no device kernels and "
+                         "the run is device-only");
+  EXPECT_FALSE(claimed);
+  // A constant's payload is never computed: it stays on the host.
+  Eqn constant;
+  constant.op = "constant";
+  ASSERT_TRUE(runner.run(constant, {}, {}, results, claimed).isOk());
+  EXPECT_FALSE(claimed);
+  EXPECT_TRUE(state.launches.empty());
+  // Without device-only the same eqn is left to the host.
+  runner.setDeviceOnly(false);
+  ASSERT_TRUE(runner.run(plain, {}, {}, results, claimed).isOk());
+  EXPECT_FALSE(claimed);
+}
+
+TEST_F(FakeHipTest, RunnerNarrowsAttentionPositionsOnly) {
+  Plan plan = attentionPlan("gfx942");
+  HipRunner runner(*device, plan);
+  Eqn eqn = attentionEqn();
+  eqn.operands = {0, 1, 2, 3};
+  // q, k, v and pos (the last segment).
+  eqn.attrs["operandSegmentSizes"] = Attr::ofInts({1, 1, 0, 1, 0, 0, 0, 1});
+  eqn.attrs["poot.launches.0.args"] = Attr::ofString("pos,q,k,v,out");
+  Tensor q({DType::F32, {1, 1, 1, 2}}, {1, 2});
+  Tensor pos({DType::I64, {1}}, {5});
+  state.paramCount = 5;
+  std::vector<Tensor> results;
+  bool claimed = false;
+  Status s = runner.run(eqn, {&q, &q, &q, &pos},
+                        {{DType::F32, {1, 1, 1, 2}}}, results, claimed);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  std::vector<unsigned char> &p = bytesOf(state.launches.at(0).params[0]);
+  ASSERT_EQ(p.size(), 4u);
+  int32_t p0;
+  std::memcpy(&p0, p.data(), 4);
+  EXPECT_EQ(p0, 5);
+  // A position past i32 is refused before any launch.
+  Tensor far({DType::I64, {1}}, {double(int64_t(1) << 40)});
+  s = runner.run(eqn, {&q, &q, &q, &far}, {{DType::F32, {1, 1, 1, 2}}},
+                 results, claimed);
+  EXPECT_EQ(s.code(), ErrorCode::RangeViolation);
+  EXPECT_EQ(s.message(), "model.mlir:4:3: pos value 1099511627776 does not "
+                         "fit the kernel's i32");
+  EXPECT_EQ(state.launches.size(), 1u);
 }
 
 } // namespace

@@ -69,8 +69,8 @@ const char *const kUsage =
     "                            that has kernels on synthetic operands\n"
     "                            (random floats, every key visible), for\n"
     "                            shapes too large to evaluate on the host\n"
-    "  --device-only             vulkan, cuda: fail if any eqn would run on\n"
-    "                            the host instead of the device\n"
+    "  --device-only             vulkan, cuda, hip: fail if any eqn would run\n"
+    "                            on the host instead of the device\n"
     "  --quiet                   print only errors (and bench lines)\n";
 
 /// Prints "poot-run-plan: error: ..." and returns 1.
@@ -480,7 +480,7 @@ int main(int argc, char **argv) {
   if (o.steps > (1u << 20))
     return fail("--steps " + std::to_string(o.steps) + " is past 1048576");
   if (o.deviceOnly && o.device == "cpu")
-    return fail("--device-only needs a GPU device (--device=vulkan or cuda)");
+    return fail("--device-only needs a GPU device (--device=vulkan, cuda or hip)");
   if (o.bench && o.device != "cuda")
     return fail("--bench times the cuda device's kernels: it needs "
                 "--device=cuda");
@@ -609,6 +609,7 @@ int main(int argc, char **argv) {
     if (rt::Status s = rt::HipDevice::create(hip); !s.isOk())
       return fail("hip: " + s.toString());
     hipRunner = std::make_unique<rt::HipRunner>(*hip, plan);
+    hipRunner->setDeviceOnly(o.deviceOnly);
     runner = hipRunner.get();
     if (!o.quiet)
       std::printf("hip device: %s\n", hip->description().c_str());
