@@ -417,12 +417,12 @@ Value stripAxisBroadcast(Value x, int64_t axis) {
 }
 
 /// Reads the rank-5 `x` as a rank-4 tensor with a unit dim at 2, spread
-/// over the group axis only by broadcasts: a reshape inserting that dim, or
-/// a transpose (moving a unit dim to 2) of a reshape inserting it elsewhere.
+/// over the group axis only by broadcasts (before or after a transpose): a
+/// reshape inserting that dim, or a transpose (moving a unit dim to 2) of a
+/// reshape inserting it elsewhere.
 std::optional<GroupedView> matchGroupedView(Value x) {
   x = stripAxisBroadcast(x, 2);
-  auto t = typeOf(x);
-  if (t.getRank() != 5 || t.getDimSize(2) != 1)
+  if (typeOf(x).getRank() != 5)
     return std::nullopt;
   // The rank-4 source of a reshape that only inserts a unit dim at `unit`.
   auto unitReshape = [](Value y, int64_t unit) -> Value {
@@ -435,13 +435,17 @@ std::optional<GroupedView> matchGroupedView(Value x) {
       return nullptr;
     return r.getX();
   };
-  if (Value src = unitReshape(x, 2))
-    return GroupedView{src, {}};
+  if (typeOf(x).getDimSize(2) == 1)
+    if (Value src = unitReshape(x, 2))
+      return GroupedView{src, {}};
   auto tr = x.getDefiningOp<TransposeOp>();
   if (!tr)
     return std::nullopt;
   ArrayRef<int64_t> perm = tr.getPerm();
-  Value src = unitReshape(tr.getX(), perm[2]);
+  Value in = stripAxisBroadcast(tr.getX(), perm[2]);
+  if (typeOf(in).getDimSize(perm[2]) != 1)
+    return std::nullopt;
+  Value src = unitReshape(in, perm[2]);
   if (!src)
     return std::nullopt;
   GroupedView view{src, {}};

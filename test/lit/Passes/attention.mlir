@@ -1269,6 +1269,54 @@ func.func @grouped_5d(%q: tensor<1x2x3x4x40xf32>, %k: tensor<1x2x6x40xf32>, %v: 
 
 // -----
 
+// Grouped 5-D form on [B, Hq, L, D] heads: q reshaped to [B, Hkv, n, Lq, D],
+// k and v reshaped to [B, Hkv, 1, L, D] and broadcast over the n axis.
+// CHECK-LABEL: func.func @grouped_5d_broadcast
+// The reshapes in and out fold against the graph's own.
+// CHECK: %[[O:.+]] = poot.attention %arg0, %arg1, %arg2 {n_rep = 3 : i64, scale = 1.000000e+00 : f64}
+// CHECK: return %[[O]]
+// EXPLAIN: remark: attention fused: dense attention, n_rep 3, scale 1{{$}}
+func.func @grouped_5d_broadcast(%q: tensor<1x6x4x40xf32>, %k: tensor<1x2x6x40xf32>, %v: tensor<1x2x6x40xf32>) -> tensor<1x6x4x40xf32> {
+  %qg = poot.reshape %q : tensor<1x6x4x40xf32> -> tensor<1x2x3x4x40xf32>
+  %kg = poot.reshape %k : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
+  %kb = poot.broadcast %kg {shape = array<i64: 1, 2, 3, 6, 40>} : tensor<1x2x1x6x40xf32>
+  %kt = poot.transpose %kb {perm = array<i64: 0, 1, 2, 4, 3>} : tensor<1x2x3x6x40xf32>
+  %s = poot.matmul %qg, %kt : tensor<1x2x3x4x40xf32>, tensor<1x2x3x40x6xf32>
+  %m = poot.reduce_max %s {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %d = poot.sub %s, %m : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %e = poot.exp %d : tensor<1x2x3x4x6xf32>
+  %z = poot.reduce_sum %e {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %p = poot.div %e, %z : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %vg = poot.reshape %v : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
+  %vb = poot.broadcast %vg {shape = array<i64: 1, 2, 3, 6, 40>} : tensor<1x2x1x6x40xf32>
+  %o = poot.matmul %p, %vb : tensor<1x2x3x4x6xf32>, tensor<1x2x3x6x40xf32>
+  %r = poot.reshape %o : tensor<1x2x3x4x40xf32> -> tensor<1x6x4x40xf32>
+  return %r : tensor<1x6x4x40xf32>
+}
+
+// -----
+
+// A per-head mask on grouped scores: its axes would need regrouping.
+// CHECK-LABEL: func.func @grouped_5d_head_mask
+// CHECK-NOT: poot.attention
+// EXPLAIN: remark: attention declined: grouped scores take masks over [Lq, Lk] only, got tensor<1x2x3x4x6xf32>{{$}}
+func.func @grouped_5d_head_mask(%q: tensor<1x2x3x4x40xf32>, %k: tensor<1x2x6x40xf32>, %v: tensor<1x2x6x40xf32>, %bias: tensor<1x2x3x4x6xf32>) -> tensor<1x2x3x4x40xf32> {
+  %kg = poot.reshape %k : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
+  %kt = poot.transpose %kg {perm = array<i64: 0, 1, 2, 4, 3>} : tensor<1x2x1x6x40xf32>
+  %s0 = poot.matmul %q, %kt : tensor<1x2x3x4x40xf32>, tensor<1x2x1x40x6xf32>
+  %s = poot.add %s0, %bias : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x6xf32>
+  %m = poot.reduce_max %s {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %d = poot.sub %s, %m : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %e = poot.exp %d : tensor<1x2x3x4x6xf32>
+  %z = poot.reduce_sum %e {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %p = poot.div %e, %z : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %vg = poot.reshape %v : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
+  %o = poot.matmul %p, %vg : tensor<1x2x3x4x6xf32>, tensor<1x2x1x6x40xf32>
+  return %o : tensor<1x2x3x4x40xf32>
+}
+
+// -----
+
 // One [Lk, D] value matrix broadcast by the matmul.
 // CHECK-LABEL: func.func @value_rank2
 // CHECK-NOT: poot.attention
