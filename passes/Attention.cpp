@@ -394,6 +394,67 @@ Repeat matchRepeatUnbatched(Value expanded) {
   return Repeat{inner.getX(), n};
 }
 
+/// A rank-4 tensor seen as rank 5 through a unit dim inserted at `axis`
+/// (the group axis of JAX's grouped einsum), and the permutation that then
+/// moves it into the rank-4 frame (empty when none does).
+struct GroupedView {
+  Value src;
+  SmallVector<int64_t> perm;
+};
+
+/// Looks through broadcasts along `axis` of the rank-5 `x` only.
+Value stripAxisBroadcast(Value x, int64_t axis) {
+  while (auto b = x.getDefiningOp<BroadcastOp>()) {
+    auto in = typeOf(b.getX()), out = typeOf(x);
+    if (in.getRank() != out.getRank() || in.getDimSize(axis) != 1)
+      return x;
+    for (int64_t i = 0; i < in.getRank(); ++i)
+      if (i != axis && in.getDimSize(i) != out.getDimSize(i))
+        return x;
+    x = b.getX();
+  }
+  return x;
+}
+
+/// Reads the rank-5 `x` as a rank-4 tensor with a unit dim at 2, spread
+/// over the group axis only by broadcasts (before or after a transpose): a
+/// reshape inserting that dim, or a transpose (moving a unit dim to 2) of a
+/// reshape inserting it elsewhere.
+std::optional<GroupedView> matchGroupedView(Value x) {
+  x = stripAxisBroadcast(x, 2);
+  if (typeOf(x).getRank() != 5)
+    return std::nullopt;
+  // The rank-4 source of a reshape that only inserts a unit dim at `unit`.
+  auto unitReshape = [](Value y, int64_t unit) -> Value {
+    auto r = y.getDefiningOp<ReshapeOp>();
+    if (!r)
+      return nullptr;
+    SmallVector<int64_t> want(typeOf(y).getShape());
+    want.erase(want.begin() + unit);
+    if (typeOf(r.getX()).getShape() != ArrayRef<int64_t>(want))
+      return nullptr;
+    return r.getX();
+  };
+  if (typeOf(x).getDimSize(2) == 1)
+    if (Value src = unitReshape(x, 2))
+      return GroupedView{src, {}};
+  auto tr = x.getDefiningOp<TransposeOp>();
+  if (!tr)
+    return std::nullopt;
+  ArrayRef<int64_t> perm = tr.getPerm();
+  Value in = stripAxisBroadcast(tr.getX(), perm[2]);
+  if (typeOf(in).getDimSize(perm[2]) != 1)
+    return std::nullopt;
+  Value src = unitReshape(in, perm[2]);
+  if (!src)
+    return std::nullopt;
+  GroupedView view{src, {}};
+  for (int64_t i = 0; i < 5; ++i)
+    if (i != 2)
+      view.perm.push_back(perm[i] > perm[2] ? perm[i] - 1 : perm[i]);
+  return view;
+}
+
 /// Peels a splat scale (mul by c, or div by c) off `v`, accumulating it.
 Value peelScale(Value v, double &scale) {
   // The outer factor of a softcap c * tanh(s / c) is not a scale.
@@ -1449,16 +1510,58 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // in (they align to the right).
   bool unbatched = qt.getRank() == 3 && ktt.getRank() == 3 &&
                    typeOf(root.getRhs()).getRank() == 3;
-  if (!unbatched && (qt.getRank() != 4 || ktt.getRank() != 4))
+  // JAX's grouped einsum: q [B, Hkv, n, Lq, D] against keys and values
+  // [B, Hkv, 1, L, D] spread over the group axis n by the matmuls or a
+  // broadcast. Flattening (Hkv, n) gives query head h = kv * n + r, which
+  // reads key head h / n: the rank-4 attention with n_rep = n, q reshaped
+  // in and the result reshaped back.
+  bool grouped = qt.getRank() == 5 && ktt.getRank() == 5 &&
+                 typeOf(root.getRhs()).getRank() == 5;
+  if (!unbatched && !grouped && (qt.getRank() != 4 || ktt.getRank() != 4))
     return decline(rewriter, root,
-                   llvm::formatv("expected rank-4 [B, H, L, D] or rank-3 "
-                                 "[H, L, D] operands, got ranks {0}, {1} and "
-                                 "{2}",
+                   llvm::formatv("expected rank-4 [B, H, L, D], rank-3 "
+                                 "[H, L, D] or grouped rank-5 [B, Hkv, n, L, "
+                                 "D] operands, got ranks {0}, {1} and {2}",
                                  qt.getRank(), ktt.getRank(),
                                  typeOf(root.getRhs()).getRank()));
+  std::optional<GroupedView> kView, vView;
+  int64_t groups = 1;
+  Value kTSrc = kT;
+  SmallVector<int64_t> kTPerm; // k^T is kTSrc transposed by it, when set
+  if (grouped) {
+    kView = matchGroupedView(kT);
+    vView = matchGroupedView(root.getRhs());
+    if (!kView || !vView)
+      return decline(rewriter, root,
+                     "grouped keys or values are not one head per group "
+                     "spread over the group axis");
+    groups = qt.getDimSize(2);
+    kTSrc = kView->src;
+    kTPerm = kView->perm;
+  }
+  if (kTPerm.empty())
+    if (auto tr = kTSrc.getDefiningOp<TransposeOp>()) {
+      kTSrc = tr.getX();
+      kTPerm = llvm::to_vector(tr.getPerm());
+    }
+  // The grouped operands in the rank-4 frame.
+  auto permuted = [](RankedTensorType t, ArrayRef<int64_t> perm) {
+    if (perm.empty())
+      return t;
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(t.getDimSize(p));
+    return RankedTensorType::get(shape, t.getElementType());
+  };
+  if (grouped)
+    ktt = permuted(typeOf(kTSrc), kTPerm);
   int64_t lead = unbatched ? 1 : 0; // dims the fused op has that q lacks
   int64_t b = unbatched ? 1 : qt.getDimSize(0);
   int64_t hq = qt.getDimSize(1 - lead), lq = qt.getDimSize(2 - lead);
+  if (grouped) {
+    hq = qt.getDimSize(1) * groups;
+    lq = qt.getDimSize(3);
+  }
   Location loc = root.getLoc();
 
   // The fused op wants k as [.., Lk, D]. k^T is a transpose of it, or of a
@@ -1467,24 +1570,24 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   Value kExp, kLayoutSrc;
   SmallVector<int64_t> kLayoutPerm =
       unbatched ? SmallVector<int64_t>{0, 2, 1} : SmallVector<int64_t>{0, 1, 3, 2};
-  if (auto tr = kT.getDefiningOp<TransposeOp>()) {
+  if (!kTPerm.empty()) {
     SmallVector<int64_t> composed;
     for (int64_t p : kLayoutPerm)
-      composed.push_back(tr.getPerm()[p]);
+      composed.push_back(kTPerm[p]);
     if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size()))) {
-      kExp = peelScale(tr.getX(), scale);
+      kExp = peelScale(kTSrc, scale);
     } else {
-      kLayoutSrc = tr.getX();
+      kLayoutSrc = kTSrc;
       kLayoutPerm = composed;
     }
   } else {
-    kLayoutSrc = kT;
+    kLayoutSrc = kTSrc;
   }
   SmallVector<int64_t> kShape{
       unbatched ? 1 : ktt.getDimSize(0), ktt.getDimSize(1 - lead),
       ktt.getDimSize(3 - lead), ktt.getDimSize(2 - lead)};
-  Value vExp = root.getRhs();
-  auto vt = typeOf(vExp);
+  Value vExp = grouped ? vView->src : root.getRhs();
+  auto vt = grouped ? permuted(typeOf(vExp), vView->perm) : typeOf(vExp);
   if (vt.getRank() != 4 - lead)
     return decline(rewriter, root, "expected a rank-4 value");
   int64_t vBatch = unbatched ? 1 : vt.getDimSize(0);
@@ -1511,12 +1614,25 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     }
     return matchKV(expanded, hq, why);
   };
-  auto kOp = headsOf(kExp, kShape[1]);
-  if (failed(kOp))
-    return decline(rewriter, root, why);
-  auto vOp = headsOf(vExp, vt.getDimSize(1 - lead));
-  if (failed(vOp))
-    return decline(rewriter, root, why);
+  FailureOr<Operand> kOp = Operand{}, vOp = Operand{};
+  if (grouped) {
+    // One key head per group; the group axis is the repeat.
+    int64_t hkv = qt.getDimSize(1);
+    if (kShape[1] != hkv || vt.getDimSize(1) != hkv)
+      return decline(rewriter, root,
+                     llvm::formatv("grouped key/value heads {0}/{1} do not "
+                                   "match the query's {2} groups",
+                                   kShape[1], vt.getDimSize(1), hkv));
+    kOp = Operand{kExp, groups, nullptr};
+    vOp = Operand{vExp, groups, nullptr};
+  } else {
+    kOp = headsOf(kExp, kShape[1]);
+    if (failed(kOp))
+      return decline(rewriter, root, why);
+    vOp = headsOf(vExp, vt.getDimSize(1 - lead));
+    if (failed(vOp))
+      return decline(rewriter, root, why);
+  }
   if (kOp->nRep != vOp->nRep)
     return decline(rewriter, root,
                    llvm::formatv("k and v repeat their heads differently "
@@ -1567,7 +1683,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   auto [kg, kPaged] = pagedOf(k);
   auto [vg, vPaged] = pagedOf(v);
   std::string note;
-  if (kPaged && vPaged && kg.getIdx() == vg.getIdx()) {
+  if (!grouped && kPaged && vPaged && kg.getIdx() == vg.getIdx()) {
     int64_t slots = typeOf(kg.getX()).getDimSize(0);
     RangeOracle oracle(fn);
     auto r = oracle.rangeOf(kg.getIdx());
@@ -1582,7 +1698,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                            "slots, kept the gathered view",
                            slots);
     }
-  } else if (auto cat = k ? k.getDefiningOp<ConcatOp>() : nullptr) {
+  } else if (auto cat =
+                 !grouped && k ? k.getDefiningOp<ConcatOp>() : nullptr) {
     int64_t axis = static_cast<int64_t>(cat.getAxis());
     axis = axis < 0 ? axis + 4 : axis;
     if (axis == 3 && cat.getInputs().size() == 2) {
@@ -1609,6 +1726,21 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // Masks: what the graph proves of them becomes attributes (causal,
   // window, ALiBi slopes at the query position); the rest stays a tensor.
   auto scoresType = RankedTensorType::get({b, hq, lq, lk}, et);
+  // Grouped scores are [B, Hkv, n, Lq, Lk]; a mask over [Lq, Lk] alone
+  // means the same in the rank-4 frame. Others (per head or per batch row)
+  // would need their axes regrouped.
+  auto maskView = [&](Value m) { return grouped ? stripAligned(m) : m; };
+  if (grouped) {
+    SmallVector<Value> all(peeled->masks);
+    for (auto [c, inverted] : selectConds)
+      all.push_back(c);
+    for (Value m : all)
+      if (typeOf(maskView(m)).getRank() > 2)
+        return decline(rewriter, root,
+                       llvm::formatv("grouped scores take masks over [Lq, Lk] "
+                                     "only, got {0}",
+                                     typeOf(m)));
+  }
   MaskMeaning meaning = explainMasks(peeled->masks, selectConds, hq, lq,
                                      /*finiteHides=*/true, peeled->finiteFills);
   if (meaning.finiteFill) {
@@ -1634,13 +1766,13 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                                    "have no visible key",
                                    llvm::format("%g", it->second)));
   for (auto [c, inverted] : meaning.restConds)
-    if (!fitsScores(typeOf(c), scoresType))
+    if (!fitsScores(typeOf(maskView(c)), scoresType))
       return decline(rewriter, root,
                      llvm::formatv("mask of shape {0} does not broadcast to "
                                    "the scores {1}",
                                    typeOf(c), scoresType));
   for (Value m : meaning.rest)
-    if (!fitsScores(typeOf(m), scoresType))
+    if (!fitsScores(typeOf(maskView(m)), scoresType))
       return decline(rewriter, root,
                      llvm::formatv("mask of shape {0} does not broadcast to "
                                    "the scores {1}",
@@ -1668,6 +1800,14 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   q = withBatch(q);
   k = withBatch(k);
   v = withBatch(v);
+  if (grouped) {
+    q = rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get({b, hq, lq, qt.getDimSize(4)},
+                                   qt.getElementType()),
+        q);
+    if (!vView->perm.empty())
+      v = rewriter.create<TransposeOp>(loc, v, vView->perm);
+  }
   auto toType = [&](Value x) -> Value {
     if (!x || typeOf(x).getElementType() == et)
       return x;
@@ -1681,12 +1821,13 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   Value mask;
   for (auto [c, inverted] : meaning.restConds) {
     Value n = normaliseMask(
-        rewriter, loc, maskFromCond(rewriter, loc, c, inverted, scoresType),
+        rewriter, loc,
+        maskFromCond(rewriter, loc, maskView(c), inverted, scoresType),
         scoresType);
     mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
   }
   for (Value m : meaning.rest) {
-    Value n = normaliseMask(rewriter, loc, m, scoresType);
+    Value n = normaliseMask(rewriter, loc, maskView(m), scoresType);
     mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
   }
   if (meaning.posShift) {
@@ -1715,6 +1856,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // softmax in f32 converts back exactly as before.
   SmallVector<int64_t> fusedShape(lead, 1);
   llvm::append_range(fusedShape, resultType.getShape());
+  if (grouped)
+    fusedShape = {b, hq, lq, resultType.getDimSize(4)};
   auto fusedType = RankedTensorType::get(fusedShape, et);
   auto fused = rewriter.create<AttentionOp>(
       loc, fusedType, q, k, kShared, v, read, mask, len, pos,
@@ -1726,7 +1869,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       meaning.alibi.empty() ? DenseF64ArrayAttr()
                             : rewriter.getDenseF64ArrayAttr(meaning.alibi));
   Value result = fused.getResult();
-  if (unbatched)
+  if (unbatched || grouped)
     result = rewriter.create<ReshapeOp>(
         loc, RankedTensorType::get(resultType.getShape(), et), result);
   if (typeOf(result) != resultType)

@@ -77,7 +77,8 @@ def AttentionFusion : Pass<"poot-attention", "mlir::func::FuncOp"> {
     witness is a validation output. A mask filled with a large finite
     negative value (finfo.min, -1e9, -10000) is read as -inf only where the
     two give the same result (docs/numerics.md); unbatched [H, L, D]
-    operands fuse as B = 1. A chain in another score order is
+    operands fuse as B = 1, JAX's grouped rank-5 [B, Hkv, n, L, D] einsum
+    as n_rep = n. A chain in another score order is
     declined with its reason (`explain=true`, or `--poot-explain`, prints
     every candidate as a remark).
 

@@ -1209,7 +1209,7 @@ func.func @rank3(%q: tensor<2x1x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x
 // Unbatched q and k beside a batched value: no one frame holds them.
 // CHECK-LABEL: func.func @rank3_batched_value
 // CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: expected rank-4 [B, H, L, D] or rank-3 [H, L, D] operands, got ranks 3, 3 and 4{{$}}
+// EXPLAIN: remark: attention declined: expected rank-4 [B, H, L, D], rank-3 [H, L, D] or grouped rank-5 [B, Hkv, n, L, D] operands, got ranks 3, 3 and 4{{$}}
 func.func @rank3_batched_value(%q: tensor<2x1x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x1x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 2, 1>} : tensor<2x8x16xf32>
   %s = poot.matmul %q, %kt : tensor<2x1x16xf32>, tensor<2x16x8xf32>
@@ -1220,6 +1220,99 @@ func.func @rank3_batched_value(%q: tensor<2x1x16xf32>, %k: tensor<2x8x16xf32>, %
   %p = poot.div %e, %z : tensor<2x1x8xf32>, tensor<2x1x1xf32>
   %o = poot.matmul %p, %v : tensor<2x1x8xf32>, tensor<1x2x8x16xf32>
   return %o : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+// Grouped 5-D scores whose key holds its own head per group (not one head
+// spread over the group axis): no n_rep maps query heads to key heads.
+// CHECK-LABEL: func.func @grouped_key_not_spread
+// CHECK-NOT: poot.attention
+// EXPLAIN: remark: attention declined: grouped keys or values are not one head per group spread over the group axis{{$}}
+func.func @grouped_key_not_spread(%q: tensor<1x2x3x4x40xf32>, %k: tensor<1x2x3x6x40xf32>, %v: tensor<1x2x6x40xf32>) -> tensor<1x2x3x4x40xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 2, 4, 3>} : tensor<1x2x3x6x40xf32>
+  %s = poot.matmul %q, %kt : tensor<1x2x3x4x40xf32>, tensor<1x2x3x40x6xf32>
+  %m = poot.reduce_max %s {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %d = poot.sub %s, %m : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %e = poot.exp %d : tensor<1x2x3x4x6xf32>
+  %z = poot.reduce_sum %e {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %p = poot.div %e, %z : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %vg = poot.reshape %v : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
+  %o = poot.matmul %p, %vg : tensor<1x2x3x4x6xf32>, tensor<1x2x1x6x40xf32>
+  return %o : tensor<1x2x3x4x40xf32>
+}
+
+// -----
+
+// Grouped 5-D attention as JAX's einsum writes it (q [B, Hkv, n, Lq, D],
+// one key/value head per group spread by the matmuls): the rank-4 op at
+// n_rep = n on q reshaped to [B, Hkv * n, Lq, D], the result reshaped back.
+// CHECK-LABEL: func.func @grouped_5d
+// CHECK: %[[Q:.+]] = poot.reshape %arg0 : tensor<1x2x3x4x40xf32> -> tensor<1x6x4x40xf32>
+// CHECK: %[[O:.+]] = poot.attention %[[Q]], %arg1, %arg2 {n_rep = 3 : i64, scale = 1.000000e+00 : f64}
+// CHECK: %[[R:.+]] = poot.reshape %[[O]] : tensor<1x6x4x40xf32> -> tensor<1x2x3x4x40xf32>
+// CHECK: return %[[R]]
+// EXPLAIN: remark: attention fused: dense attention, n_rep 3, scale 1{{$}}
+func.func @grouped_5d(%q: tensor<1x2x3x4x40xf32>, %k: tensor<1x2x6x40xf32>, %v: tensor<1x2x6x40xf32>) -> tensor<1x2x3x4x40xf32> {
+  %kg = poot.reshape %k : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
+  %kt = poot.transpose %kg {perm = array<i64: 0, 1, 2, 4, 3>} : tensor<1x2x1x6x40xf32>
+  %s = poot.matmul %q, %kt : tensor<1x2x3x4x40xf32>, tensor<1x2x1x40x6xf32>
+  %m = poot.reduce_max %s {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %d = poot.sub %s, %m : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %e = poot.exp %d : tensor<1x2x3x4x6xf32>
+  %z = poot.reduce_sum %e {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %p = poot.div %e, %z : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %vg = poot.reshape %v : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
+  %o = poot.matmul %p, %vg : tensor<1x2x3x4x6xf32>, tensor<1x2x1x6x40xf32>
+  return %o : tensor<1x2x3x4x40xf32>
+}
+
+// -----
+
+// Grouped 5-D form on [B, Hq, L, D] heads: q reshaped to [B, Hkv, n, Lq, D],
+// k and v reshaped to [B, Hkv, 1, L, D] and broadcast over the n axis.
+// CHECK-LABEL: func.func @grouped_5d_broadcast
+// The reshapes in and out fold against the graph's own.
+// CHECK: %[[O:.+]] = poot.attention %arg0, %arg1, %arg2 {n_rep = 3 : i64, scale = 1.000000e+00 : f64}
+// CHECK: return %[[O]]
+// EXPLAIN: remark: attention fused: dense attention, n_rep 3, scale 1{{$}}
+func.func @grouped_5d_broadcast(%q: tensor<1x6x4x40xf32>, %k: tensor<1x2x6x40xf32>, %v: tensor<1x2x6x40xf32>) -> tensor<1x6x4x40xf32> {
+  %qg = poot.reshape %q : tensor<1x6x4x40xf32> -> tensor<1x2x3x4x40xf32>
+  %kg = poot.reshape %k : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
+  %kb = poot.broadcast %kg {shape = array<i64: 1, 2, 3, 6, 40>} : tensor<1x2x1x6x40xf32>
+  %kt = poot.transpose %kb {perm = array<i64: 0, 1, 2, 4, 3>} : tensor<1x2x3x6x40xf32>
+  %s = poot.matmul %qg, %kt : tensor<1x2x3x4x40xf32>, tensor<1x2x3x40x6xf32>
+  %m = poot.reduce_max %s {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %d = poot.sub %s, %m : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %e = poot.exp %d : tensor<1x2x3x4x6xf32>
+  %z = poot.reduce_sum %e {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %p = poot.div %e, %z : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %vg = poot.reshape %v : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
+  %vb = poot.broadcast %vg {shape = array<i64: 1, 2, 3, 6, 40>} : tensor<1x2x1x6x40xf32>
+  %o = poot.matmul %p, %vb : tensor<1x2x3x4x6xf32>, tensor<1x2x3x6x40xf32>
+  %r = poot.reshape %o : tensor<1x2x3x4x40xf32> -> tensor<1x6x4x40xf32>
+  return %r : tensor<1x6x4x40xf32>
+}
+
+// -----
+
+// A per-head mask on grouped scores: its axes would need regrouping.
+// CHECK-LABEL: func.func @grouped_5d_head_mask
+// CHECK-NOT: poot.attention
+// EXPLAIN: remark: attention declined: grouped scores take masks over [Lq, Lk] only, got tensor<1x2x3x4x6xf32>{{$}}
+func.func @grouped_5d_head_mask(%q: tensor<1x2x3x4x40xf32>, %k: tensor<1x2x6x40xf32>, %v: tensor<1x2x6x40xf32>, %bias: tensor<1x2x3x4x6xf32>) -> tensor<1x2x3x4x40xf32> {
+  %kg = poot.reshape %k : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
+  %kt = poot.transpose %kg {perm = array<i64: 0, 1, 2, 4, 3>} : tensor<1x2x1x6x40xf32>
+  %s0 = poot.matmul %q, %kt : tensor<1x2x3x4x40xf32>, tensor<1x2x1x40x6xf32>
+  %s = poot.add %s0, %bias : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x6xf32>
+  %m = poot.reduce_max %s {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %d = poot.sub %s, %m : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %e = poot.exp %d : tensor<1x2x3x4x6xf32>
+  %z = poot.reduce_sum %e {axis = 4 : i64, keepdim} : tensor<1x2x3x4x6xf32>
+  %p = poot.div %e, %z : tensor<1x2x3x4x6xf32>, tensor<1x2x3x4x1xf32>
+  %vg = poot.reshape %v : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
+  %o = poot.matmul %p, %vg : tensor<1x2x3x4x6xf32>, tensor<1x2x1x6x40xf32>
+  return %o : tensor<1x2x3x4x40xf32>
 }
 
 // -----
