@@ -98,19 +98,7 @@ struct GeneratePass : public poot::impl::GenerateBase<GeneratePass> {
       auto launches = codegen::buildAttentionKernels(op, gpuModule, *hooks);
       if (failed(launches))
         return signalPassFailure();
-      SmallVector<Attribute> records;
-      for (const codegen::Launch &l : *launches) {
-        SmallVector<Attribute> roles;
-        for (const std::string &r : l.args)
-          roles.push_back(b.getStringAttr(r));
-        records.push_back(b.getDictionaryAttr({
-            b.getNamedAttr("kernel", b.getStringAttr(l.kernel)),
-            b.getNamedAttr("grid", b.getDenseI64ArrayAttr(l.grid)),
-            b.getNamedAttr("lanes", b.getI64IntegerAttr(l.lanes)),
-            b.getNamedAttr("args", b.getArrayAttr(roles)),
-        }));
-      }
-      op->setAttr("poot.launches", b.getArrayAttr(records));
+      record(op, *launches);
     }
     // Ops with the same name, attributes and types share their kernels
     // (a model's layers repeat them).

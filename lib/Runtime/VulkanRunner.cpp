@@ -22,6 +22,29 @@ Status VulkanRunner::kernel(const std::string &name, int numBuffers,
   return Status::ok();
 }
 
+Status VulkanRunner::appendDispatches(
+    const Eqn &eqn, const std::vector<device::LaunchRecord> &launches,
+    const std::map<std::string, VulkanBinding> &byRole,
+    std::vector<VulkanDispatch> &out) {
+  for (const device::LaunchRecord &l : launches) {
+    VulkanDispatch d;
+    for (const std::string &role : l.roles) {
+      auto it = byRole.find(role);
+      if (it == byRole.end())
+        return Status(ErrorCode::InvalidArgument,
+                      eqn.location + ": launch " + l.kernel +
+                          " needs operand '" + role + "' the eqn lacks");
+      d.bindings.push_back(it->second);
+    }
+    POOT_RETURN_IF_ERROR(
+        kernel(l.kernel, static_cast<int>(d.bindings.size()), d.kernel));
+    d.groupsX = l.gridX;
+    d.groupsY = l.gridY;
+    out.push_back(std::move(d));
+  }
+  return Status::ok();
+}
+
 Status VulkanRunner::run(const Eqn &eqn,
                          const std::vector<const Tensor *> &operands,
                          const std::vector<TensorType> &resultTypes,
@@ -82,23 +105,11 @@ Status VulkanRunner::run(const Eqn &eqn,
     POOT_RETURN_IF_ERROR(buf.upload(&zero, 4));
     buffers.emplace("err", std::move(buf));
   }
+  std::map<std::string, VulkanBinding> byRole;
+  for (const auto &[role, buf] : buffers)
+    byRole.insert_or_assign(role, VulkanBinding(buf));
   std::vector<VulkanDispatch> dispatches;
-  for (const device::LaunchRecord &l : launches) {
-    VulkanDispatch d;
-    for (const std::string &role : l.roles) {
-      auto it = buffers.find(role);
-      if (it == buffers.end())
-        return Status(ErrorCode::InvalidArgument,
-                      eqn.location + ": launch " + l.kernel +
-                          " needs operand '" + role + "' the eqn lacks");
-      d.bindings.emplace_back(it->second);
-    }
-    POOT_RETURN_IF_ERROR(
-        kernel(l.kernel, static_cast<int>(d.bindings.size()), d.kernel));
-    d.groupsX = l.gridX;
-    d.groupsY = l.gridY;
-    dispatches.push_back(std::move(d));
-  }
+  POOT_RETURN_IF_ERROR(appendDispatches(eqn, launches, byRole, dispatches));
   POOT_RETURN_IF_ERROR(device.dispatchAll(dispatches));
   if (auto it = buffers.find("err"); it != buffers.end()) {
     int32_t code = 0;
@@ -265,22 +276,7 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
       byRole.insert_or_assign("err", VulkanBinding(extras.back()));
       errorWords.push_back({&eqn, &extras.back()});
     }
-    for (const device::LaunchRecord &l : launches) {
-      VulkanDispatch d;
-      for (const std::string &role : l.roles) {
-        auto it = byRole.find(role);
-        if (it == byRole.end())
-          return Status(ErrorCode::InvalidArgument,
-                        eqn.location + ": launch " + l.kernel +
-                            " needs operand '" + role + "' the eqn lacks");
-        d.bindings.push_back(it->second);
-      }
-      POOT_RETURN_IF_ERROR(
-          kernel(l.kernel, static_cast<int>(d.bindings.size()), d.kernel));
-      d.groupsX = l.gridX;
-      d.groupsY = l.gridY;
-      dispatches.push_back(std::move(d));
-    }
+    POOT_RETURN_IF_ERROR(appendDispatches(eqn, launches, byRole, dispatches));
   }
   POOT_RETURN_IF_ERROR(device.dispatchAll(dispatches));
   for (auto &[eqn, word] : errorWords) {

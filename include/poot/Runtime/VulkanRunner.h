@@ -24,6 +24,10 @@
 
 namespace poot::rt {
 
+namespace device {
+struct LaunchRecord;
+} // namespace device
+
 class VulkanRunner : public EqnRunner {
 public:
   VulkanRunner(VulkanDevice &device, const Plan &plan)
@@ -52,6 +56,12 @@ public:
 private:
   Status kernel(const std::string &name, int numBuffers,
                 const VulkanKernel *&out);
+  /// Appends the dispatches of `eqn`'s launches, each argument bound by
+  /// its role.
+  Status appendDispatches(const Eqn &eqn,
+                          const std::vector<device::LaunchRecord> &launches,
+                          const std::map<std::string, VulkanBinding> &byRole,
+                          std::vector<VulkanDispatch> &out);
   Status runAttention(const Eqn &eqn,
                       const std::vector<const Tensor *> &operands,
                       const std::vector<TensorType> &resultTypes,
