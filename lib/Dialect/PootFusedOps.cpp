@@ -7,6 +7,8 @@
 
 #include "poot/Dialect/PootDialect.h"
 
+#include "AttentionLayout.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -67,64 +69,77 @@ int64_t AttentionOp::getKeyLength() {
   return getK().getType().getDimSize(2);
 }
 
-LogicalResult AttentionOp::verify() {
-  auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
+LogicalResult poot::verifyAttentionLayout(Operation *op, RankedTensorType q,
+                                          RankedTensorType k,
+                                          RankedTensorType v, Value read,
+                                          Value kShared, int64_t nRep,
+                                          int64_t &lk, int64_t &dv) {
   if (q.getRank() != 4)
-    return emitOpError() << "expected q of rank 4 [B, Hq, Lq, Dk], got rank "
-                         << q.getRank();
+    return op->emitOpError()
+           << "expected q of rank 4 [B, Hq, Lq, Dk], got rank " << q.getRank();
   Type et = q.getElementType();
   if (k.getElementType() != et || v.getElementType() != et)
-    return emitOpError() << "expected q, k and v of one element type, got "
-                         << et << ", " << k.getElementType() << " and "
-                         << v.getElementType();
-  int64_t b = q.getDimSize(0), hq = q.getDimSize(1), lq = q.getDimSize(2),
-          dk = q.getDimSize(3);
-  int64_t nRep = getNRep();
+    return op->emitOpError()
+           << "expected q, k and v of one element type, got " << et << ", "
+           << k.getElementType() << " and " << v.getElementType();
+  int64_t b = q.getDimSize(0), hq = q.getDimSize(1), dk = q.getDimSize(3);
   if (nRep < 1 || hq % nRep)
-    return emitOpError() << "expected n_rep dividing " << hq
-                         << " query heads, got " << nRep;
+    return op->emitOpError()
+           << "expected n_rep dividing " << hq << " query heads, got " << nRep;
   int64_t hkv = hq / nRep;
-  int64_t lk = 0, dv = 0;
-  if (auto read = getRead()) {
+  lk = 0;
+  dv = 0;
+  if (read) {
     // Paged: pools [S, Hkv, D] and a read map [B, Lk].
     auto rt = cast<RankedTensorType>(read.getType());
-    if (getKShared())
-      return emitOpError("expected no k_shared with a paged key");
+    if (kShared)
+      return op->emitOpError("expected no k_shared with a paged key");
     if (rt.getRank() != 2 || rt.getDimSize(0) != b)
-      return emitOpError() << "expected read map [" << b << ", Lk], got "
-                           << rt;
+      return op->emitOpError()
+             << "expected read map [" << b << ", Lk], got " << rt;
     lk = rt.getDimSize(1);
     if (k.getRank() != 3 || k.getDimSize(1) != hkv || k.getDimSize(2) != dk)
-      return emitOpError() << "expected key pool [S, " << hkv << ", " << dk
-                           << "], got " << k;
+      return op->emitOpError()
+             << "expected key pool [S, " << hkv << ", " << dk << "], got " << k;
     if (v.getRank() != 3 || v.getDimSize(0) != k.getDimSize(0) ||
         v.getDimSize(1) != hkv)
-      return emitOpError() << "expected value pool [" << k.getDimSize(0)
-                           << ", " << hkv << ", Dv], got " << v;
+      return op->emitOpError() << "expected value pool [" << k.getDimSize(0)
+                               << ", " << hkv << ", Dv], got " << v;
     dv = v.getDimSize(2);
   } else {
     if (k.getRank() != 4 || v.getRank() != 4)
-      return emitOpError() << "expected k and v of rank 4, got ranks "
-                           << k.getRank() << " and " << v.getRank();
+      return op->emitOpError() << "expected k and v of rank 4, got ranks "
+                               << k.getRank() << " and " << v.getRank();
     lk = k.getDimSize(2);
     int64_t kd = dk;
-    if (auto shared = getKShared()) {
-      auto st = cast<RankedTensorType>(shared.getType());
+    if (kShared) {
+      auto st = cast<RankedTensorType>(kShared.getType());
       if (st.getRank() != 4 || st.getDimSize(0) != b || st.getDimSize(1) != 1 ||
           st.getDimSize(2) != lk || st.getElementType() != et)
-        return emitOpError() << "expected k_shared [" << b << ", 1, " << lk
-                             << ", s] of " << et << ", got " << st;
+        return op->emitOpError() << "expected k_shared [" << b << ", 1, " << lk
+                                 << ", s] of " << et << ", got " << st;
       kd = dk - st.getDimSize(3);
     }
     if (k.getDimSize(0) != b || k.getDimSize(1) != hkv || k.getDimSize(3) != kd)
-      return emitOpError() << "expected k [" << b << ", " << hkv << ", Lk, "
-                           << kd << "], got " << k;
-    if (v.getDimSize(0) != b || v.getDimSize(1) != hkv ||
-        v.getDimSize(2) != lk)
-      return emitOpError() << "expected v [" << b << ", " << hkv << ", " << lk
-                           << ", Dv], got " << v;
+      return op->emitOpError() << "expected k [" << b << ", " << hkv << ", Lk, "
+                               << kd << "], got " << k;
+    if (v.getDimSize(0) != b || v.getDimSize(1) != hkv || v.getDimSize(2) != lk)
+      return op->emitOpError() << "expected v [" << b << ", " << hkv << ", "
+                               << lk << ", Dv], got " << v;
     dv = v.getDimSize(3);
   }
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  auto q = getQ().getType();
+  int64_t lk = 0, dv = 0;
+  if (failed(verifyAttentionLayout(*this, q, getK().getType(),
+                                   getV().getType(), getRead(), getKShared(),
+                                   getNRep(), lk, dv)))
+    return failure();
+  Type et = q.getElementType();
+  int64_t b = q.getDimSize(0), hq = q.getDimSize(1), lq = q.getDimSize(2);
   if (auto mask = getMask()) {
     auto mt = cast<RankedTensorType>(mask.getType());
     bool ok = mt.getRank() == 4 && mt.getElementType() == et &&

@@ -9,6 +9,8 @@
 
 #include "poot/Dialect/PootDialect.h"
 
+#include "AttentionLayout.h"
+
 using namespace mlir;
 using namespace poot;
 
@@ -77,50 +79,14 @@ int64_t SelectedAttentionOp::getVisitedKeys() {
 }
 
 LogicalResult SelectedAttentionOp::verify() {
-  auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
-  if (q.getRank() != 4)
-    return emitOpError() << "expected q of rank 4 [B, Hq, Lq, Dk], got rank "
-                         << q.getRank();
-  Type et = q.getElementType();
-  if (k.getElementType() != et || v.getElementType() != et)
-    return emitOpError() << "expected q, k and v of one element type, got "
-                         << et << ", " << k.getElementType() << " and "
-                         << v.getElementType();
-  int64_t b = q.getDimSize(0), hq = q.getDimSize(1), lq = q.getDimSize(2),
-          dk = q.getDimSize(3);
-  int64_t nRep = getNRep();
-  if (nRep < 1 || hq % nRep)
-    return emitOpError() << "expected n_rep dividing " << hq
-                         << " query heads, got " << nRep;
-  int64_t hkv = hq / nRep;
+  auto q = getQ().getType();
   int64_t lk = 0, dv = 0;
-  if (auto read = getRead()) {
-    // Paged: pools [S, Hkv, D] and a read map [B, Lk].
-    auto rt = cast<RankedTensorType>(read.getType());
-    if (rt.getRank() != 2 || rt.getDimSize(0) != b)
-      return emitOpError() << "expected read map [" << b << ", Lk], got " << rt;
-    lk = rt.getDimSize(1);
-    if (k.getRank() != 3 || k.getDimSize(1) != hkv || k.getDimSize(2) != dk)
-      return emitOpError() << "expected key pool [S, " << hkv << ", " << dk
-                           << "], got " << k;
-    if (v.getRank() != 3 || v.getDimSize(0) != k.getDimSize(0) ||
-        v.getDimSize(1) != hkv)
-      return emitOpError() << "expected value pool [" << k.getDimSize(0) << ", "
-                           << hkv << ", Dv], got " << v;
-    dv = v.getDimSize(2);
-  } else {
-    if (k.getRank() != 4 || v.getRank() != 4)
-      return emitOpError() << "expected k and v of rank 4, got ranks "
-                           << k.getRank() << " and " << v.getRank();
-    lk = k.getDimSize(2);
-    if (k.getDimSize(0) != b || k.getDimSize(1) != hkv || k.getDimSize(3) != dk)
-      return emitOpError() << "expected k [" << b << ", " << hkv << ", Lk, "
-                           << dk << "], got " << k;
-    if (v.getDimSize(0) != b || v.getDimSize(1) != hkv || v.getDimSize(2) != lk)
-      return emitOpError() << "expected v [" << b << ", " << hkv << ", " << lk
-                           << ", Dv], got " << v;
-    dv = v.getDimSize(3);
-  }
+  if (failed(verifyAttentionLayout(*this, q, getK().getType(),
+                                   getV().getType(), getRead(), Value(),
+                                   getNRep(), lk, dv)))
+    return failure();
+  Type et = q.getElementType();
+  int64_t b = q.getDimSize(0), hq = q.getDimSize(1), lq = q.getDimSize(2);
   int64_t ratio = getRatio();
   if (ratio < 1 || lk % ratio)
     return emitOpError() << "expected a ratio dividing the " << lk
