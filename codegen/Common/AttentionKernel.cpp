@@ -48,6 +48,12 @@ Value TargetHooks::tanh(OpBuilder &b, Location loc, Value x) const {
   return b.create<math::TanhOp>(loc, x);
 }
 
+SmallVector<Value, 4> TargetHooks::matrixTile(OpBuilder &, Location loc,
+                                              Type, ValueRange, ValueRange,
+                                              ValueRange) const {
+  llvm::report_fatal_error("matrixTile called on a target without one");
+}
+
 Attribute LLVMTargetHooks::globalMemorySpace(MLIRContext *ctx) const {
   return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
 }
@@ -98,6 +104,8 @@ struct Spec {
   int64_t vector = 1;   ///< channel schedule: elements of one vector load
   int64_t keyLanes = 0; ///< channel schedule: lanes that share one key
   int64_t unroll = 1;   ///< channel schedule: keys in flight per group
+  bool matrix = false;  ///< the matrix-tile schedule (subgroup is set)
+  int64_t valueVector = 1; ///< matrix-tile schedule: value vector width
   int64_t sharedWidth = 0; ///< width of k_shared (split key), else 0
   int64_t maskB = 0, maskH = 0;
   bool paged = false, hasMask = false, hasLen = false, hasPos = false;
@@ -409,6 +417,100 @@ Value scoreOf(Emitter &e, const Spec &s, const Args &a, Value dot, Value bi,
   return score;
 }
 
+/// Folds `n` unnormalised states (o[dv], m, l) of each of `G` heads with
+/// the e^(m_i - M) weighting, `lanes` threads at a time. `stateAt(x, i, hl)`
+/// is the first float of state i of head hl in `src`; `fold` is workgroup
+/// memory of G (n + 2) floats. First a thread per head reads its n (m, l)
+/// pairs (all loads issued together, the loops being unrolled here) and
+/// leaves the weights e^(m_i - M), then L = sum l_i e^(m_i - M) and M; after
+/// a barrier every thread takes (head, channel) pairs tid, tid + lanes, ...
+/// and calls `publish(x, hl, c, sum o_i[c] e^(m_i - M), L, M)`. A head whose
+/// states all saw nothing has M = -inf, so its weights and L are NaN: 0/0,
+/// as the contract says.
+void foldStates(Emitter &e, Value tid, int64_t lanes, int64_t G, int64_t n,
+                int64_t dv, Value src, Value fold,
+                llvm::function_ref<Value(Emitter &, int64_t, Value)> stateAt,
+                llvm::function_ref<void(Emitter &, Value, Value, Value, Value,
+                                        Value)>
+                    publish) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  auto ld = [&](Value memref, Value at) -> Value {
+    return b.create<memref::LoadOp>(loc, memref, ValueRange{at});
+  };
+  e.loop(tid, e.idx(G), e.idx(lanes), [&](Value hl) {
+    SmallVector<Value> m(n), l(n);
+    for (int64_t i = 0; i < n; ++i) {
+      Value at = stateAt(e, i, hl);
+      m[i] = ld(src, e.add(at, e.idx(dv)));
+      l[i] = ld(src, e.add(at, e.idx(dv + 1)));
+    }
+    Value bigM = e.negInf();
+    for (int64_t i = 0; i < n; ++i)
+      bigM = e.fmax(bigM, m[i]);
+    Value bigL = e.f32(0);
+    Value row = e.mul(hl, e.idx(n));
+    for (int64_t i = 0; i < n; ++i) {
+      Value w = e.exp(e.sub(m[i], bigM));
+      bigL = e.add(bigL, e.mul(l[i], w));
+      b.create<memref::StoreOp>(loc, w, fold,
+                                ValueRange{e.add(row, e.idx(i))});
+    }
+    b.create<memref::StoreOp>(loc, bigL, fold,
+                              ValueRange{e.add(hl, e.idx(G * n))});
+    b.create<memref::StoreOp>(loc, bigM, fold,
+                              ValueRange{e.add(hl, e.idx(G * n + G))});
+  });
+  b.create<gpu::BarrierOp>(loc);
+  Value dvIdx = e.idx(dv);
+  e.loop(tid, e.idx(G * dv), e.idx(lanes), [&](Value pair) {
+    Value hl = e.div(pair, dvIdx), c = e.rem(pair, dvIdx);
+    Value row = e.mul(hl, e.idx(n));
+    SmallVector<Value> o(n);
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = ld(src, e.add(stateAt(e, i, hl), c));
+    Value sum = e.f32(0);
+    for (int64_t i = 0; i < n; ++i)
+      sum = e.add(sum, e.mul(o[i], ld(fold, e.add(row, e.idx(i)))));
+    publish(e, hl, c, sum, ld(fold, e.add(hl, e.idx(G * n))),
+            ld(fold, e.add(hl, e.idx(G * n + G))));
+  });
+}
+
+/// After the key loop of a subgroup schedule: workgroup memory `partials`
+/// holds each subgroup's unnormalised state [subgroup][head][dv + 2]; the
+/// subgroups fold into the normalised output, or with `scratchBase` into
+/// the chunk's partial (the neutral (0, -inf, 0) when it saw nothing).
+void foldSubgroups(Emitter &e, const Spec &s, const Args &a, Value tid,
+                   Value bi, Value gq, Value qi, Value partials, Value fold,
+                   Value scratchBase) {
+  const int64_t W = s.lanes / s.subgroup, G = s.group;
+  foldStates(
+      e, tid, s.lanes, G, W, s.dv, partials, fold,
+      [&](Emitter &x, int64_t w, Value hl) {
+        return x.mul(x.add(x.idx(w * G), hl), x.idx(s.dv + 2));
+      },
+      [&](Emitter &x, Value hl, Value c, Value sum, Value bigL, Value bigM) {
+        Value h = x.add(x.mul(gq, x.idx(G)), hl);
+        if (!scratchBase) {
+          x.storeAs(x.div(sum, bigL), a.out, ValueRange{bi, h, qi, c});
+          return;
+        }
+        Value empty = x.cmpf(arith::CmpFPredicate::OEQ, bigM, x.negInf());
+        Value dv = x.idx(s.dv);
+        Value at = x.mul(x.add(scratchBase, hl), x.idx(s.dv + 2));
+        x.b.create<memref::StoreOp>(x.loc, x.select(empty, x.f32(0), sum),
+                                    a.scratch, ValueRange{x.add(at, c)});
+        x.when(x.cmpi(arith::CmpIPredicate::eq, c, x.idx(0)), [&] {
+          x.b.create<memref::StoreOp>(x.loc, bigM, a.scratch,
+                                      ValueRange{x.add(at, dv)});
+          x.b.create<memref::StoreOp>(
+              x.loc, x.select(empty, x.f32(0), bigL), a.scratch,
+              ValueRange{x.add(at, x.add(dv, x.idx(1)))});
+        });
+      });
+}
+
 /// The channel schedule: the workgroup's `lanes / S` subgroups walk the
 /// keys together. Inside a subgroup, `L` = keyLanes lanes share one key and
 /// the S / L groups hold neighbouring keys side by side; lane j of a group
@@ -428,7 +530,8 @@ Value scoreOf(Emitter &e, const Spec &s, const Args &a, Value dot, Value bi,
 /// widths are multiples of V, so they are aligned to their size.
 void emitChannelBody(Emitter &e, const Spec &s, const Args &a, Value tid,
                      Value bi, Value gq, Value kv, Value qi, Value kBegin,
-                     Value kEnd, Value partials, Value scratchBase) {
+                     Value kEnd, Value partials, Value fold,
+                     Value scratchBase) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   const int64_t S = s.subgroup, W = s.lanes / S, G = s.group;
@@ -640,48 +743,323 @@ void emitChannelBody(Emitter &e, const Spec &s, const Args &a, Value tid,
     }
   });
   b.create<gpu::BarrierOp>(loc);
+  foldSubgroups(e, s, a, tid, bi, gq, qi, partials, fold, scratchBase);
+}
 
-  // Fold the subgroups: thread i takes (head, channel) pairs i, i + lanes...
-  Value c0 = e.idx(0), c1 = e.idx(1), cW = e.idx(W), dv = e.idx(s.dv);
-  e.loop(tid, e.idx(G * s.dv), e.idx(s.lanes), [&](Value pair) {
-    Value hl = e.div(pair, dv), c = e.rem(pair, dv);
-    auto slot = [&](Value w) {
-      return e.mul(e.add(e.mul(w, e.idx(G)), hl), width);
-    };
-    auto mOf = [&](Value w) -> Value {
-      return b.create<memref::LoadOp>(loc, partials,
-                                      ValueRange{e.add(slot(w), dv)});
-    };
-    Value bigM = e.loopCarry(c0, cW, c1, e.negInf(), [&](Value w, Value acc) {
-      return e.fmax(acc, mOf(w));
-    });
-    Value bigL = e.loopCarry(c0, cW, c1, e.f32(0), [&](Value w, Value acc) {
-      Value lw = b.create<memref::LoadOp>(
-          loc, partials, ValueRange{e.add(slot(w), e.add(dv, c1))});
-      return e.add(acc, e.mul(lw, e.exp(e.sub(mOf(w), bigM))));
-    });
-    Value sum = e.loopCarry(c0, cW, c1, e.f32(0), [&](Value w, Value acc) {
-      Value o = b.create<memref::LoadOp>(loc, partials,
-                                         ValueRange{e.add(slot(w), c)});
-      return e.add(acc, e.mul(o, e.exp(e.sub(mOf(w), bigM))));
-    });
-    Value h = e.add(e.mul(gq, e.idx(G)), hl);
-    if (!scratchBase) {
-      e.storeAs(e.div(sum, bigL), a.out, ValueRange{bi, h, qi, c});
-      return;
+/// The matrix-tile schedule (bf16/f16 decode of grouped heads, on targets
+/// with a subgroup matrix tile, Target.h). Each subgroup takes 16 keys at a
+/// time, `unroll` such tiles per step, the workgroup's subgroups side by
+/// side. For a tile, with lane = 4 g + t:
+///
+///  - scores, transposed: S^T (16 keys x 8 heads) = K (16 x dk) q^T, dk / 16
+///    tile products. Lane (g, t) loads key rows g and g + 8, dk / 4 channels
+///    each, in vectors of V: its j-th vector starts at channel
+///    (j 4 + t) V, so the 4 lanes of a quad read 4 V contiguous channels.
+///    Step s takes the lane's channels 4s .. 4s+3 of that list for the
+///    tile's columns 2t, 2t+1, 2t+8, 2t+9, and q (B, head g) is laid out by
+///    the same list, so every step sums matching channels. q stays in
+///    registers; heads past the group are zero columns.
+///  - the lane then holds S[key g or g+8][head 2t or 2t+1]: the score
+///    transform, a max over the tile's keys (shuffles across g), one
+///    rescale of (m, l, o) per head and the weights p, rounded to the
+///    storage type.
+///  - outputs, transposed: o^T (dv x 8 heads) += V^T (dv x 16 keys) P^T
+///    (16 keys x 8 heads), one tile product per 16 value channels. P^T's
+///    B words (keys 2t, 2t+1 and 2t+8, 2t+9 of head g) are fetched from
+///    the lanes holding them with 4 shuffles. Lane (g, t) loads value rows
+///    2t, 2t+1, 2t+8, 2t+9, 2 runs of dv / 16 channels each (tile rows g
+///    and g + 8) in vectors of VV: run r's i-th channel is
+///    r dv/2 + (i / VV) 8 VV + g VV + i % VV, so the 8 lanes of a key read
+///    8 VV contiguous channels; each A word pairs one channel of two keys.
+///
+/// Each lane keeps m per head (equal across g), its own part of l (summed
+/// across g after the loop) and its o^T entries. A key past the chunk's end
+/// is read from the chunk's first key and scored -inf, as in the channel
+/// schedule. The subgroups' states then fold in workgroup memory.
+void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
+                    Value bi, Value gq, Value kv, Value qi, Value kBegin,
+                    Value kEnd, Value partials, Value fold,
+                    Value scratchBase) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  const int64_t S = s.subgroup, W = s.lanes / S, G = s.group, U = s.unroll;
+  const int64_t V = s.vector, VV = s.valueVector;
+  const int64_t steps = s.dk / 16, tiles = s.dv / 16;
+  const int64_t kChunks = s.dk / (4 * V), vChunks = tiles / VV;
+  const int64_t kd = s.dk - s.sharedWidth;
+  Type et = s.storage;
+  Type i32 = b.getI32Type();
+  Value lane = e.rem(tid, e.idx(S)), warp = e.div(tid, e.idx(S));
+  Value g = e.div(lane, e.idx(4)), t = e.rem(lane, e.idx(4));
+
+  Value qpos = qi;
+  if (s.hasPos) {
+    Value p = s.posPerRow ? e.loadIndex(a.pos, ValueRange{bi})
+                          : e.loadIndex(a.pos, ValueRange{});
+    qpos = e.add(p, qi);
+  }
+  auto i32c = [&](OpBuilder &ob, Location l, int64_t v) -> Value {
+    return ob.create<arith::ConstantOp>(l, ob.getI32IntegerAttr(v));
+  };
+  // Two elements as one word (the first in the low half).
+  auto word = [&](Emitter &x, Value pair) -> Value {
+    Value w = x.b.create<vector::BitCastOp>(x.loc, VectorType::get({1}, i32),
+                                            pair);
+    return x.b.create<vector::ExtractOp>(x.loc, w, 0);
+  };
+  // Elements o, o + 1 of a loaded vector as one word.
+  auto pairOf = [&](Emitter &x, Value vec, int64_t o) -> Value {
+    Value pair = x.b.create<vector::ExtractStridedSliceOp>(
+        x.loc, vec, ArrayRef<int64_t>{o}, ArrayRef<int64_t>{2},
+        ArrayRef<int64_t>{1});
+    return word(x, pair);
+  };
+  // Element o of two loaded vectors of `n` as one word.
+  auto zipOf = [&](Emitter &x, Value lo, Value hi, int64_t o,
+                   int64_t n) -> Value {
+    Value pair = x.b.create<vector::ShuffleOp>(x.loc, lo, hi,
+                                               ArrayRef<int64_t>{o, n + o});
+    return word(x, pair);
+  };
+  auto load = [&](Emitter &x, Value memref, SmallVector<Value> indices,
+                  int64_t n) -> Value {
+    return x.b.create<vector::LoadOp>(x.loc, VectorType::get({n}, et), memref,
+                                      indices);
+  };
+  // The first channel of this lane's key vector j.
+  auto kChannel = [&](Emitter &x, int64_t j) -> Value {
+    return x.add(x.mul(t, x.idx(V)), x.idx(j * 4 * V));
+  };
+  // Chunk j of a key row (from k_shared past the seam).
+  auto loadKey = [&](Emitter &x, Value key, int64_t j) -> Value {
+    int64_t first = j * 4 * V;
+    if (s.sharedWidth && first >= kd)
+      return load(x, a.kShared,
+                  {bi, x.idx(0), key, x.sub(kChannel(x, j), x.idx(kd))}, V);
+    if (s.paged) {
+      Value row = x.loadIndex(a.read, ValueRange{bi, key});
+      return load(x, a.k, {row, kv, kChannel(x, j)}, V);
     }
-    // A partial that saw no visible key publishes the neutral (0, -inf, 0).
-    Value empty = e.cmpf(arith::CmpFPredicate::OEQ, bigM, e.negInf());
-    Value at = e.mul(e.add(scratchBase, hl), width);
-    b.create<memref::StoreOp>(loc, e.select(empty, e.f32(0), sum), a.scratch,
-                              ValueRange{e.add(at, c)});
-    e.when(e.cmpi(arith::CmpIPredicate::eq, c, c0), [&] {
-      b.create<memref::StoreOp>(loc, bigM, a.scratch,
-                                ValueRange{e.add(at, dv)});
-      b.create<memref::StoreOp>(loc, e.select(empty, e.f32(0), bigL),
-                                a.scratch, ValueRange{e.add(at, e.add(dv, c1))});
+    return load(x, a.k, {bi, kv, key, kChannel(x, j)}, V);
+  };
+  // Chunk c of run r of a value row.
+  auto loadValue = [&](Emitter &x, Value key, Value row, int64_t r,
+                       int64_t c) -> Value {
+    Value ch = x.add(x.mul(g, x.idx(VV)), x.idx(r * (s.dv / 2) + c * 8 * VV));
+    if (s.paged)
+      return load(x, a.v, {row, kv, ch}, VV);
+    return load(x, a.v, {bi, kv, key, ch}, VV);
+  };
+  // The lane's list position l -> (chunk, offset).
+  auto at = [&](int64_t l) { return std::make_pair(l / V, l % V); };
+
+  // q as B words: head g (clamped; zero past the group), step s's words
+  // hold list positions 4s, 4s+1 and 4s+2, 4s+3.
+  Value inGroup = e.cmpi(arith::CmpIPredicate::ult, g, e.idx(G));
+  Value qHead = e.add(e.mul(gq, e.idx(G)), e.imin(g, e.idx(G - 1)));
+  SmallVector<Value> qChunk;
+  for (int64_t j = 0; j < kChunks; ++j)
+    qChunk.push_back(load(e, a.q, {bi, qHead, qi, kChannel(e, j)}, V));
+  SmallVector<Value> qWord;
+  Value zero32 = i32c(b, loc, 0);
+  for (int64_t st = 0; st < steps; ++st)
+    for (int64_t half = 0; half < 2; ++half) {
+      auto [c, o] = at(4 * st + 2 * half);
+      qWord.push_back(e.select(inGroup, pairOf(e, qChunk[c], o), zero32));
+    }
+
+  // Carried: m, l of heads 2t, 2t+1, then o^T by value tile (4 each).
+  SmallVector<Value> init{e.negInf(), e.negInf(), e.f32(0), e.f32(0)};
+  for (int64_t i = 0; i < tiles * 4; ++i)
+    init.push_back(e.f32(0));
+  auto loop = b.create<scf::ForOp>(
+      loc, e.add(kBegin, e.mul(warp, e.idx(16))), kEnd, e.idx(W * 16 * U),
+      init, [&](OpBuilder &nb, Location l, Value step, ValueRange carried) {
+        Emitter x(nb, l, e.target);
+        SmallVector<Value> state(carried.begin(), carried.end());
+        auto clamp = [&](Value key, Value *valid) {
+          Value in = x.cmpi(arith::CmpIPredicate::ult, key, kEnd);
+          if (valid)
+            *valid = in;
+          return x.select(in, key, kBegin);
+        };
+        // Every load of the step first: U tiles' key and value vectors.
+        struct Tile {
+          Value keys[2], valid[2];
+          SmallVector<Value> kvec[2];
+          SmallVector<Value> vvec[4]; // [key][run * vChunks + c]
+        };
+        std::vector<Tile> tilesOf(U);
+        for (int64_t u = 0; u < U; ++u) {
+          Tile &tl = tilesOf[u];
+          Value base = x.add(step, x.idx(u * W * 16));
+          for (int64_t r = 0; r < 2; ++r) {
+            tl.keys[r] = x.add(base, x.add(g, x.idx(8 * r)));
+            Value key = clamp(tl.keys[r], &tl.valid[r]);
+            for (int64_t j = 0; j < kChunks; ++j)
+              tl.kvec[r].push_back(loadKey(x, key, j));
+          }
+          const int64_t offsets[4] = {0, 1, 8, 9};
+          for (int64_t k = 0; k < 4; ++k) {
+            Value key = clamp(
+                x.add(base, x.add(x.mul(t, x.idx(2)), x.idx(offsets[k]))),
+                nullptr);
+            Value row =
+                s.paged ? x.loadIndex(a.read, ValueRange{bi, key}) : Value();
+            for (int64_t r = 0; r < 2; ++r)
+              for (int64_t c = 0; c < vChunks; ++c)
+                tl.vvec[k].push_back(loadValue(x, key, row, r, c));
+          }
+        }
+        for (int64_t u = 0; u < U; ++u) {
+          Tile &tl = tilesOf[u];
+          // S^T = K q^T over dk / 16 steps.
+          SmallVector<Value> acc(4, x.f32(0));
+          for (int64_t st = 0; st < steps; ++st) {
+            auto [c0, o0] = at(4 * st);
+            auto [c1, o1] = at(4 * st + 2);
+            SmallVector<Value> aw{pairOf(x, tl.kvec[0][c0], o0),
+                                  pairOf(x, tl.kvec[1][c0], o0),
+                                  pairOf(x, tl.kvec[0][c1], o1),
+                                  pairOf(x, tl.kvec[1][c1], o1)};
+            acc = x.target.matrixTile(
+                nb, l, et, aw, ValueRange{qWord[2 * st], qWord[2 * st + 1]},
+                acc);
+          }
+          // Scores of (key r, head 2t + h); columns past the group -inf.
+          Value sc[2][2];
+          for (int64_t r = 0; r < 2; ++r)
+            for (int64_t h = 0; h < 2; ++h) {
+              Value hl = x.add(x.mul(t, x.idx(2)), x.idx(h));
+              Value head = x.add(x.mul(gq, x.idx(G)),
+                                 x.imin(hl, x.idx(G - 1)));
+              Value key = x.select(tl.valid[r], tl.keys[r], kBegin);
+              Value v = scoreOf(x, s, a, acc[2 * r + h], bi, head, qi, key,
+                                qpos);
+              Value live = nb.create<arith::AndIOp>(
+                  l, tl.valid[r],
+                  x.cmpi(arith::CmpIPredicate::ult, hl, x.idx(G)));
+              sc[r][h] = x.select(live, v, x.negInf());
+            }
+          // Per head: the tile's max over its 16 keys, one rescale.
+          Value p[2][2];
+          for (int64_t h = 0; h < 2; ++h) {
+            Value mx = x.fmax(sc[0][h], sc[1][h]);
+            for (int64_t off : {4, 8, 16}) {
+              auto sh = nb.create<gpu::ShuffleOp>(l, mx, i32c(nb, l, off),
+                                                  i32c(nb, l, S),
+                                                  gpu::ShuffleMode::XOR);
+              mx = x.fmax(mx, sh.getShuffleResult());
+            }
+            Value m = state[h], mNew = x.fmax(m, mx);
+            Value dead = x.cmpf(arith::CmpFPredicate::OEQ, mNew, x.negInf());
+            Value rescale = x.select(dead, x.f32(1), x.exp(x.sub(m, mNew)));
+            Value lNew = x.mul(state[2 + h], rescale);
+            for (int64_t r = 0; r < 2; ++r) {
+              Value hidden =
+                  x.cmpf(arith::CmpFPredicate::OEQ, sc[r][h], x.negInf());
+              p[r][h] = x.select(hidden, x.f32(0),
+                                 x.exp(x.sub(sc[r][h], mNew)));
+              lNew = x.add(lNew, p[r][h]);
+            }
+            state[h] = mNew;
+            state[2 + h] = lNew;
+            for (int64_t i = 0; i < tiles; ++i)
+              for (int64_t r = 0; r < 2; ++r) {
+                Value &o = state[4 + i * 4 + 2 * r + h];
+                o = x.mul(o, rescale);
+              }
+          }
+          // P^T as B words: this lane's (keys 2t, 2t+1 | 2t+8, 2t+9; head
+          // g) sit in lanes 8t + g/2 and 8t + 4 + g/2 (their rows g' = 2t,
+          // 2t+1), in the half g % 2 of the words they pack.
+          Value packed[2];
+          for (int64_t r = 0; r < 2; ++r) {
+            Value pair = nb.create<vector::FromElementsOp>(
+                l, VectorType::get({2}, nb.getF32Type()),
+                ValueRange{p[r][0], p[r][1]});
+            pair = nb.create<arith::TruncFOp>(l, VectorType::get({2}, et),
+                                              pair);
+            packed[r] = word(x, pair);
+          }
+          Value srcA = nb.create<arith::IndexCastOp>(
+              l, i32, x.add(x.mul(t, x.idx(8)), x.div(g, x.idx(2))));
+          Value srcB = nb.create<arith::AddIOp>(l, srcA, i32c(nb, l, 4));
+          Value odd = x.cmpi(arith::CmpIPredicate::ne,
+                             x.rem(g, x.idx(2)), x.idx(0));
+          auto fetch = [&](Value v, Value src) {
+            return nb
+                .create<gpu::ShuffleOp>(l, v, src, i32c(nb, l, S),
+                                        gpu::ShuffleMode::IDX)
+                .getShuffleResult();
+          };
+          Value mask16 = i32c(nb, l, 0xffff), sh16 = i32c(nb, l, 16);
+          Value himask = i32c(nb, l, static_cast<int32_t>(0xffff0000u));
+          SmallVector<Value> pw;
+          for (int64_t r = 0; r < 2; ++r) {
+            Value lo = fetch(packed[r], srcA), hi = fetch(packed[r], srcB);
+            Value even = nb.create<arith::OrIOp>(
+                l, nb.create<arith::AndIOp>(l, lo, mask16),
+                nb.create<arith::ShLIOp>(l, hi, sh16));
+            Value oddw = nb.create<arith::OrIOp>(
+                l, nb.create<arith::ShRUIOp>(l, lo, sh16),
+                nb.create<arith::AndIOp>(l, hi, himask));
+            pw.push_back(x.select(odd, oddw, even));
+          }
+          // o^T += V^T P^T, one product per 16 value channels.
+          for (int64_t i = 0; i < tiles; ++i) {
+            int64_t c = i / VV, o = i % VV;
+            auto v = [&](int64_t k, int64_t r) {
+              return tl.vvec[k][r * vChunks + c];
+            };
+            SmallVector<Value> aw{zipOf(x, v(0, 0), v(1, 0), o, VV),
+                                  zipOf(x, v(0, 1), v(1, 1), o, VV),
+                                  zipOf(x, v(2, 0), v(3, 0), o, VV),
+                                  zipOf(x, v(2, 1), v(3, 1), o, VV)};
+            SmallVector<Value> cAcc(state.begin() + 4 + i * 4,
+                                    state.begin() + 8 + i * 4);
+            SmallVector<Value> d = x.target.matrixTile(nb, l, et, aw, pw, cAcc);
+            for (int64_t k = 0; k < 4; ++k)
+              state[4 + i * 4 + k] = d[k];
+          }
+        }
+        nb.create<scf::YieldOp>(l, state);
+      });
+
+  SmallVector<Value> state(loop.getResults().begin(), loop.getResults().end());
+  // l summed across g (m is already the same there).
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t off : {4, 8, 16}) {
+      auto sh = b.create<gpu::ShuffleOp>(loc, state[2 + h], i32c(b, loc, off),
+                                         i32c(b, loc, S),
+                                         gpu::ShuffleMode::XOR);
+      state[2 + h] = e.add(state[2 + h], sh.getShuffleResult());
+    }
+  // The subgroup's state to workgroup memory [warp][head][dv + 2].
+  Value width = e.idx(s.dv + 2);
+  for (int64_t h = 0; h < 2; ++h) {
+    Value hl = e.add(e.mul(t, e.idx(2)), e.idx(h));
+    e.when(e.cmpi(arith::CmpIPredicate::ult, hl, e.idx(G)), [&] {
+      Value base = e.mul(e.add(e.mul(warp, e.idx(G)), hl), width);
+      for (int64_t i = 0; i < tiles; ++i) {
+        int64_t c = i / VV, o = i % VV;
+        for (int64_t r = 0; r < 2; ++r) {
+          Value ch = e.add(e.mul(g, e.idx(VV)),
+                           e.idx(r * (s.dv / 2) + c * 8 * VV + o));
+          b.create<memref::StoreOp>(loc, state[4 + i * 4 + 2 * r + h],
+                                    partials, ValueRange{e.add(base, ch)});
+        }
+      }
+      e.when(e.cmpi(arith::CmpIPredicate::eq, g, e.idx(0)), [&] {
+        b.create<memref::StoreOp>(loc, state[h], partials,
+                                  ValueRange{e.add(base, e.idx(s.dv))});
+        b.create<memref::StoreOp>(loc, state[2 + h], partials,
+                                  ValueRange{e.add(base, e.idx(s.dv + 1))});
+      });
     });
-  });
+  }
+  b.create<gpu::BarrierOp>(loc);
+  foldSubgroups(e, s, a, tid, bi, gq, qi, partials, fold, scratchBase);
 }
 
 FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
@@ -720,6 +1098,9 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   s.vector = std::max<int64_t>(1, getInt("vector"));
   s.keyLanes = getInt("key_lanes") > 0 ? getInt("key_lanes") : s.subgroup;
   s.unroll = std::max<int64_t>(1, getInt("unroll"));
+  auto matrix = schedule.getAs<BoolAttr>("matrix");
+  s.matrix = matrix && matrix.getValue();
+  s.valueVector = std::max<int64_t>(1, getInt("value_vector"));
   s.splits = getInt("splits");
   auto kind = schedule.getAs<StringAttr>("kind");
   s.split = kind && kind.getValue() == "split";
@@ -747,7 +1128,24 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
     s.window = static_cast<int64_t>(*w);
   if (auto slopes = op.getAlibiSlopes())
     s.slopes.assign(slopes->begin(), slopes->end());
-  if (s.subgroup) {
+  if (s.matrix) {
+    if (!target.hasMatrixTile(s.storage))
+      return op.emitError() << "expected a target with a subgroup matrix "
+                               "tile for "
+                            << s.storage << ", target " << target.name()
+                            << " has none";
+    int64_t kd = s.dk - s.sharedWidth;
+    if (s.subgroup != 32 || s.group > 8 || s.lanes % 32 || s.vector < 2 ||
+        s.dk % 16 || s.dv % 16 || (s.dk / 4) % s.vector ||
+        kd % (4 * s.vector) || (s.dv / 16) % s.valueVector)
+      return op.emitError()
+             << "expected a matrix-tile schedule of subgroups of 32, at most "
+                "8 heads and widths in 16-channel steps divisible by its "
+                "vectors, got subgroup "
+             << s.subgroup << ", " << s.group << " heads, widths " << s.dk
+             << "/" << s.dv << ", vectors " << s.vector << "/"
+             << s.valueVector;
+  } else if (s.subgroup) {
     int64_t row = s.keyLanes * s.vector;
     if (s.keyLanes < 1 || s.subgroup % s.keyLanes || s.lanes % s.subgroup ||
         s.dk % row || s.dv % row || (s.dk - s.sharedWidth) % s.vector)
@@ -853,10 +1251,13 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
     Value gx = kb.create<gpu::GridDimOp>(loc, gpu::Dimension::x);
     Value id = e.add(bx, e.mul(by, gx));
     int64_t total = s.rows() * s.splits;
-    Value mState, lState, oState, partials;
+    Value mState, lState, oState, partials, fold;
     if (s.subgroup) {
       partials = target.allocWorkgroup(
           kb, loc, fn, {(s.lanes / s.subgroup) * s.group * (s.dv + 2)},
+          kb.getF32Type());
+      fold = target.allocWorkgroup(
+          kb, loc, fn, {s.group * (s.lanes / s.subgroup + 2)},
           kb.getF32Type());
     } else {
       mState = target.allocWorkgroup(kb, loc, fn, {s.group * s.lanes},
@@ -905,9 +1306,12 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
       Value scratchBase;
       if (s.split)
         scratchBase = e.mul(id, e.idx(s.group));
-      if (s.subgroup)
+      if (s.matrix)
+        emitMatrixBody(e, s, a, lane, bi, g, kvHead, qi, kBegin, kStop,
+                       partials, fold, scratchBase);
+      else if (s.subgroup)
         emitChannelBody(e, s, a, lane, bi, g, kvHead, qi, kBegin, kStop,
-                        partials, scratchBase);
+                        partials, fold, scratchBase);
       else
         emitStreamingBody(e, s, a, lane, bi, g, kvHead, qi, kBegin, kStop,
                           mState, lState, oState, scratchBase);
@@ -932,7 +1336,9 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
     OpBuilder kb = OpBuilder::atBlockBegin(&fn.getBody().front());
     Emitter e(kb, loc, target);
     Value scratch = fn.getArgument(0), out = fn.getArgument(1);
-    Value c0 = e.idx(0), c1 = e.idx(1);
+    Value fold = target.allocWorkgroup(kb, loc, fn,
+                                       {s.group * (s.splits + 2)},
+                                       kb.getF32Type());
     Value lane = kb.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
     Value bx = kb.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
     Value by = kb.create<gpu::BlockIdOp>(loc, gpu::Dimension::y);
@@ -943,40 +1349,17 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
       Value bi = e.div(row, e.idx(groups * s.lq));
       Value g = e.rem(e.div(row, e.idx(s.lq)), e.idx(groups));
       Value qi = e.rem(row, e.idx(s.lq));
-      Value splits = e.idx(s.splits), width = e.idx(s.dv + 2);
-      Value dv = e.idx(s.dv);
-      e.loop(c0, e.idx(s.group), c1, [&](Value hl) {
-        auto slot = [&](Value sp) {
-          return e.mul(e.add(e.mul(e.add(e.mul(row, splits), sp),
-                                   e.idx(s.group)),
-                             hl),
-                       width);
-        };
-        auto mOf = [&](Value sp) -> Value {
-          return kb.create<memref::LoadOp>(loc, scratch,
-                                           ValueRange{e.add(slot(sp), dv)});
-        };
-        Value bigM = e.loopCarry(c0, splits, c1, e.negInf(),
-                                 [&](Value sp, Value acc) {
-                                   return e.fmax(acc, mOf(sp));
-                                 });
-        Value bigL = e.loopCarry(
-            c0, splits, c1, e.f32(0), [&](Value sp, Value acc) {
-              Value l = kb.create<memref::LoadOp>(
-                  loc, scratch, ValueRange{e.add(slot(sp), e.add(dv, c1))});
-              return e.add(acc, e.mul(l, e.exp(e.sub(mOf(sp), bigM))));
-            });
-        Value h = e.add(e.mul(g, e.idx(s.group)), hl);
-        e.loop(lane, dv, e.idx(s.lanes), [&](Value c) {
-          Value sum = e.loopCarry(
-              c0, splits, c1, e.f32(0), [&](Value sp, Value acc) {
-                Value o = kb.create<memref::LoadOp>(
-                    loc, scratch, ValueRange{e.add(slot(sp), c)});
-                return e.add(acc, e.mul(o, e.exp(e.sub(mOf(sp), bigM))));
-              });
-          e.storeAs(e.div(sum, bigL), out, ValueRange{bi, h, qi, c});
-        });
-      });
+      foldStates(
+          e, lane, s.lanes, s.group, s.splits, s.dv, scratch, fold,
+          [&](Emitter &x, int64_t sp, Value hl) {
+            Value at = x.add(x.mul(row, x.idx(s.splits)), x.idx(sp));
+            return x.mul(x.add(x.mul(at, x.idx(s.group)), hl),
+                         x.idx(s.dv + 2));
+          },
+          [&](Emitter &x, Value hl, Value c, Value sum, Value bigL, Value) {
+            Value h = x.add(x.mul(g, x.idx(s.group)), hl);
+            x.storeAs(x.div(sum, bigL), out, ValueRange{bi, h, qi, c});
+          });
     });
     kb.create<gpu::ReturnOp>(loc);
     int64_t gridX = std::min<int64_t>(s.rows(), s.gridX);

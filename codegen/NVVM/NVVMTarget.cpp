@@ -84,6 +84,37 @@ public:
     return x;
   }
 
+  // The quad layout of Target.h is the fragment layout of PTX's
+  // mma.sync m16n8k16 with row-major A and column-major B (sm_80 and
+  // later), so one instruction is one tile; C is tied to D.
+  bool hasMatrixTile(Type element) const override {
+    return element.isBF16() || element.isF16();
+  }
+  SmallVector<Value, 4> matrixTile(OpBuilder &b, Location loc, Type element,
+                                   ValueRange a, ValueRange bWords,
+                                   ValueRange c) const override {
+    std::string type = element.isBF16() ? "bf16" : "f16";
+    std::string text = "mma.sync.aligned.m16n8k16.row.col.f32." + type + "." +
+                       type +
+                       ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+                       "{$10, $11, $12, $13};";
+    Type f32 = b.getF32Type();
+    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                   {f32, f32, f32, f32});
+    SmallVector<Value> operands(a.begin(), a.end());
+    operands.append(bWords.begin(), bWords.end());
+    operands.append(c.begin(), c.end());
+    auto asmOp = b.create<LLVM::InlineAsmOp>(
+        loc, result, operands, b.getStringAttr(text),
+        b.getStringAttr("=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"),
+        /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    SmallVector<Value, 4> d;
+    for (int64_t i = 0; i < 4; ++i)
+      d.push_back(b.create<LLVM::ExtractValueOp>(loc, asmOp.getResult(0), i));
+    return d;
+  }
+
 private:
   /// One f32 -> f32 PTX instruction.
   static Value ptx(OpBuilder &b, Location loc, StringRef text, Value x) {

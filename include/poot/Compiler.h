@@ -40,6 +40,7 @@ llvm::Expected<rt::LiveDeviceFacts> hostDeviceFacts(llvm::StringRef target);
 /// planner decides); see poot-plan's options.
 struct PlanOverrides {
   int64_t unroll = 0, warps = 0, heads = 0, waves = 0;
+  bool noMatrix = false; ///< never the matrix-tile schedule
 };
 
 /// Adds the compile pipeline for `device`: canonicalize, rope, attention,

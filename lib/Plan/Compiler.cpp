@@ -98,6 +98,7 @@ void poot::addCompilePipeline(OpPassManager &pm, llvm::StringRef device,
   options.warps = overrides.warps;
   options.heads = overrides.heads;
   options.waves = overrides.waves;
+  options.noMatrix = overrides.noMatrix;
   fpm.addPass(createPlan(options));
 }
 

@@ -44,6 +44,9 @@ const std::vector<DeviceFacts> &poot::devicePresets() {
       // 16-byte global loads (ld.global.v4 / global_load_dwordx4).
       if (d.target == "nvvm" || d.target == "rocdl")
         d.vectorLoadBytes = 16;
+      // Every CUDA preset is sm_80 or later: mma.sync m16n8k16 for f16 and
+      // bf16. (AMD's MFMA/WMMA tiles have other layouts; not used yet.)
+      d.matrixTile = d.target == "nvvm";
     }
     return table;
   }();

@@ -89,6 +89,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     tuning.warps = warps;
     tuning.heads = heads;
     tuning.waves = waves;
+    tuning.noMatrix = noMatrix;
     auto schedule = planAttention(shape, facts, tuning);
     if (!schedule) {
       op.emitError() << llvm::toString(schedule.takeError());
@@ -135,6 +136,8 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
             b.getNamedAttr("vector", b.getI64IntegerAttr(s.vector)),
             b.getNamedAttr("key_lanes", b.getI64IntegerAttr(s.keyLanes)),
             b.getNamedAttr("unroll", b.getI64IntegerAttr(s.unroll)),
+            b.getNamedAttr("matrix", b.getBoolAttr(s.matrix)),
+            b.getNamedAttr("value_vector", b.getI64IntegerAttr(s.valueVector)),
             b.getNamedAttr("splits", b.getI64IntegerAttr(s.splits)),
             b.getNamedAttr("chunk", b.getI64IntegerAttr(s.chunk)),
             b.getNamedAttr("grid",
@@ -155,10 +158,13 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
         shape.dtype, score, mask, bound,
         s.split ? "split" : (s.grouped ? "grouped" : "stream"), s.splits,
         s.lanes,
-        s.subgroup ? llvm::formatv("/v{0}k{1}u{2}", s.vector, s.keyLanes,
-                                   s.unroll)
-                         .str()
-                   : std::string());
+        s.matrix     ? llvm::formatv("/mma/v{0}w{1}u{2}", s.vector,
+                                     s.valueVector, s.unroll)
+                           .str()
+        : s.subgroup ? llvm::formatv("/v{0}k{1}u{2}", s.vector, s.keyLanes,
+                                     s.unroll)
+                           .str()
+                     : std::string());
     op->setAttr("poot.plan_key", b.getStringAttr(key));
     return true;
   }

@@ -73,6 +73,7 @@ static int64_t lanesFor(int64_t floatsPerLane, const DeviceFacts &d) {
 namespace {
 struct ChannelPlan {
   int64_t vector = 1, keyLanes = 1, unroll = 1, warps = 1, group = 1;
+  int64_t valueVector = 1; ///< matrix-tile schedule: value row load width
 };
 } // namespace
 
@@ -149,6 +150,65 @@ static std::optional<ChannelPlan> planChannels(const AttentionShape &s,
   return std::nullopt;
 }
 
+/// The largest power of two <= `cap` dividing `n`.
+static int64_t widestDividing(int64_t n, int64_t cap) {
+  int64_t w = 1;
+  while (w * 2 <= cap && n % (w * 2) == 0)
+    w *= 2;
+  return w;
+}
+
+/// The matrix-tile schedule's geometry, or nothing where it does not apply:
+/// f16/bf16 decode of grouped heads (n_rep >= 2) on a device with the
+/// matrix tile, widths in whole 16-channel steps, and registers for q and
+/// the accumulators of 8 heads (dk / 8 words and dv / 4 floats a lane, at
+/// most 96). Scores come 16 keys x 8 heads at a time, so a workgroup serves
+/// the largest divisor of n_rep up to 8 (fewer heads leave tile columns
+/// idle, which costs the matrix unit nothing it is short of).
+static std::optional<ChannelPlan> planMatrix(const AttentionShape &s,
+                                             const DeviceFacts &d,
+                                             int64_t nRep,
+                                             const ScheduleTuning &tuning) {
+  if (!d.matrixTile || tuning.noMatrix || d.subgroupSize != 32 ||
+      !d.fixedSubgroup)
+    return std::nullopt;
+  if ((s.dtype != "bf16" && s.dtype != "f16") || s.queryLen != 1 || nRep < 2)
+    return std::nullopt;
+  const int64_t dk = s.keyWidth, dv = s.valueWidth;
+  const int64_t kd = dk - s.sharedKeyWidth;
+  if (dk % 16 || dv % 16 || dk / 8 + dv / 4 > 96)
+    return std::nullopt;
+  int64_t widest = std::max<int64_t>(1, d.vectorLoadBytes / 2);
+  ChannelPlan p;
+  // A lane reads dk / 4 channels of a key row in vectors of `vector`
+  // (chunk j of 4 vectors per row goes to the 4 lanes of a quad), so no
+  // vector may straddle the k / k_shared seam.
+  p.vector = widestDividing(dk / 4, std::max<int64_t>(2, widest));
+  while (p.vector > 2 && kd % (4 * p.vector))
+    p.vector /= 2;
+  if (kd % (4 * p.vector))
+    return std::nullopt;
+  // A lane reads dv / 8 channels of a value row: two runs (rows g and
+  // g + 8 of the value tiles) of dv / 16, in vectors of `valueVector`.
+  p.valueVector = widestDividing(dv / 16, widest);
+  int64_t cap = tuning.heads > 0 ? std::min<int64_t>(8, tuning.heads) : 8;
+  for (int64_t g = std::min(nRep, cap); g >= 1; --g)
+    if (nRep % g == 0) {
+      p.group = g;
+      break;
+    }
+  p.unroll = tuning.unroll > 0 ? tuning.unroll : 2;
+  p.warps = tuning.warps > 0 ? tuning.warps : 8;
+  const int64_t floats = dv + 2;
+  while (p.warps > 1 &&
+         (p.warps * p.group * floats * 4 > d.workgroupMemoryBytes ||
+          p.warps * 32 > d.maxWorkgroupSize))
+    p.warps /= 2;
+  if (p.warps * p.group * floats * 4 > d.workgroupMemoryBytes)
+    return std::nullopt;
+  return p;
+}
+
 llvm::Expected<AttentionSchedule>
 poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
                     const ScheduleTuning &tuning) {
@@ -186,7 +246,16 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   // each group keeps `unroll` keys in flight. Registers hold q and the
   // accumulators (dk / keyLanes + dv / keyLanes floats per head of the
   // group, at most 128); workgroup memory only the subgroups' partials.
-  if (auto channel = planChannels(s, d, nRep, tuning)) {
+  if (auto matrix = planMatrix(s, d, nRep, tuning)) {
+    out.subgroup = d.subgroupSize;
+    out.matrix = true;
+    out.group = matrix->group;
+    out.grouped = matrix->group > 1;
+    out.vector = matrix->vector;
+    out.valueVector = matrix->valueVector;
+    out.unroll = matrix->unroll;
+    out.lanes = matrix->warps * d.subgroupSize;
+  } else if (auto channel = planChannels(s, d, nRep, tuning)) {
     out.subgroup = d.subgroupSize;
     out.group = channel->group;
     out.grouped = channel->group > 1;

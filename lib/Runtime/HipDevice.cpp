@@ -343,6 +343,7 @@ Status HipDevice::createWith(std::shared_ptr<const HipApi> api,
   // A wavefront's width is fixed per architecture (and per compiled code
   // object on RDNA), so the channel schedule may be built around it.
   f.fixedSubgroup = true;
+  f.vectorLoadBytes = 16; // global_load_dwordx4
   size_t total = 0;
   POOT_HIP_CHECK(*api, "hipDeviceTotalMem",
                  api->hipDeviceTotalMem(&total, ordinal));

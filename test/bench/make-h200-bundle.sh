@@ -52,8 +52,33 @@ echo "sweep-bf16-split|--seed=31" >> "$OUT/sweep.txt"
 plan_pair sweep-bf16-live "$OUT/bf16-live.mlir"; rm "$OUT/bf16-live.mlir"
 echo "sweep-bf16-live|--seed=32 --set=len=1,300" >> "$OUT/sweep.txt"
 
+# The matrix-tile schedule (bf16/f16 decode of grouped heads): odd head
+# counts and widths, Dk != Dv, every mask kind, softcap, live lengths with
+# key counts off the 16-key tile, split and streaming, paged, f16.
+while IFS='|' read -r name args runargs; do
+  [ -z "$name" ] && continue
+  "$TRACE" $args -o "$OUT/$name.mlir"
+  plan_pair "sweep-$name" "$OUT/$name.mlir"
+  rm "$OUT/$name.mlir"
+  echo "sweep-$name|$runargs" >> "$OUT/sweep.txt"
+done <<'CASES'
+mma-70b-split|--op=attention_masked --batch=2 --heads=64 --kv-heads=8 --head-dim=128 --capacity=1024 --dtype=bf16|--steps=2 --seed=41
+mma-mqa6-d128-tail|--op=attention_masked --batch=2 --heads=6 --kv-heads=1 --head-dim=128 --capacity=333 --dtype=bf16|--seed=42
+mma-rep16-d64|--op=attention_masked --batch=1 --heads=32 --kv-heads=2 --head-dim=64 --capacity=4096 --dtype=bf16|--seed=43
+mma-rep3-d96-live|--op=attention_live --batch=3 --heads=6 --kv-heads=2 --head-dim=96 --capacity=700 --dtype=bf16|--seed=44 --set=len=1,700,333
+mma-d256-softcap|--op=attention_masked --batch=1 --heads=4 --kv-heads=2 --head-dim=256 --capacity=200 --softcap=30 --dtype=bf16|--seed=45
+mma-dk64-dv96|--op=attention_masked --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --value-dim=96 --capacity=300 --dtype=bf16|--seed=46
+mma-window-split|--op=attention_masked --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --capacity=2048 --window=300 --dtype=bf16|--seed=47
+mma-alibi|--op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=32 --capacity=64 --alibi --dtype=bf16|--steps=2 --seed=48
+mma-paged-split|--op=paged --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=512 --pool-slots=1100 --dtype=bf16|--seed=49
+mma-live-short|--op=attention_live --batch=2 --heads=8 --kv-heads=1 --head-dim=128 --capacity=64 --dtype=bf16|--seed=50 --set=len=1,5
+mma-f16-d128|--op=attention_masked --batch=1 --heads=8 --kv-heads=2 --head-dim=128 --capacity=1000 --dtype=f16|--seed=51
+mma-prefill-declines|--op=attention_prefill --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --seq=40 --dtype=bf16|--seed=52
+CASES
+
 # Benchmark shapes (decode, one new token against a Lk-long cache).
 : > "$OUT/bench/shapes.txt"
+: > "$OUT/bench/compare.txt"
 for model in "70b 64 8" "8b 32 8"; do
   set -- $model
   for bl in "1 4096" "1 32768" "1 131072" "8 8192" "8 32768" "32 8192"; do
@@ -66,6 +91,12 @@ for model in "70b 64 8" "8b 32 8"; do
         --head-dim=128 --capacity=$lk --dtype=$dtype -o "$OUT/bench/$name.mlir"
       "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
         -o "$OUT/bench/$name.plan"
+      # The same shape on the channel schedule, for comparison.
+      if [ "$dtype" = bf16 ]; then
+        "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
+          --no-matrix -o "$OUT/bench/$name-channel.plan"
+        echo "$name-channel $lk" >> "$OUT/bench/compare.txt"
+      fi
       rm "$OUT/bench/$name.mlir"
       echo "$name $b $2 $3 $lk 128 $dtype" >> "$OUT/bench/shapes.txt"
     done
@@ -83,23 +114,21 @@ for l in 1024 4096 16384; do
   echo "$name 1 32 8 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
 done
 
-# Tuning variants of the channel schedule (TUNING=1): heads of one
-# workgroup x split waves x subgroups per workgroup, on three decode shapes.
+# Tuning variants (TUNING=1) of the matrix-tile schedule: tiles in flight x
+# subgroups per workgroup, on two decode shapes.
 : > "$OUT/bench/tuning.txt"
-if [ "${TUNING:-0}" = 1 ]; then for shape in "70b 64 8 1 32768" "8b 32 8 8 8192" "70b 64 8 32 8192"; do
+if [ "${TUNING:-0}" = 1 ]; then for shape in "70b 64 8 1 32768" "8b 32 8 8 8192"; do
   set -- $shape
   "$TRACE" --op=attention_masked --batch=$4 --heads=$2 --kv-heads=$3 \
     --head-dim=128 --capacity=$5 --dtype=bf16 -o "$OUT/bench/t.mlir"
-  for h in 8 4 2; do
-    for v in 1 2 4; do
-      for w in 8 16; do
-        name="llama3-$1-b$4-lk$5-bf16-h$h-v$v-w$w"
-        "$COMPILE" "$OUT/bench/t.mlir" --target=cuda:sm_90 --quiet \
-          --heads=$h --waves=$v --warps=$w -o "$OUT/bench/$name.plan" || continue
-        echo "$name $5" >> "$OUT/bench/tuning.txt"
-      done
-    done
+  for uw in "1 8" "4 8" "2 4" "2 16" "4 4" "1 16"; do
+    set -- $shape $uw
+    name="llama3-$1-b$4-lk$5-bf16-u$6-w$7"
+    "$COMPILE" "$OUT/bench/t.mlir" --target=cuda:sm_90 --quiet \
+      --unroll=$6 --warps=$7 -o "$OUT/bench/$name.plan" || continue
+    echo "$name $5" >> "$OUT/bench/tuning.txt"
   done
+  set -- $shape
   rm "$OUT/bench/t.mlir"
 done
 fi

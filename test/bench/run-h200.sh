@@ -7,7 +7,8 @@
 # plans on the machine's Vulkan driver. Writes results under $OUT (or
 # ./h200-out).
 #   run-h200.sh BUNDLE_DIR [PHASES]
-# PHASES is a comma list of check, memcheck, peers, ours, tuning, vulkan,
+# PHASES is a comma list of check, memcheck, peers, ours, compare (the
+# channel schedule on the bf16 decode shapes), tuning, vulkan,
 # or one of all (check,peers,ours), bench (peers,ours), everything (all).
 # Each phase has a time budget in seconds (BUDGET_<PHASE>, e.g.
 # BUDGET_CHECK=150): cases not started within it are reported as skipped,
@@ -77,7 +78,7 @@ fi
 if has memcheck; then
   budget memcheck 60
   echo "== compute-sanitizer memcheck"
-  for n in sweep-gqa-d128-split sweep-mqa-d96 sweep-mla-192-128 sweep-paged-split sweep-live sweep-gqa-d40 sweep-bf16-split; do
+  for n in ${MEMCHECK_CASES:-sweep-gqa-d128-split sweep-mqa-d96 sweep-mla-192-128 sweep-paged-split sweep-live sweep-gqa-d40 sweep-bf16-split sweep-mma-mqa6-d128-tail sweep-mma-rep3-d96-live sweep-mma-paged-split}; do
     intime || { echo "$n: skipped (time budget)"; continue; }
     args=$(grep "^$n|" "$B/sweep.txt" | cut -d'|' -f2)
     compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$RUN" "$B/plans/$n.cuda.plan" --device=cuda --device-only $args --quiet > "$R/memcheck-$n.txt" 2>&1
@@ -114,6 +115,16 @@ if has ours; then
     timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 \
       --bench-only --bench-op=attention --quiet 2>&1 | grep attention | sed "s/^/$name /"
   done < "$B/bench/shapes.txt" 2>&1 | tee "$R/bench-ours.txt"
+fi
+
+if has compare && [ -s "$B/bench/compare.txt" ]; then
+  budget compare 90
+  echo "== benchmark: the channel schedule on the matrix-tile shapes"
+  while read -r name lk; do
+    intime || { echo "$name skipped (time budget)"; continue; }
+    timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 \
+      --bench-only --bench-op=attention --quiet 2>&1 | grep attention | sed "s/^/$name /"
+  done < "$B/bench/compare.txt" 2>&1 | tee "$R/bench-compare.txt"
 fi
 
 if has tuning && [ -s "$B/bench/tuning.txt" ]; then

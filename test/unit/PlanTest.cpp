@@ -57,11 +57,15 @@ TEST(Planner, ChannelScheduleGeometry) {
   const DeviceFacts &d = *findDevicePreset("sm_90");
   // bf16, D = 128: 16-byte vectors of 8, 16 lanes a key (8 + 8 channels
   // each), two keys side by side in a warp.
+  // (Grouped bf16 heads take the matrix-tile schedule unless told not to.)
+  ScheduleTuning channel;
+  channel.noMatrix = true;
   AttentionShape shape = decode(1, 64, 8, 32768, 128);
   shape.dtype = "bf16";
-  auto s = planAttention(shape, d);
+  auto s = planAttention(shape, d, channel);
   ASSERT_TRUE(bool(s));
   EXPECT_EQ(s->subgroup, 32);
+  EXPECT_FALSE(s->matrix);
   EXPECT_EQ(s->vector, 8);
   EXPECT_EQ(s->keyLanes, 16);
   // f32: vectors of 4, still 16 lanes a key.
@@ -83,7 +87,7 @@ TEST(Planner, ChannelScheduleGeometry) {
   shape.valueWidth = 128;
   shape.sharedKeyWidth = 64;
   shape.dtype = "bf16";
-  s = planAttention(shape, d);
+  s = planAttention(shape, d, channel);
   ASSERT_TRUE(bool(s));
   EXPECT_EQ(s->vector, 8);
   EXPECT_EQ(s->keyLanes, 8);
@@ -96,6 +100,79 @@ TEST(Planner, ChannelScheduleGeometry) {
   ASSERT_TRUE(bool(s));
   EXPECT_EQ(s->unroll, 8);
   EXPECT_EQ(s->lanes, 64);
+}
+
+TEST(Planner, MatrixScheduleGeometry) {
+  const DeviceFacts &d = *findDevicePreset("sm_90");
+  // Llama-3-70B decode in bf16: 8 heads of a KV head on one workgroup, key
+  // and value rows in 16-byte vectors.
+  AttentionShape shape = decode(1, 64, 8, 32768, 128);
+  shape.dtype = "bf16";
+  auto s = planAttention(shape, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_TRUE(s->matrix);
+  EXPECT_EQ(s->subgroup, 32);
+  EXPECT_EQ(s->group, 8);
+  EXPECT_EQ(s->vector, 8);
+  EXPECT_EQ(s->valueVector, 8);
+  EXPECT_EQ(s->lanes, 256);
+  EXPECT_TRUE(s->split);
+  // n_rep 16: two workgroups of 8 heads; n_rep 6: one of 6.
+  s = planAttention([] {
+    AttentionShape x = decode(1, 32, 2, 4096, 64);
+    x.dtype = "f16";
+    return x;
+  }(), d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_TRUE(s->matrix);
+  EXPECT_EQ(s->group, 8);
+  EXPECT_EQ(s->valueVector, 4);
+  shape = decode(2, 6, 1, 333, 96);
+  shape.dtype = "bf16";
+  s = planAttention(shape, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_TRUE(s->matrix);
+  EXPECT_EQ(s->group, 6);
+  EXPECT_EQ(s->vector, 8); // 24 channels a key row: 3 vectors of 8
+  EXPECT_EQ(s->valueVector, 2); // 6 channels a run: 3 vectors of 2
+  // Split key 128 + 64: the seam falls between vectors.
+  shape = decode(1, 16, 1, 4096, 192);
+  shape.valueWidth = 128;
+  shape.sharedKeyWidth = 64;
+  shape.dtype = "bf16";
+  s = planAttention(shape, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_TRUE(s->matrix);
+  EXPECT_EQ(128 % (4 * s->vector), 0);
+  // Not for: f32, one head per KV head, prefill, widths off 16, registers
+  // past 96 (dk 512), targets without the tile, or when told not to.
+  auto declined = [&](AttentionShape x, const DeviceFacts &dev,
+                      ScheduleTuning tuning = {}) {
+    auto r = planAttention(x, dev, tuning);
+    return r && !r->matrix;
+  };
+  shape = decode(1, 64, 8, 4096, 128);
+  shape.dtype = "bf16";
+  AttentionShape f32 = shape;
+  f32.dtype = "f32";
+  EXPECT_TRUE(declined(f32, d));
+  AttentionShape mha = decode(1, 8, 8, 4096, 128);
+  mha.dtype = "bf16";
+  EXPECT_TRUE(declined(mha, d));
+  AttentionShape prefill = shape;
+  prefill.queryLen = 64;
+  EXPECT_TRUE(declined(prefill, d));
+  AttentionShape d40 = decode(1, 8, 2, 4096, 40);
+  d40.dtype = "bf16";
+  EXPECT_TRUE(declined(d40, d));
+  AttentionShape d512 = decode(1, 8, 1, 4096, 512);
+  d512.dtype = "bf16";
+  EXPECT_TRUE(declined(d512, d));
+  AttentionShape amd = shape;
+  EXPECT_TRUE(declined(amd, *findDevicePreset("gfx942")));
+  ScheduleTuning off;
+  off.noMatrix = true;
+  EXPECT_TRUE(declined(shape, d, off));
 }
 
 TEST(Planner, AttentionLdsWhenNotOneLaneFits) {

@@ -70,6 +70,10 @@ static cl::opt<int64_t> waves(
     "waves", cl::init(0), cl::Hidden,
     cl::desc("Split-KV workgroups per compute unit to aim for (tuning)"));
 
+static cl::opt<bool> noMatrix(
+    "no-matrix", cl::init(false), cl::Hidden,
+    cl::desc("Never plan the matrix-tile schedule (comparisons)"));
+
 static int fail(const Twine &message) {
   errs() << "poot-compile: error: " << message << "\n";
   return 1;
@@ -139,6 +143,7 @@ int main(int argc, char **argv) {
   overrides.warps = warps;
   overrides.heads = heads;
   overrides.waves = waves;
+  overrides.noMatrix = noMatrix;
   if (live)
     poot::addCompilePipeline(pm, live->facts, /*fuse=*/!noFusion,
                              /*explain=*/true);
@@ -255,7 +260,11 @@ int main(int argc, char **argv) {
          << get("splits") << " of " << get("chunk") << " keys, grid "
          << get("grid") << ", " << get("group")
          << (get("group") == "1" ? " head" : " heads") << " a workgroup";
-      if (get("subgroup") != "0")
+      if (get("matrix") == "yes")
+        os << ", matrix tiles of 16 keys, " << get("vector") << "/"
+           << get("value_vector") << "-wide key/value loads, "
+           << get("unroll") << " tiles in flight";
+      else if (get("subgroup") != "0")
         os << ", " << get("key_lanes") << " lanes a key, " << get("vector")
            << "-wide loads, " << get("unroll") << " keys in flight";
       os << "\n";

@@ -56,6 +56,25 @@ public:
   virtual int64_t maxElements() const { return INT64_MAX / 2; }
   /// Prepares the module for the target (target environment attributes).
   virtual void prepareModule(mlir::ModuleOp module) const = 0;
+
+  /// The subgroup matrix tile: D = A B + C for A 16x16, B 16x8 of
+  /// `element` (f16 or bf16) and C, D 16x8 of f32, computed by the 32 lanes
+  /// of a subgroup together, each holding a fixed part of every operand (the
+  /// quad layout below). Whether the target has one for `element`; the
+  /// planner only asks for it where DeviceFacts::matrixTile says so.
+  virtual bool hasMatrixTile(mlir::Type element) const { return false; }
+  /// One tile product. Lane l = 4 g + t (g in [0, 8), t in [0, 4)) holds
+  ///   a: 4 words of two elements (the lower column in the low half):
+  ///      A[g][2t, 2t+1], A[g+8][2t, 2t+1], A[g][2t+8, 2t+9],
+  ///      A[g+8][2t+8, 2t+9];
+  ///   b: 2 words: B[2t, 2t+1][g], B[2t+8, 2t+9][g] (the lower row low);
+  ///   c and the result: 4 f32: C[g][2t], C[g][2t+1], C[g+8][2t],
+  ///      C[g+8][2t+1].
+  /// Words are i32. Every lane of the subgroup must take part.
+  virtual llvm::SmallVector<mlir::Value, 4>
+  matrixTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Type element,
+             mlir::ValueRange a, mlir::ValueRange bWords,
+             mlir::ValueRange c) const;
 };
 
 /// What the targets that lower through LLVM (NVVM, ROCDL) share: buffers in

@@ -188,7 +188,9 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
            "Most query heads of one workgroup (tuning experiments)">,
     Option<"waves", "waves", "int64_t", "0",
            "Split-KV: workgroups per compute unit the split count aims for "
-           "(tuning experiments; default 1)">,
+           "(tuning experiments; default 2)">,
+    Option<"noMatrix", "no-matrix", "bool", "false",
+           "Never plan the matrix-tile schedule (comparisons)">,
   ];
   let dependentDialects = ["poot::PootDialect"];
 }

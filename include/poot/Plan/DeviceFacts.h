@@ -35,6 +35,10 @@ struct DeviceFacts {
   /// Widest load the generated kernels may issue as one vector, in bytes
   /// (0: scalar loads only).
   int64_t vectorLoadBytes = 0;
+  /// Whether a subgroup of 32 lanes can multiply 16x16 by 16x8 tiles of
+  /// f16 or bf16 into f32 in one step (CUDA's mma.sync on sm_80 and later),
+  /// as the code generator's matrix tile (codegen/Target.h) describes.
+  bool matrixTile = false;
 };
 
 /// The named presets: sm_80, sm_89, sm_90, gfx90a, gfx942, gfx1100, vulkan

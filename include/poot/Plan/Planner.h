@@ -58,6 +58,7 @@ struct ScheduleTuning {
   int64_t warps = 0;  ///< subgroups of one workgroup
   int64_t heads = 0;  ///< most query heads of one workgroup
   int64_t waves = 0;  ///< split-KV: workgroups per compute unit to aim for
+  bool noMatrix = false; ///< never the matrix-tile schedule
 };
 
 /// The schedule of one attention.
@@ -77,6 +78,13 @@ struct AttentionSchedule {
   int64_t vector = 1;
   int64_t keyLanes = 0;
   int64_t unroll = 1;
+  /// The matrix-tile schedule (a kind of channel schedule: subgroup is set):
+  /// each subgroup takes 16 keys at a time and computes their scores for up
+  /// to 8 heads, and the heads' weighted values, as tile products on the
+  /// device's matrix unit. `vector` is then the key row's load width,
+  /// `valueVector` the value row's, `unroll` the tiles loaded per step.
+  bool matrix = false;
+  int64_t valueVector = 1;
   int64_t lanes = 1;       ///< threads of one workgroup, striding over keys
   int64_t splits = 1;      ///< key chunks per row (1 when streaming)
   int64_t chunk = 0;       ///< keys per split (the whole length when streaming)

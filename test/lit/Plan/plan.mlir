@@ -5,21 +5,18 @@
 // RUN: poot-opt %s --split-input-file --poot-plan=device=gfx1100 | FileCheck %s --check-prefix=GFX1100
 
 // Llama-3-70B decode, B=1, Lk=32768, Hq=64/Hkv=8, D=128, f16.
-// On CUDA the channel schedule takes 4 heads a workgroup: 16 rows leave
-// the device idle, so the keys split for two workgroups a unit:
-// splits = min(16, ceil(2 CUs / 16), 32768 / 128): 16 of 2048 keys on
-// sm_90, 14 of 2341 on sm_80 (108 units).
+// On CUDA 8 rows (one per KV head) leave the device idle, so the keys
+// split for two workgroups a unit: splits = min(16, ceil(2 CUs / 8),
+// 32768 / 128) = 16 of 2048 keys on sm_90 and on sm_80.
 // On the generic Vulkan device (16 KiB) the group does not fit: per-head
 // streaming with 16 lanes over 64 rows, which fill its 16 units.
 // SM90-LABEL: func.func @llama70b_decode
 // SM90: poot.attention
-// On CUDA the channel schedule: 8 warps of 32 lanes (as many as the
-// warps' partials fit 48 KiB), each lane holding 4 channels of q and of the
-// accumulator for each of the 8 heads.
-// 64/8 heads, D = 128, bf16 over 132 SMs: 4 heads a workgroup (16 + 16
-// registers of q and accumulator each), 16 rows x 16 splits for two
-// workgroups an SM; 16-byte vectors of 8, 16 lanes a key.
-// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 256, 1>, group = 4 : i64, grouped = true, key_lanes = 16 : i64, kind = "split", lanes = 512 : i64, live_splits = false, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64, unroll = 4 : i64, vector = 8 : i64}
+// On CUDA the matrix-tile schedule (f16, grouped heads): all 8 heads of a
+// KV head on one workgroup of 8 warps, each warp scoring 16 keys x 8 heads
+// per tile product; 8 rows x 16 splits; 16-byte vectors of 8 for key and
+// value rows, 2 tiles in flight.
+// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 128, 1>, group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 256 : i64, live_splits = false, matrix = true, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64, unroll = 2 : i64, value_vector = 8 : i64, vector = 8 : i64}
 // On AMD the same channel schedule over wavefronts (64 lanes on gfx942,
 // 32 on gfx1100).
 // GFX942-LABEL: func.func @llama70b_decode
@@ -33,9 +30,10 @@
 // VULKAN-LABEL: func.func @llama70b_decode
 // VULKAN: grouped = false, key_lanes = 0 : i64, kind = "streaming", lanes = 16 : i64
 // SM80-LABEL: func.func @llama70b_decode
-// SM80: chunk = 2341 : i64
-// SM80-SAME: group = 4 : i64, grouped = true, key_lanes = 16 : i64, kind = "split", lanes = 512 : i64
-// SM80-SAME: splits = 14 : i64
+// SM80: chunk = 2048 : i64
+// SM80-SAME: group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 256 : i64
+// SM80-SAME: matrix = true
+// SM80-SAME: splits = 16 : i64
 func.func @llama70b_decode(%q: tensor<1x64x1x128xf16>, %k: tensor<1x8x32768x128xf16>, %v: tensor<1x8x32768x128xf16>, %pos: tensor<i32>) -> tensor<1x64x1x128xf16> {
   %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 8 : i64, causal} : tensor<1x64x1x128xf16>, tensor<1x8x32768x128xf16>, tensor<1x8x32768x128xf16> -> tensor<1x64x1x128xf16>
   return %o : tensor<1x64x1x128xf16>
