@@ -197,8 +197,14 @@ static std::optional<ChannelPlan> planMatrix(const AttentionShape &s,
       p.group = g;
       break;
     }
-  p.unroll = tuning.unroll > 0 ? tuning.unroll : 2;
-  p.warps = tuning.warps > 0 ? tuning.warps : 8;
+  // One tile in flight and 16 subgroups (as many as the partials fit):
+  // measured on sm_90 against 2 and 4 tiles and 4, 8 and 16 subgroups, one
+  // tile keeps the registers low enough for two workgroups a unit where
+  // the grid has them (8B, B=8: 86.8 us against 124.7 at 2 tiles and 8
+  // subgroups), and is as fast where it does not (70B, B=1: 51.9 us
+  // against 64.7); docs/performance.md.
+  p.unroll = tuning.unroll > 0 ? tuning.unroll : 1;
+  p.warps = tuning.warps > 0 ? tuning.warps : 16;
   const int64_t floats = dv + 2;
   while (p.warps > 1 &&
          (p.warps * p.group * floats * 4 > d.workgroupMemoryBytes ||

@@ -263,7 +263,8 @@ int main(int argc, char **argv) {
       if (get("matrix") == "yes")
         os << ", matrix tiles of 16 keys, " << get("vector") << "/"
            << get("value_vector") << "-wide key/value loads, "
-           << get("unroll") << " tiles in flight";
+           << get("unroll") << (get("unroll") == "1" ? " tile" : " tiles")
+           << " in flight";
       else if (get("subgroup") != "0")
         os << ", " << get("key_lanes") << " lanes a key, " << get("vector")
            << "-wide loads, " << get("unroll") << " keys in flight";
