@@ -288,7 +288,8 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   // Split-KV: decode only, when the rows leave compute units idle. The
   // split count aims at two workgroups per compute unit (a compute unit
   // holds several; measured on sm_90, two waves of splits instead of one
-  // ran 1.6x faster at B=1, Lk=32768), within the seed's 16 splits and
+  // ran 1.6x faster at B=1, Lk=32768), rounded down so the launch is not
+  // a full wave and a sliver of a second, within the seed's 16 splits and
   // 128 keys a chunk.
   const int64_t waves = tuning.waves > 0 ? tuning.waves : 2;
   if (s.queryLen != 1) {
@@ -301,7 +302,7 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
     return out;
   }
   int64_t splits = std::min<int64_t>(
-      {16, ceilDiv(d.computeUnits * waves, out.rows), s.keyLen / 128});
+      {16, d.computeUnits * waves / out.rows, s.keyLen / 128});
   if (splits < 2) {
     out.why = llvm::formatv("streaming: {0} keys make no two chunks of 128",
                             s.keyLen);

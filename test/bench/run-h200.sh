@@ -110,9 +110,11 @@ if has ours; then
   echo "== benchmark: ours"
   # Synthetic operands (every key visible, pos = Lk - 1): the host never
   # evaluates the graph, so the largest shapes time as quickly as the rest.
+  # ONLY="name ..." times just those shapes.
   while read -r name b hq hkv lk d dtype rest; do
+    if [ -n "${ONLY:-}" ]; then case " $ONLY " in *" $name "*) ;; *) continue ;; esac; fi
     intime || { echo "$name skipped (time budget)"; continue; }
-    timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 \
+    timeout 150 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 \
       --bench-only --bench-op=attention --quiet 2>&1 | grep attention | sed "s/^/$name /"
   done < "$B/bench/shapes.txt" 2>&1 | tee "$R/bench-ours.txt"
 fi
