@@ -18,6 +18,10 @@ cmake -G Ninja -S "$ROOT" -B "$OUT/build-rt" -DCMAKE_BUILD_TYPE=Release \
 ninja -C "$OUT/build-rt" poot-run-plan >/dev/null
 cp "$OUT/build-rt/tools/poot-run-plan/poot-run-plan" "$OUT/"
 rm -rf "$OUT/build-rt"
+# The Vulkan loader, which the GPU machine lacks (the driver's ICD, if its
+# install has one, is found by run-h200.sh).
+mkdir -p "$OUT/lib"
+cp -L /usr/lib/x86_64-linux-gnu/libvulkan.so.1 "$OUT/lib/" 2>/dev/null || true
 
 plan_pair() { # name graph.mlir
   "$COMPILE" "$2" --target=cuda:sm_90 --quiet -o "$OUT/plans/$1.cuda.plan"

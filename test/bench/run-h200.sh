@@ -142,6 +142,16 @@ fi
 if has vulkan; then
   budget vulkan 60
   echo "== correctness on the machine's Vulkan driver (SPIR-V plans)"
+  # The bundle's loader where the machine has none; NVIDIA's ICD is
+  # libGLX_nvidia.so.0, described by a JSON the driver install may lack.
+  [ -f "$B/lib/libvulkan.so.1" ] && export LD_LIBRARY_PATH="$B/lib:${LD_LIBRARY_PATH:-}"
+  icd=$(ls /usr/share/vulkan/icd.d/nvidia*.json /etc/vulkan/icd.d/nvidia*.json 2>/dev/null | head -1)
+  glx=$(ldconfig -p 2>/dev/null | grep -o '/[^ ]*libGLX_nvidia.so.0' | head -1)
+  echo "vulkan: icd json ${icd:-none}, libGLX_nvidia ${glx:-none}"
+  if [ -z "$icd" ] && [ -n "$glx" ]; then
+    printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s", "api_version": "1.3.0"}}\n' "$glx" > "$R/nvidia_icd.json"
+    export VK_ICD_FILENAMES="$R/nvidia_icd.json"
+  fi
   if ls "$B"/plans/*.vulkan.plan >/dev/null 2>&1; then
     cases vulkan | xargs -P 4 -L 1 bash -c 'check_one "$@"' _ | sort -k2 | tee "$R/check-vulkan.txt"
     echo "$(grep -c '^ok' "$R/check-vulkan.txt") ok, $(grep -c '^FAIL' "$R/check-vulkan.txt") failed, $(grep -c '^SKIP' "$R/check-vulkan.txt") skipped"
