@@ -1,0 +1,37 @@
+// RUN: poot-opt %s --split-input-file --poot-plan=device=sm_90 --poot-generate=target=nvvm | FileCheck %s
+// RUN: not poot-opt %s --split-input-file --poot-generate=target=spirv 2>&1 | FileCheck %s --check-prefix=REFUSE
+
+// Llama-3-70B-shaped decode in bf16 on sm_90: the matrix-tile schedule.
+// q loaded once; per 16-key tile, the lane's 2 key rows and 4 value rows
+// in 16-byte vectors (8 + 8 loads), 8 products for the scores (dk / 16) and 8 for the weighted values
+// (dv / 16), the tile max across the quad rows with 3 xor shuffles, and the
+// weights handed to the lanes that need them with 4 indexed shuffles.
+// CHECK-LABEL: func.func @decode70b
+// CHECK: poot.schedule = {{{.*}}matrix = true
+// CHECK: gpu.func @attention_0_partial
+// CHECK-COUNT-4: vector.load %{{.*}} : memref<1x64x1x128xbf16, #gpu.address_space<global>>, vector<8xbf16>
+// CHECK: scf.for
+// CHECK-COUNT-16: vector.load %{{.*}} : memref<1x8x1024x128xbf16, #gpu.address_space<global>>, vector<8xbf16>
+// CHECK-COUNT-8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK-COUNT-3: gpu.shuffle  xor
+// CHECK: gpu.shuffle  idx
+// CHECK-COUNT-8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK-NOT: mma.sync
+// CHECK: scf.yield
+// the subgroups' states fold in workgroup memory, then the combine
+// CHECK: gpu.barrier
+// CHECK: gpu.func @attention_0_combine
+func.func @decode70b(%q: tensor<1x64x1x128xbf16>, %k: tensor<1x8x1024x128xbf16>, %v: tensor<1x8x1024x128xbf16>, %pos: tensor<i32>) -> tensor<1x64x1x128xbf16> {
+  %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 8 : i64, causal} : tensor<1x64x1x128xbf16>, tensor<1x8x1024x128xbf16>, tensor<1x8x1024x128xbf16> -> tensor<1x64x1x128xbf16>
+  return %o : tensor<1x64x1x128xbf16>
+}
+
+// -----
+
+// A matrix-tile schedule handed to a target without the tile is refused by
+// the generator, naming the type and the target.
+// REFUSE: error: expected a target with a subgroup matrix tile for 'f16', target spirv has none
+func.func @refused(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x64x64xf16>, %v: tensor<1x2x64x64xf16>) -> tensor<1x8x1x64xf16> {
+  %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 4 : i64, poot.schedule = {kind = "streaming", grouped = true, group = 4 : i64, lanes = 256 : i64, subgroup = 32 : i64, vector = 8 : i64, value_vector = 4 : i64, unroll = 1 : i64, matrix = true, splits = 1 : i64, chunk = 64 : i64, grid = array<i64: 2, 1>}} : tensor<1x8x1x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x8x1x64xf16>
+  return %o : tensor<1x8x1x64xf16>
+}
