@@ -73,6 +73,7 @@ static int64_t lanesFor(int64_t floatsPerLane, const DeviceFacts &d) {
 namespace {
 struct ChannelPlan {
   int64_t vector = 1, keyLanes = 1, unroll = 1, warps = 1, group = 1;
+  bool matrix = false;     ///< the matrix-tile schedule
   int64_t valueVector = 1; ///< matrix-tile schedule: value row load width
 };
 } // namespace
@@ -180,6 +181,7 @@ static std::optional<ChannelPlan> planMatrix(const AttentionShape &s,
     return std::nullopt;
   int64_t widest = std::max<int64_t>(1, d.vectorLoadBytes / 2);
   ChannelPlan p;
+  p.matrix = true;
   // A lane reads dk / 4 channels of a key row in vectors of `vector`
   // (chunk j of 4 vectors per row goes to the 4 lanes of a quad), so no
   // vector may straddle the k / k_shared seam.
@@ -252,23 +254,19 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   // each group keeps `unroll` keys in flight. Registers hold q and the
   // accumulators (dk / keyLanes + dv / keyLanes floats per head of the
   // group, at most 128); workgroup memory only the subgroups' partials.
-  if (auto matrix = planMatrix(s, d, nRep, tuning)) {
+  std::optional<ChannelPlan> sub = planMatrix(s, d, nRep, tuning);
+  if (!sub)
+    sub = planChannels(s, d, nRep, tuning);
+  if (sub) {
     out.subgroup = d.subgroupSize;
-    out.matrix = true;
-    out.group = matrix->group;
-    out.grouped = matrix->group > 1;
-    out.vector = matrix->vector;
-    out.valueVector = matrix->valueVector;
-    out.unroll = matrix->unroll;
-    out.lanes = matrix->warps * d.subgroupSize;
-  } else if (auto channel = planChannels(s, d, nRep, tuning)) {
-    out.subgroup = d.subgroupSize;
-    out.group = channel->group;
-    out.grouped = channel->group > 1;
-    out.vector = channel->vector;
-    out.keyLanes = channel->keyLanes;
-    out.unroll = channel->unroll;
-    out.lanes = channel->warps * d.subgroupSize;
+    out.matrix = sub->matrix;
+    out.group = sub->group;
+    out.grouped = sub->group > 1;
+    out.vector = sub->vector;
+    out.keyLanes = sub->matrix ? 0 : sub->keyLanes;
+    out.valueVector = sub->valueVector;
+    out.unroll = sub->unroll;
+    out.lanes = sub->warps * d.subgroupSize;
   }
   if (!out.subgroup)
     out.group = out.grouped ? nRep : 1;

@@ -36,15 +36,21 @@ for g in "$ROOT"/examples/*.mlir; do
   plan_pair "$(basename "$g" .mlir)" "$g"
 done
 
+# Sweep cases from stdin, "NAME|TRACE ARGS|RUN ARGS" a line: each traced,
+# planned and listed in sweep.txt with its run arguments.
+sweep_cases() {
+  while IFS='|' read -r name args runargs; do
+    [ -z "$name" ] && continue
+    "$TRACE" $args -o "$OUT/$name.mlir"
+    plan_pair "sweep-$name" "$OUT/$name.mlir"
+    rm "$OUT/$name.mlir"
+    echo "sweep-$name|$runargs" >> "$OUT/sweep.txt"
+  done
+}
+
 # The sweep's cases (as in test/e2e/sweep.sh), with their run arguments.
 : > "$OUT/sweep.txt"
-while IFS='|' read -r name args runargs; do
-  [ -z "$name" ] && continue
-  "$TRACE" $args -o "$OUT/$name.mlir"
-  plan_pair "sweep-$name" "$OUT/$name.mlir"
-  rm "$OUT/$name.mlir"
-  echo "sweep-$name|$runargs" >> "$OUT/sweep.txt"
-done < <(sed -n '/<<.CASES.$/,/^CASES$/p' "$ROOT/test/e2e/sweep.sh" | sed '1d;$d')
+sed -n '/<<.CASES.$/,/^CASES$/p' "$ROOT/test/e2e/sweep.sh" | sed '1d;$d' | sweep_cases
 
 # bf16 and f16 cases the Vulkan sweep cannot run (no bf16 storage there).
 "$TRACE" --op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=128 \
@@ -59,13 +65,7 @@ echo "sweep-bf16-live|--seed=32 --set=len=1,300" >> "$OUT/sweep.txt"
 # The matrix-tile schedule (bf16/f16 decode of grouped heads): odd head
 # counts and widths, Dk != Dv, every mask kind, softcap, live lengths with
 # key counts off the 16-key tile, split and streaming, paged, f16.
-while IFS='|' read -r name args runargs; do
-  [ -z "$name" ] && continue
-  "$TRACE" $args -o "$OUT/$name.mlir"
-  plan_pair "sweep-$name" "$OUT/$name.mlir"
-  rm "$OUT/$name.mlir"
-  echo "sweep-$name|$runargs" >> "$OUT/sweep.txt"
-done <<'CASES'
+sweep_cases <<'CASES'
 mma-70b-split|--op=attention_masked --batch=2 --heads=64 --kv-heads=8 --head-dim=128 --capacity=1024 --dtype=bf16|--steps=2 --seed=41
 mma-mqa6-d128-tail|--op=attention_masked --batch=2 --heads=6 --kv-heads=1 --head-dim=128 --capacity=333 --dtype=bf16|--seed=42
 mma-rep16-d64|--op=attention_masked --batch=1 --heads=32 --kv-heads=2 --head-dim=64 --capacity=4096 --dtype=bf16|--seed=43

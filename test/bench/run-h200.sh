@@ -105,38 +105,36 @@ PY
   PYTHONUNBUFFERED=1 timeout $(( DEADLINE - $(date +%s) )) python3 "$(dirname "$0")/peers.py" "$R/shapes.json" "$R/bench-peers.json" 2>&1 | tail -60
 fi
 
+# Times each plan of a list (lines "NAME ..."): time_list LIST OUT RUNS
+# [FILTER]; a plan not started within the phase's budget is skipped.
+time_list() {
+  while read -r name rest; do
+    if [ -n "${4:-}" ]; then case " $4 " in *" $name "*) ;; *) continue ;; esac; fi
+    intime || { echo "$name skipped (time budget)"; continue; }
+    timeout 150 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=$3 \
+      --bench-only --bench-op=attention --quiet 2>&1 | grep attention | sed "s/^/$name /"
+  done < "$1" 2>&1 | tee "$2"
+}
+
 if has ours; then
   budget ours 120
   echo "== benchmark: ours"
   # Synthetic operands (every key visible, pos = Lk - 1): the host never
   # evaluates the graph, so the largest shapes time as quickly as the rest.
   # ONLY="name ..." times just those shapes.
-  while read -r name b hq hkv lk d dtype rest; do
-    if [ -n "${ONLY:-}" ]; then case " $ONLY " in *" $name "*) ;; *) continue ;; esac; fi
-    intime || { echo "$name skipped (time budget)"; continue; }
-    timeout 150 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 \
-      --bench-only --bench-op=attention --quiet 2>&1 | grep attention | sed "s/^/$name /"
-  done < "$B/bench/shapes.txt" 2>&1 | tee "$R/bench-ours.txt"
+  time_list "$B/bench/shapes.txt" "$R/bench-ours.txt" 30 "${ONLY:-}"
 fi
 
 if has compare && [ -s "$B/bench/compare.txt" ]; then
   budget compare 90
   echo "== benchmark: the channel schedule on the matrix-tile shapes"
-  while read -r name lk; do
-    intime || { echo "$name skipped (time budget)"; continue; }
-    timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=30 \
-      --bench-only --bench-op=attention --quiet 2>&1 | grep attention | sed "s/^/$name /"
-  done < "$B/bench/compare.txt" 2>&1 | tee "$R/bench-compare.txt"
+  time_list "$B/bench/compare.txt" "$R/bench-compare.txt" 30
 fi
 
 if has tuning && [ -s "$B/bench/tuning.txt" ]; then
   budget tuning 120
-  echo "== benchmark: channel schedule variants"
-  while read -r name lk; do
-    intime || { echo "$name skipped (time budget)"; continue; }
-    timeout 60 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=20 \
-      --bench-only --bench-op=attention --quiet 2>&1 | grep attention | sed "s/^/$name /"
-  done < "$B/bench/tuning.txt" 2>&1 | tee "$R/bench-tuning.txt"
+  echo "== benchmark: schedule variants"
+  time_list "$B/bench/tuning.txt" "$R/bench-tuning.txt" 20
 fi
 
 if has vulkan; then

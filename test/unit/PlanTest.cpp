@@ -14,8 +14,9 @@ using namespace poot;
 namespace {
 
 AttentionShape decode(int64_t b, int64_t hq, int64_t hkv, int64_t lk,
-                      int64_t d) {
+                      int64_t d, const char *dtype = "f32") {
   AttentionShape s;
+  s.dtype = dtype;
   s.batch = b;
   s.queryHeads = hq;
   s.keyHeads = hkv;
@@ -106,8 +107,7 @@ TEST(Planner, MatrixScheduleGeometry) {
   const DeviceFacts &d = *findDevicePreset("sm_90");
   // Llama-3-70B decode in bf16: 8 heads of a KV head on one workgroup, key
   // and value rows in 16-byte vectors.
-  AttentionShape shape = decode(1, 64, 8, 32768, 128);
-  shape.dtype = "bf16";
+  AttentionShape shape = decode(1, 64, 8, 32768, 128, "bf16");
   auto s = planAttention(shape, d);
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->matrix);
@@ -118,28 +118,21 @@ TEST(Planner, MatrixScheduleGeometry) {
   EXPECT_EQ(s->lanes, 256);
   EXPECT_TRUE(s->split);
   // n_rep 16: two workgroups of 8 heads; n_rep 6: one of 6.
-  s = planAttention([] {
-    AttentionShape x = decode(1, 32, 2, 4096, 64);
-    x.dtype = "f16";
-    return x;
-  }(), d);
+  s = planAttention(decode(1, 32, 2, 4096, 64, "f16"), d);
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->matrix);
   EXPECT_EQ(s->group, 8);
   EXPECT_EQ(s->valueVector, 4);
-  shape = decode(2, 6, 1, 333, 96);
-  shape.dtype = "bf16";
-  s = planAttention(shape, d);
+  s = planAttention(decode(2, 6, 1, 333, 96, "bf16"), d);
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->matrix);
   EXPECT_EQ(s->group, 6);
   EXPECT_EQ(s->vector, 8); // 24 channels a key row: 3 vectors of 8
   EXPECT_EQ(s->valueVector, 2); // 6 channels a run: 3 vectors of 2
   // Split key 128 + 64: the seam falls between vectors.
-  shape = decode(1, 16, 1, 4096, 192);
+  shape = decode(1, 16, 1, 4096, 192, "bf16");
   shape.valueWidth = 128;
   shape.sharedKeyWidth = 64;
-  shape.dtype = "bf16";
   s = planAttention(shape, d);
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->matrix);
@@ -151,25 +144,15 @@ TEST(Planner, MatrixScheduleGeometry) {
     auto r = planAttention(x, dev, tuning);
     return r && !r->matrix;
   };
-  shape = decode(1, 64, 8, 4096, 128);
-  shape.dtype = "bf16";
-  AttentionShape f32 = shape;
-  f32.dtype = "f32";
-  EXPECT_TRUE(declined(f32, d));
-  AttentionShape mha = decode(1, 8, 8, 4096, 128);
-  mha.dtype = "bf16";
-  EXPECT_TRUE(declined(mha, d));
+  shape = decode(1, 64, 8, 4096, 128, "bf16");
+  EXPECT_TRUE(declined(decode(1, 64, 8, 4096, 128), d));
+  EXPECT_TRUE(declined(decode(1, 8, 8, 4096, 128, "bf16"), d));
   AttentionShape prefill = shape;
   prefill.queryLen = 64;
   EXPECT_TRUE(declined(prefill, d));
-  AttentionShape d40 = decode(1, 8, 2, 4096, 40);
-  d40.dtype = "bf16";
-  EXPECT_TRUE(declined(d40, d));
-  AttentionShape d512 = decode(1, 8, 1, 4096, 512);
-  d512.dtype = "bf16";
-  EXPECT_TRUE(declined(d512, d));
-  AttentionShape amd = shape;
-  EXPECT_TRUE(declined(amd, *findDevicePreset("gfx942")));
+  EXPECT_TRUE(declined(decode(1, 8, 2, 4096, 40, "bf16"), d));
+  EXPECT_TRUE(declined(decode(1, 8, 1, 4096, 512, "bf16"), d));
+  EXPECT_TRUE(declined(shape, *findDevicePreset("gfx942")));
   ScheduleTuning off;
   off.noMatrix = true;
   EXPECT_TRUE(declined(shape, d, off));
