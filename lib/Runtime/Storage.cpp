@@ -31,6 +31,14 @@ Tensor poot::rt::decodeStorage(const TensorType &type, const void *data) {
 
 void poot::rt::encodeStorage(const Tensor &t, void *data) {
   unsigned char *p = static_cast<unsigned char *>(data);
+  if (t.dtype() == DType::BF16) {
+    // The common case of large caches, on the bits (the same result).
+    for (int64_t i = 0; i < t.size(); ++i) {
+      uint16_t h = doubleToBf16Bits(t.at(i));
+      std::memcpy(p + 2 * i, &h, 2);
+    }
+    return;
+  }
   for (int64_t i = 0; i < t.size(); ++i) {
     double v = roundTo(t.dtype(), t.at(i));
     switch (t.dtype()) {

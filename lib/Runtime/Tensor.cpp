@@ -195,6 +195,26 @@ uint16_t floatToBf16Bits(float value) {
   return static_cast<uint16_t>(fbits >> 16);
 }
 
+uint16_t doubleToBf16Bits(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  uint16_t sign = static_cast<uint16_t>((bits >> 48) & 0x8000u);
+  uint64_t mag = bits & 0x7FFFFFFFFFFFFFFFull;
+  int exp = static_cast<int>(mag >> 52) - 1023;
+  if (std::isnan(value) || exp < -126)
+    // NaN, zero and bf16's subnormal range: the general path.
+    return floatToBf16Bits(static_cast<float>(roundTo(DType::BF16, value)));
+  // Round to nearest even at the 7th fraction bit; a carry into the
+  // exponent is the right rounding up, past bf16's range it is infinity
+  // (as is an infinite input).
+  uint64_t lsb = (mag >> 45) & 1u;
+  mag = (mag + (1ull << 44) - 1 + lsb) >> 45;
+  int64_t biased = static_cast<int64_t>(mag >> 7) - 1023 + 127;
+  if (biased >= 255)
+    return static_cast<uint16_t>(sign | 0x7F80u);
+  return static_cast<uint16_t>(sign | (biased << 7) | (mag & 0x7Fu));
+}
+
 float bf16BitsToFloat(uint16_t bits) {
   uint32_t fbits = static_cast<uint32_t>(bits) << 16;
   float value;

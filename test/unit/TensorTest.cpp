@@ -120,6 +120,42 @@ TEST(TensorTest, HalfAllBitPatternsRoundTrip) {
   }
 }
 
+// The bit-level double -> bf16 encoding is the reference rounding, bit for
+// bit: random doubles over the whole exponent range, ties, both edges of
+// the normal range, infinities, zeros and NaN.
+TEST(TensorTest, Bf16EncodingFromDoubleMatchesRounding) {
+  auto reference = [](double v) {
+    return floatToBf16Bits(static_cast<float>(roundTo(DType::BF16, v)));
+  };
+  std::vector<double> cases = {0.0, -0.0, 1.0, -1.0, kInf, -kInf,
+                               1.0 + std::ldexp(1.0, -8),
+                               1.0 + 3 * std::ldexp(1.0, -8),
+                               1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40),
+                               std::ldexp(1.0, -126), std::ldexp(1.0, -127),
+                               std::ldexp(1.5, -130), std::ldexp(1.0, -134),
+                               std::ldexp(255.0 / 128, 127),
+                               std::ldexp(255.5 / 128, 127), 1e39, -1e39,
+                               3.3895313892515355e38, 3.40282346e38};
+  uint64_t state = 7;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t bits = state;
+    double v;
+    std::memcpy(&v, &bits, sizeof(v));
+    if (!std::isnan(v) && std::fabs(v) > 1e-60 && std::fabs(v) < 1e60)
+      cases.push_back(v);
+    // Values near bf16's range and near ties.
+    double near = std::ldexp(1.0 + static_cast<double>(state >> 44) /
+                                       static_cast<double>(1ull << 20),
+                             static_cast<int>(state % 270) - 135);
+    cases.push_back((state >> 63) ? -near : near);
+  }
+  for (double v : cases)
+    ASSERT_EQ(doubleToBf16Bits(v), reference(v)) << v;
+  uint16_t nan = doubleToBf16Bits(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_TRUE(std::isnan(bf16BitsToFloat(nan)));
+}
+
 TEST(TensorTest, Bf16Rounding) {
   EXPECT_EQ(floatToBf16Bits(1.0f), 0x3F80);
   EXPECT_EQ(bf16BitsToFloat(0x3F80), 1.0f);

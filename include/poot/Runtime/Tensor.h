@@ -35,6 +35,9 @@ uint16_t floatToHalfBits(float value);
 float halfBitsToFloat(uint16_t bits);
 uint16_t floatToBf16Bits(float value);
 float bf16BitsToFloat(uint16_t bits);
+/// bfloat16 bits of `value` rounded once from the double (the bits of
+/// roundTo(BF16, value)), on the bits directly where bf16 is normal.
+uint16_t doubleToBf16Bits(double value);
 
 using Shape = std::vector<int64_t>;
 int64_t numElements(const Shape &shape);
