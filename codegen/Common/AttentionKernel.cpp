@@ -226,7 +226,7 @@ void emitStreamingBody(Emitter &e, const Spec &s, const Args &a, Value lane,
                        Value scratchBase) {
   OpBuilder &b = e.b;
   Value c0 = e.idx(0), c1 = e.idx(1), lanes = e.idx(s.lanes);
-  Value dv = e.idx(s.dv), dk = e.idx(s.dk), group = e.idx(s.group);
+  Value dv = e.idx(s.dv), group = e.idx(s.group);
   Value kd = e.idx(s.dk - s.sharedWidth);
 
   // Each lane starts empty: m = -inf, l = 0, o = 0 (its own slots only).
@@ -786,7 +786,6 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
   const int64_t V = s.vector, VV = s.valueVector;
   const int64_t steps = s.dk / 16, tiles = s.dv / 16;
   const int64_t kChunks = s.dk / (4 * V), vChunks = tiles / VV;
-  const int64_t kd = s.dk - s.sharedWidth;
   Type et = s.storage;
   Type i32 = b.getI32Type();
   Value lane = e.rem(tid, e.idx(S)), warp = e.div(tid, e.idx(S));
@@ -830,12 +829,8 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
   auto kChannel = [&](Emitter &x, int64_t j) -> Value {
     return x.add(x.mul(t, x.idx(V)), x.idx(j * 4 * V));
   };
-  // Chunk j of a key row (from k_shared past the seam).
+  // Chunk j of a key row.
   auto loadKey = [&](Emitter &x, Value key, int64_t j) -> Value {
-    int64_t first = j * 4 * V;
-    if (s.sharedWidth && first >= kd)
-      return load(x, a.kShared,
-                  {bi, x.idx(0), key, x.sub(kChannel(x, j), x.idx(kd))}, V);
     if (s.paged) {
       Value row = x.loadIndex(a.read, ValueRange{bi, key});
       return load(x, a.k, {row, kv, kChannel(x, j)}, V);
@@ -1134,14 +1129,13 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
                                "tile for "
                             << s.storage << ", target " << target.name()
                             << " has none";
-    int64_t kd = s.dk - s.sharedWidth;
     if (s.subgroup != 32 || s.group > 8 || s.lanes % 32 || s.vector < 2 ||
-        s.dk % 16 || s.dv % 16 || (s.dk / 4) % s.vector ||
-        kd % (4 * s.vector) || (s.dv / 16) % s.valueVector)
+        s.sharedWidth || s.dk % 16 || s.dv % 16 || (s.dk / 4) % s.vector ||
+        (s.dv / 16) % s.valueVector)
       return op.emitError()
              << "expected a matrix-tile schedule of subgroups of 32, at most "
-                "8 heads and widths in 16-channel steps divisible by its "
-                "vectors, got subgroup "
+                "8 heads, a key of one part and widths in 16-channel steps "
+                "divisible by its vectors, got subgroup "
              << s.subgroup << ", " << s.group << " heads, widths " << s.dk
              << "/" << s.dv << ", vectors " << s.vector << "/"
              << s.valueVector;

@@ -161,7 +161,8 @@ static int64_t widestDividing(int64_t n, int64_t cap) {
 
 /// The matrix-tile schedule's geometry, or nothing where it does not apply:
 /// f16/bf16 decode of grouped heads (n_rep >= 2) on a device with the
-/// matrix tile, widths in whole 16-channel steps, and registers for q and
+/// matrix tile, a key of one part, widths in whole 16-channel steps, and
+/// registers for q and
 /// the accumulators of 8 heads (dk / 8 words and dv / 4 floats a lane, at
 /// most 96). Scores come 16 keys x 8 heads at a time, so a workgroup serves
 /// the largest divisor of n_rep up to 8 (fewer heads leave tile columns
@@ -176,20 +177,16 @@ static std::optional<ChannelPlan> planMatrix(const AttentionShape &s,
   if ((s.dtype != "bf16" && s.dtype != "f16") || s.queryLen != 1 || nRep < 2)
     return std::nullopt;
   const int64_t dk = s.keyWidth, dv = s.valueWidth;
-  const int64_t kd = dk - s.sharedKeyWidth;
-  if (dk % 16 || dv % 16 || dk / 8 + dv / 4 > 96)
+  // A split key (k | k_shared) is left to the channel schedule until a
+  // matrix-tile run of one has been checked on a GPU.
+  if (s.sharedKeyWidth || dk % 16 || dv % 16 || dk / 8 + dv / 4 > 96)
     return std::nullopt;
   int64_t widest = std::max<int64_t>(1, d.vectorLoadBytes / 2);
   ChannelPlan p;
   p.matrix = true;
   // A lane reads dk / 4 channels of a key row in vectors of `vector`
-  // (chunk j of 4 vectors per row goes to the 4 lanes of a quad), so no
-  // vector may straddle the k / k_shared seam.
+  // (chunk j of 4 vectors per row goes to the 4 lanes of a quad).
   p.vector = widestDividing(dk / 4, std::max<int64_t>(2, widest));
-  while (p.vector > 2 && kd % (4 * p.vector))
-    p.vector /= 2;
-  if (kd % (4 * p.vector))
-    return std::nullopt;
   // A lane reads dv / 8 channels of a value row: two runs (rows g and
   // g + 8 of the value tiles) of dv / 16, in vectors of `valueVector`.
   p.valueVector = widestDividing(dv / 16, widest);

@@ -129,21 +129,17 @@ TEST(Planner, MatrixScheduleGeometry) {
   EXPECT_EQ(s->group, 6);
   EXPECT_EQ(s->vector, 8); // 24 channels a key row: 3 vectors of 8
   EXPECT_EQ(s->valueVector, 2); // 6 channels a run: 3 vectors of 2
-  // Split key 128 + 64: the seam falls between vectors.
-  shape = decode(1, 16, 1, 4096, 192, "bf16");
-  shape.valueWidth = 128;
-  shape.sharedKeyWidth = 64;
-  s = planAttention(shape, d);
-  ASSERT_TRUE(bool(s));
-  EXPECT_TRUE(s->matrix);
-  EXPECT_EQ(128 % (4 * s->vector), 0);
-  // Not for: f32, one head per KV head, prefill, widths off 16, registers
+  // Not for: a split key (128 + 64, not yet run on a GPU), f32, one head per KV head, prefill, widths off 16, registers
   // past 96 (dk 512), targets without the tile, or when told not to.
   auto declined = [&](AttentionShape x, const DeviceFacts &dev,
                       ScheduleTuning tuning = {}) {
     auto r = planAttention(x, dev, tuning);
     return r && !r->matrix;
   };
+  AttentionShape split = decode(1, 16, 1, 4096, 192, "bf16");
+  split.valueWidth = 128;
+  split.sharedKeyWidth = 64;
+  EXPECT_TRUE(declined(split, d));
   shape = decode(1, 64, 8, 4096, 128, "bf16");
   EXPECT_TRUE(declined(decode(1, 64, 8, 4096, 128), d));
   EXPECT_TRUE(declined(decode(1, 8, 8, 4096, 128, "bf16"), d));
