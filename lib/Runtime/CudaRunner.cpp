@@ -14,14 +14,204 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <deque>
 #include <sstream>
 
 using namespace poot::rt;
+
+/// The buffers, launches and captured graph of the graph last run whole.
+/// Buffers live in deques so the launches' pointers into them stay valid.
+struct CudaRunner::Resident {
+  const Graph *graph = nullptr;
+  std::deque<CudaDeviceBuffer> values; ///< one per graph value
+  /// i32 copies of i64 inputs that attentions read (by value).
+  std::map<int, CudaDeviceBuffer *> narrowed;
+  std::deque<CudaDeviceBuffer> extras; ///< scratches, error words, copies
+  std::vector<CudaLaunch> launches;
+  std::vector<std::pair<const Eqn *, CudaDeviceBuffer *>> errorWords;
+  CudaGraph captured;
+};
 
 CudaRunner::CudaRunner(CudaDevice &device, const Plan &plan)
     : device(device), plan(plan) {}
 
 CudaRunner::~CudaRunner() = default;
+
+int64_t CudaRunner::capturedLaunches() const {
+  return resident ? static_cast<int64_t>(resident->launches.size()) : 0;
+}
+
+Status CudaRunner::buildResident(const Graph &graph) {
+  auto res = std::make_unique<Resident>();
+  res->graph = &graph;
+  for (const TensorType &type : graph.values) {
+    res->values.emplace_back();
+    POOT_RETURN_IF_ERROR(
+        device.createBuffer(device::deviceBytes(type), res->values.back()));
+  }
+  for (const Eqn &eqn : graph.eqns) {
+    if (eqn.op == "constant") {
+      // A constant's payload goes up once, with the buffers.
+      std::vector<Tensor> results;
+      std::vector<TensorType> types;
+      for (int v : eqn.results)
+        types.push_back(graph.values[v]);
+      POOT_RETURN_IF_ERROR(
+          evaluateEqn(eqn, {}, types, NumericMode::Native, results));
+      for (size_t i = 0; i < results.size(); ++i) {
+        std::vector<unsigned char> bytes;
+        POOT_RETURN_IF_ERROR(device::encodeForDevice(
+            results[i], bytes, /*narrowI64=*/false,
+            eqn.location + ": constant"));
+        CudaDeviceBuffer &buf = res->values[eqn.results[i]];
+        POOT_RETURN_IF_ERROR(buf.upload(
+            bytes.data(), std::min<int64_t>(bytes.size(), buf.size())));
+      }
+      continue;
+    }
+    std::vector<device::LaunchRecord> records;
+    POOT_RETURN_IF_ERROR(device::readLaunches(eqn, records));
+    std::map<std::string, CudaDeviceBuffer *> byRole;
+    std::vector<std::string> roles = device::operandRoles(eqn);
+    for (size_t i = 0; i < roles.size() && i < eqn.operands.size(); ++i) {
+      int v = eqn.operands[i];
+      CudaDeviceBuffer *buf = &res->values[v];
+      if (eqn.op == "attention" && graph.values[v].dtype == DType::I64) {
+        // The kernel reads positions and lengths as i32: an input gets a
+        // narrowed copy at upload; runGraph declined computed ones.
+        auto it = res->narrowed.find(v);
+        if (it == res->narrowed.end()) {
+          res->extras.emplace_back();
+          TensorType i32{DType::I32, graph.values[v].shape};
+          POOT_RETURN_IF_ERROR(device.createBuffer(device::deviceBytes(i32),
+                                                   res->extras.back()));
+          it = res->narrowed.emplace(v, &res->extras.back()).first;
+        }
+        buf = it->second;
+      }
+      byRole.insert_or_assign(roles[i], buf);
+    }
+    for (size_t i = 0; i < eqn.results.size(); ++i)
+      byRole.insert_or_assign(device::resultRole(eqn, i),
+                              &res->values[eqn.results[i]]);
+    if (const Attr *scratch = eqn.attr("poot.schedule.scratch_bytes");
+        scratch && scratch->i > 0) {
+      res->extras.emplace_back();
+      POOT_RETURN_IF_ERROR(device.createBuffer(scratch->i, res->extras.back()));
+      byRole.insert_or_assign("scratch", &res->extras.back());
+    }
+    if (device::usesErrorWord(records)) {
+      res->extras.emplace_back();
+      POOT_RETURN_IF_ERROR(device.createBuffer(4, res->extras.back()));
+      byRole.insert_or_assign("err", &res->extras.back());
+      res->errorWords.push_back({&eqn, &res->extras.back()});
+    }
+    for (const device::LaunchRecord &r : records) {
+      CudaLaunch launch;
+      for (const std::string &role : r.roles) {
+        auto it = byRole.find(role);
+        if (it == byRole.end())
+          return Status(ErrorCode::InvalidArgument,
+                        eqn.location + ": launch " + r.kernel +
+                            " needs operand '" + role + "' the eqn lacks");
+        launch.args.push_back(it->second);
+      }
+      POOT_RETURN_IF_ERROR(kernel(r.kernel, launch.kernel));
+      launch.gridX = r.gridX;
+      launch.gridY = r.gridY;
+      launch.lanes = r.lanes;
+      res->launches.push_back(std::move(launch));
+    }
+  }
+  POOT_RETURN_IF_ERROR(device.captureGraph(
+      [&](CudaStream stream) -> Status {
+        for (const CudaLaunch &l : res->launches)
+          POOT_RETURN_IF_ERROR(device.launch(*l.kernel, l.args, l.gridX,
+                                             l.gridY, l.lanes, stream));
+        return Status::ok();
+      },
+      res->captured));
+  resident = std::move(res);
+  return Status::ok();
+}
+
+Status CudaRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
+                            std::vector<bool> &defined, bool &ran) {
+  ran = false;
+  if (!residentOn || plan.ptx.empty())
+    return Status::ok();
+  std::vector<bool> isInput(graph.values.size(), false);
+  for (const GraphInput &input : graph.inputs)
+    isInput[input.value] = true;
+  for (const Eqn &eqn : graph.eqns) {
+    if (eqn.op == "constant")
+      continue;
+    if (!device::hasLaunches(eqn))
+      return Status::ok();
+    if (eqn.op == "attention")
+      for (int v : eqn.operands)
+        if (graph.values[v].dtype == DType::I64 && !isInput[v])
+          return Status::ok();
+  }
+  if (!resident || resident->graph != &graph)
+    POOT_RETURN_IF_ERROR(buildResident(graph));
+  Resident &res = *resident;
+
+  // Inputs up (with the narrowed copies attentions read), error words
+  // zeroed, then one replay. The copies are synchronous, and the previous
+  // run was waited for, so nothing still reads what they overwrite.
+  for (const GraphInput &input : graph.inputs) {
+    const Tensor &t = values[input.value];
+    std::vector<unsigned char> bytes;
+    std::string what = "input '" + input.name + "'";
+    POOT_RETURN_IF_ERROR(
+        device::encodeForDevice(t, bytes, /*narrowI64=*/false, what));
+    CudaDeviceBuffer &buf = res.values[input.value];
+    POOT_RETURN_IF_ERROR(
+        buf.upload(bytes.data(), std::min<int64_t>(bytes.size(), buf.size())));
+    if (auto it = res.narrowed.find(input.value); it != res.narrowed.end()) {
+      POOT_RETURN_IF_ERROR(
+          device::encodeForDevice(t, bytes, /*narrowI64=*/true, what));
+      POOT_RETURN_IF_ERROR(it->second->upload(
+          bytes.data(), std::min<int64_t>(bytes.size(), it->second->size())));
+    }
+  }
+  for (auto &[eqn, word] : res.errorWords) {
+    int32_t zero = 0;
+    POOT_RETURN_IF_ERROR(word->upload(&zero, 4));
+  }
+  POOT_RETURN_IF_ERROR(res.captured.replay());
+  POOT_RETURN_IF_ERROR(device.synchronize());
+  for (auto &[eqn, word] : res.errorWords) {
+    int32_t code = 0;
+    POOT_RETURN_IF_ERROR(word->download(&code, 4));
+    POOT_RETURN_IF_ERROR(device::kernelError(*eqn, code));
+  }
+  // Only the outputs come back.
+  for (const GraphOutput &output : graph.outputs) {
+    const TensorType &type = graph.values[output.value];
+    std::vector<unsigned char> bytes(device::deviceBytes(type));
+    POOT_RETURN_IF_ERROR(res.values[output.value].download(
+        bytes.data(), static_cast<int64_t>(bytes.size())));
+    values[output.value] = device::decodeFromDevice(type, bytes.data());
+    defined[output.value] = true;
+  }
+  dispatched += static_cast<int64_t>(graph.eqns.size());
+  ran = true;
+  return Status::ok();
+}
+
+Status CudaRunner::timeResident(int iterations,
+                                std::vector<double> &microseconds) {
+  if (!resident)
+    return Status(ErrorCode::InvalidArgument,
+                  "no graph has run whole on the device yet");
+  const CudaGraph &captured = resident->captured;
+  return device.timeRuns(
+      iterations,
+      [&](CudaStream stream) { return captured.replay(stream); },
+      /*flushL2=*/true, microseconds);
+}
 
 Status CudaRunner::kernel(const std::string &name, const CudaKernel *&out) {
   if (!module.valid()) {

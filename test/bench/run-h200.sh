@@ -7,8 +7,9 @@
 # plans on the machine's Vulkan driver. Writes results under $OUT (or
 # ./h200-out).
 #   run-h200.sh BUNDLE_DIR [PHASES]
-# PHASES is a comma list of check, memcheck, peers, ours, compare (the
-# channel schedule on the bf16 decode shapes), tuning, vulkan,
+# PHASES is a comma list of check, resident (the same cases run whole on
+# the device, and the whole-plan graph replay), memcheck, peers, ours,
+# compare (the channel schedule on the bf16 decode shapes), tuning, vulkan,
 # or one of all (check,peers,ours), bench (peers,ours), everything (all).
 # Each phase has a time budget in seconds (BUDGET_<PHASE>, e.g.
 # BUDGET_CHECK=150): cases not started within it are reported as skipped,
@@ -73,6 +74,18 @@ if has check; then
   echo "== correctness on cuda vs the oracle, every eqn on the device"
   cases cuda | xargs -P 8 -L 1 bash -c 'check_one "$@"' _ | sort -k2 | tee "$R/check-cuda.txt"
   echo "$(grep -c '^ok' "$R/check-cuda.txt") ok, $(grep -c '^FAIL' "$R/check-cuda.txt") failed, $(grep -c '^SKIP' "$R/check-cuda.txt") skipped"
+fi
+
+if has resident; then
+  budget resident 90
+  echo "== resident runs on cuda: every example and sweep case whole on the device, one captured graph a plan"
+  cases cuda | sed 's/$/ --resident/' | xargs -P 8 -L 1 bash -c 'check_one "$@"' _ | sort -k2 | tee "$R/check-cuda-resident.txt"
+  echo "$(grep -c '^ok' "$R/check-cuda-resident.txt") ok, $(grep -c '^FAIL' "$R/check-cuda-resident.txt") failed"
+  echo "== whole-plan graph replay (cache updates and attention), B=1 Lk=4096"
+  for n in llama3-70b-b1-lk4096-bf16 llama3-8b-b1-lk4096-bf16; do
+    intime || { echo "$n skipped (time budget)"; continue; }
+    timeout 120 "$RUN" "$B/bench/$n.plan" --device=cuda --resident --bench=30 --quiet 2>&1 | grep -E "whole plan|error" | sed "s/^/$n /"
+  done | tee "$R/bench-resident.txt"
 fi
 
 if has memcheck; then

@@ -71,6 +71,10 @@ const char *const kUsage =
     "                            shapes too large to evaluate on the host\n"
     "  --device-only             vulkan, cuda, hip: fail if any eqn would run\n"
     "                            on the host instead of the device\n"
+    "  --resident                cuda: run a graph whose eqns all have kernels\n"
+    "                            whole on the device, its launches captured\n"
+    "                            into one CUDA graph and replayed each step;\n"
+    "                            with --bench, also time the whole replay\n"
     "  --quiet                   print only errors (and bench lines)\n";
 
 /// Prints "poot-run-plan: error: ..." and returns 1.
@@ -104,6 +108,7 @@ struct Options {
   std::vector<std::string> inputs;
   bool quiet = false;
   bool deviceOnly = false;
+  bool resident = false;
 };
 
 /// A whole decimal number, nothing before or after it.
@@ -205,6 +210,12 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error,
         return false;
       }
       o.deviceOnly = true;
+    } else if (name == "resident") {
+      if (hasValue) {
+        error = "--resident takes no value";
+        return false;
+      }
+      o.resident = true;
     } else if (name == "quiet") {
       if (hasValue) {
         error = "--quiet takes no value";
@@ -309,6 +320,12 @@ public:
       r.resultTypes = resultTypes;
     }
     return rt::Status::ok();
+  }
+
+  /// A whole-graph run passes through (its eqns are then not recorded).
+  rt::Status runGraph(const rt::Graph &graph, std::vector<rt::Tensor> &values,
+                      std::vector<bool> &defined, bool &ran) override {
+    return inner.runGraph(graph, values, defined, ran);
   }
 
   bool recording = false;
@@ -479,6 +496,12 @@ int main(int argc, char **argv) {
     return fail("--steps must be at least 1");
   if (o.steps > (1u << 20))
     return fail("--steps " + std::to_string(o.steps) + " is past 1048576");
+  if (o.resident && o.device != "cuda")
+    return fail("--resident needs --device=cuda (vulkan runs resident by "
+                "default)");
+  if (o.resident && o.benchOnly)
+    return fail("--resident times the whole plan after a run; it does not "
+                "combine with --bench-only");
   if (o.deviceOnly && o.device == "cpu")
     return fail("--device-only needs a GPU device (--device=vulkan, cuda or hip)");
   if (o.bench && o.device != "cuda")
@@ -601,6 +624,7 @@ int main(int argc, char **argv) {
       return fail("cuda: " + s.toString());
     cudaRunner = std::make_unique<rt::CudaRunner>(*cuda, plan);
     cudaRunner->setDeviceOnly(o.deviceOnly);
+    cudaRunner->setResident(o.resident);
     recorder = std::make_unique<RecordingRunner>(*cudaRunner);
     runner = recorder.get();
     if (!o.quiet)
@@ -681,7 +705,17 @@ int main(int argc, char **argv) {
   if (check && !o.quiet)
     std::printf("check passed against the oracle\n");
 
-  if (o.bench) {
+  if (o.bench && cudaRunner && cudaRunner->capturedLaunches() > 0) {
+    // The whole plan as one captured graph, inputs already on the device.
+    std::vector<double> us;
+    if (rt::Status s = cudaRunner->timeResident(static_cast<int>(o.bench), us);
+        !s.isOk())
+      return fail("bench: " + s.toString());
+    std::printf("bench whole plan (%lld launches, one graph): replay median "
+                "%.2f us\n",
+                static_cast<long long>(cudaRunner->capturedLaunches()),
+                rt::medianOf(us));
+  } else if (o.bench) {
     std::fflush(stdout);
     if (int rc = bench(*cuda, *cudaRunner, graph, *recorder,
                        static_cast<int>(o.bench), o.benchOp))

@@ -14,6 +14,14 @@
 // go up once, then its launches are enqueued (or captured into a graph) as
 // many times as the timing needs.
 //
+// Resident runs (setResident; off by default, since they have not yet run
+// on a GPU): a graph whose every eqn has kernels runs whole on the device.
+// Every value gets a device buffer, constants go up once, the launches of
+// all eqns are captured into one CUDA graph at the first run and replayed
+// at every run after (the grids do not depend on live lengths, so one
+// capture serves every decode step); each run uploads the inputs, zeroes
+// the error words, replays, and reads back the outputs only.
+//
 //===----------------------------------------------------------------------===//
 #ifndef POOT_RUNTIME_CUDARUNNER_H
 #define POOT_RUNTIME_CUDARUNNER_H
@@ -85,6 +93,19 @@ public:
   /// of running on the host.
   void setDeviceOnly(bool on) { deviceOnly = on; }
 
+  /// Runs `graph` whole when resident runs are on and every eqn has
+  /// kernels (or is a constant). Declines (ran = false) a graph with an
+  /// eqn for the host, or whose attention reads a computed i64 position or
+  /// length (the kernels take them as i32; an input is narrowed on upload).
+  Status runGraph(const Graph &graph, std::vector<Tensor> &values,
+                  std::vector<bool> &defined, bool &ran) override;
+  void setResident(bool on) { residentOn = on; }
+  /// Launches in the graph captured for the last resident run (0: none).
+  int64_t capturedLaunches() const;
+  /// Times `iterations` replays of the captured graph (inputs already on
+  /// the device, L2 flushed before each), in microseconds.
+  Status timeResident(int iterations, std::vector<double> &microseconds);
+
 private:
   Status kernel(const std::string &name, const CudaKernel *&out);
   /// prepare() for every eqn but attention: roles in<i>, out<i>, err.
@@ -96,8 +117,14 @@ private:
   /// One eqn's device buffers by role ("q", "out", "scratch", ...).
   using EqnBuffers = std::map<std::string, CudaDeviceBuffer>;
 
+  /// The device side of a graph run whole (CudaRunner.cpp).
+  struct Resident;
+  Status buildResident(const Graph &graph);
+
   CudaDevice &device;
   const Plan &plan;
+  std::unique_ptr<Resident> resident;
+  bool residentOn = false;
   CudaModule module;
   std::map<std::string, CudaKernel> kernels;
   std::map<const Eqn *, EqnBuffers> buffers;
