@@ -52,30 +52,23 @@ Status CudaRunner::buildResident(const Graph &graph) {
   for (const Eqn &eqn : graph.eqns) {
     if (eqn.op == "constant") {
       // A constant's payload goes up once, with the buffers.
-      std::vector<Tensor> results;
-      std::vector<TensorType> types;
-      for (int v : eqn.results)
-        types.push_back(graph.values[v]);
-      POOT_RETURN_IF_ERROR(
-          evaluateEqn(eqn, {}, types, NumericMode::Native, results));
-      for (size_t i = 0; i < results.size(); ++i) {
-        std::vector<unsigned char> bytes;
-        POOT_RETURN_IF_ERROR(device::encodeForDevice(
-            results[i], bytes, /*narrowI64=*/false,
-            eqn.location + ": constant"));
+      std::vector<std::vector<unsigned char>> payloads;
+      POOT_RETURN_IF_ERROR(device::constantPayloads(
+          graph, eqn, /*narrowI64=*/false, payloads));
+      for (size_t i = 0; i < payloads.size(); ++i) {
         CudaDeviceBuffer &buf = res->values[eqn.results[i]];
         POOT_RETURN_IF_ERROR(buf.upload(
-            bytes.data(), std::min<int64_t>(bytes.size(), buf.size())));
+            payloads[i].data(),
+            std::min<int64_t>(payloads[i].size(), buf.size())));
       }
       continue;
     }
     std::vector<device::LaunchRecord> records;
     POOT_RETURN_IF_ERROR(device::readLaunches(eqn, records));
     std::map<std::string, CudaDeviceBuffer *> byRole;
-    std::vector<std::string> roles = device::operandRoles(eqn);
-    for (size_t i = 0; i < roles.size() && i < eqn.operands.size(); ++i) {
-      int v = eqn.operands[i];
+    for (auto &[role, v] : device::valueRoles(eqn)) {
       CudaDeviceBuffer *buf = &res->values[v];
+      // (An attention's result is a float tensor: only operands match.)
       if (eqn.op == "attention" && graph.values[v].dtype == DType::I64) {
         // The kernel reads positions and lengths as i32: an input gets a
         // narrowed copy at upload; runGraph declined computed ones.
@@ -89,11 +82,8 @@ Status CudaRunner::buildResident(const Graph &graph) {
         }
         buf = it->second;
       }
-      byRole.insert_or_assign(roles[i], buf);
+      byRole.insert_or_assign(role, buf);
     }
-    for (size_t i = 0; i < eqn.results.size(); ++i)
-      byRole.insert_or_assign(device::resultRole(eqn, i),
-                              &res->values[eqn.results[i]]);
     if (const Attr *scratch = eqn.attr("poot.schedule.scratch_bytes");
         scratch && scratch->i > 0) {
       res->extras.emplace_back();
@@ -108,14 +98,10 @@ Status CudaRunner::buildResident(const Graph &graph) {
     }
     for (const device::LaunchRecord &r : records) {
       CudaLaunch launch;
-      for (const std::string &role : r.roles) {
-        auto it = byRole.find(role);
-        if (it == byRole.end())
-          return Status(ErrorCode::InvalidArgument,
-                        eqn.location + ": launch " + r.kernel +
-                            " needs operand '" + role + "' the eqn lacks");
-        launch.args.push_back(it->second);
-      }
+      POOT_RETURN_IF_ERROR(device::bindArgs(
+          eqn, r, byRole, launch.args, [](CudaDeviceBuffer *b) {
+            return std::optional<CudaDeviceBuffer *>(b);
+          }));
       POOT_RETURN_IF_ERROR(kernel(r.kernel, launch.kernel));
       launch.gridX = r.gridX;
       launch.gridY = r.gridY;
@@ -409,14 +395,13 @@ Status CudaRunner::prepareSimple(const Eqn &eqn,
   }
   for (const device::LaunchRecord &r : records) {
     CudaLaunch launch;
-    for (const std::string &role : r.roles) {
-      auto it = mine.find(role);
-      if (it == mine.end() || !it->second.valid())
-        return Status(ErrorCode::InvalidArgument,
-                      eqn.location + ": launch " + r.kernel +
-                          " needs operand '" + role + "' the eqn lacks");
-      launch.args.push_back(&it->second);
-    }
+    POOT_RETURN_IF_ERROR(device::bindArgs(
+        eqn, r, mine, launch.args,
+        [](CudaDeviceBuffer &b) -> std::optional<CudaDeviceBuffer *> {
+          if (!b.valid())
+            return std::nullopt;
+          return &b;
+        }));
     POOT_RETURN_IF_ERROR(kernel(r.kernel, launch.kernel));
     launch.gridX = r.gridX;
     launch.gridY = r.gridY;

@@ -2,6 +2,8 @@
 
 #include "DeviceEqn.h"
 
+#include "poot/Runtime/Evaluator.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -128,6 +130,31 @@ std::vector<std::string> operandRoles(const Eqn &eqn) {
       roles.push_back(kRoles[r]);
   }
   return roles;
+}
+
+std::vector<std::pair<std::string, int>> valueRoles(const Eqn &eqn) {
+  std::vector<std::pair<std::string, int>> out;
+  std::vector<std::string> roles = operandRoles(eqn);
+  for (size_t i = 0; i < roles.size() && i < eqn.operands.size(); ++i)
+    out.push_back({roles[i], eqn.operands[i]});
+  for (size_t i = 0; i < eqn.results.size(); ++i)
+    out.push_back({resultRole(eqn, i), eqn.results[i]});
+  return out;
+}
+
+Status constantPayloads(const Graph &graph, const Eqn &eqn, bool narrowI64,
+                        std::vector<std::vector<unsigned char>> &bytes) {
+  std::vector<Tensor> results;
+  std::vector<TensorType> types;
+  for (int v : eqn.results)
+    types.push_back(graph.values[v]);
+  POOT_RETURN_IF_ERROR(
+      evaluateEqn(eqn, {}, types, NumericMode::Native, results));
+  bytes.assign(results.size(), {});
+  for (size_t i = 0; i < results.size(); ++i)
+    POOT_RETURN_IF_ERROR(encodeForDevice(results[i], bytes[i], narrowI64,
+                                         eqn.location + ": constant"));
+  return Status::ok();
 }
 
 std::string resultRole(const Eqn &eqn, size_t i) {

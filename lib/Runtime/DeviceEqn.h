@@ -12,6 +12,7 @@
 #include "poot/Runtime/Graph.h"
 #include "poot/Runtime/Status.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,32 @@ Status kernelError(const Eqn &eqn, int32_t code);
 std::vector<std::string> operandRoles(const Eqn &eqn);
 /// The role of result `i`: "out" for attention, out0, out1.. otherwise.
 std::string resultRole(const Eqn &eqn, size_t i);
+/// Appends what launch `l` of `eqn` binds, in argument order: `take` of
+/// each role's entry in `byRole`; InvalidArgument naming a role the eqn
+/// lacks (an entry `take` returns empty for counts as lacking).
+template <typename Map, typename Out, typename Take>
+Status bindArgs(const Eqn &eqn, const LaunchRecord &l, Map &byRole,
+                std::vector<Out> &out, Take take) {
+  for (const std::string &role : l.roles) {
+    auto it = byRole.find(role);
+    std::optional<Out> bound;
+    if (it != byRole.end())
+      bound = take(it->second);
+    if (!bound)
+      return Status(ErrorCode::InvalidArgument,
+                    eqn.location + ": launch " + l.kernel +
+                        " needs operand '" + role + "' the eqn lacks");
+    out.push_back(*bound);
+  }
+  return Status::ok();
+}
+
+/// Every value `eqn` binds, by role: its operands' and its results'.
+std::vector<std::pair<std::string, int>> valueRoles(const Eqn &eqn);
+/// The values of a `constant` eqn of `graph`, as device storage (what a
+/// resident run uploads once), i64 narrowed as encodeForDevice says.
+Status constantPayloads(const Graph &graph, const Eqn &eqn, bool narrowI64,
+                        std::vector<std::vector<unsigned char>> &bytes);
 
 } // namespace poot::rt::device
 

@@ -28,14 +28,9 @@ Status VulkanRunner::appendDispatches(
     std::vector<VulkanDispatch> &out) {
   for (const device::LaunchRecord &l : launches) {
     VulkanDispatch d;
-    for (const std::string &role : l.roles) {
-      auto it = byRole.find(role);
-      if (it == byRole.end())
-        return Status(ErrorCode::InvalidArgument,
-                      eqn.location + ": launch " + l.kernel +
-                          " needs operand '" + role + "' the eqn lacks");
-      d.bindings.push_back(it->second);
-    }
+    POOT_RETURN_IF_ERROR(device::bindArgs(
+        eqn, l, byRole, d.bindings,
+        [](const VulkanBinding &b) { return std::optional<VulkanBinding>(b); }));
     POOT_RETURN_IF_ERROR(
         kernel(l.kernel, static_cast<int>(d.bindings.size()), d.kernel));
     d.groupsX = l.gridX;
@@ -209,13 +204,10 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
                : VulkanBinding(arena, arenaRange[v].first,
                                arenaRange[v].second);
   };
-  auto uploadValue = [&](int v, const Tensor &t,
-                         const std::string &what) -> Status {
-    std::vector<unsigned char> bytes;
-    // i64 values only ever reach attention positions and lengths here
-    // (SPIR-V kernels refuse i64 otherwise), which the kernel reads as i32.
-    POOT_RETURN_IF_ERROR(
-        device::encodeForDevice(t, bytes, /*narrowI64=*/true, what));
+  // i64 values only ever reach attention positions and lengths here
+  // (SPIR-V kernels refuse i64 otherwise), which the kernel reads as i32.
+  auto uploadBytes = [&](int v,
+                         const std::vector<unsigned char> &bytes) -> Status {
     if (arenaRange[v].second >= 0)
       return arena.upload(bytes.data(),
                           std::min<int64_t>(bytes.size(), arenaRange[v].second),
@@ -224,9 +216,13 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
                                   std::min<int64_t>(bytes.size(),
                                                     valueBuffers[v].size()));
   };
-  for (const GraphInput &input : graph.inputs)
-    POOT_RETURN_IF_ERROR(uploadValue(input.value, values[input.value],
-                                     "input '" + input.name + "'"));
+  for (const GraphInput &input : graph.inputs) {
+    std::vector<unsigned char> bytes;
+    POOT_RETURN_IF_ERROR(device::encodeForDevice(
+        values[input.value], bytes, /*narrowI64=*/true,
+        "input '" + input.name + "'"));
+    POOT_RETURN_IF_ERROR(uploadBytes(input.value, bytes));
+  }
 
   // Per eqn: its scratch and error word, then its launches in order.
   std::vector<VulkanBuffer> extras;
@@ -235,26 +231,18 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
   std::vector<VulkanDispatch> dispatches;
   for (const Eqn &eqn : graph.eqns) {
     if (eqn.op == "constant") {
-      std::vector<Tensor> results;
-      std::vector<TensorType> types;
-      for (int v : eqn.results)
-        types.push_back(graph.values[v]);
-      POOT_RETURN_IF_ERROR(
-          evaluateEqn(eqn, {}, types, NumericMode::Native, results));
-      for (size_t i = 0; i < results.size(); ++i)
-        POOT_RETURN_IF_ERROR(uploadValue(eqn.results[i], results[i],
-                                         eqn.location + ": constant"));
+      std::vector<std::vector<unsigned char>> payloads;
+      POOT_RETURN_IF_ERROR(device::constantPayloads(
+          graph, eqn, /*narrowI64=*/true, payloads));
+      for (size_t i = 0; i < payloads.size(); ++i)
+        POOT_RETURN_IF_ERROR(uploadBytes(eqn.results[i], payloads[i]));
       continue;
     }
     std::vector<device::LaunchRecord> launches;
     POOT_RETURN_IF_ERROR(device::readLaunches(eqn, launches));
     std::map<std::string, VulkanBinding> byRole;
-    std::vector<std::string> roles = device::operandRoles(eqn);
-    for (size_t i = 0; i < roles.size(); ++i)
-      byRole.insert_or_assign(roles[i], bindingOf(eqn.operands[i]));
-    for (size_t i = 0; i < eqn.results.size(); ++i)
-      byRole.insert_or_assign(device::resultRole(eqn, i),
-                              bindingOf(eqn.results[i]));
+    for (auto &[role, v] : device::valueRoles(eqn))
+      byRole.insert_or_assign(role, bindingOf(v));
     size_t e = static_cast<size_t>(&eqn - graph.eqns.data());
     if (const Attr *scratch = eqn.attr("poot.schedule.scratch_bytes");
         scratch && scratch->i > 0) {
