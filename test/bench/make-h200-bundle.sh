@@ -80,6 +80,14 @@ mma-f16-d128|--op=attention_masked --batch=1 --heads=8 --kv-heads=2 --head-dim=1
 mma-prefill-declines|--op=attention_prefill --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --seq=40 --dtype=bf16|--seed=52
 CASES
 
+# Hand-written graphs (test/bench/cases): a bf16 GQA decode with a tensor
+# mask, shared by the heads and per head, on the matrix-tile schedule.
+for g in "$ROOT"/test/bench/cases/*.mlir; do
+  name="case-$(basename "$g" .mlir)"
+  plan_pair "$name" "$g"
+  echo "$name|--seed=61" >> "$OUT/sweep.txt"
+done
+
 # Benchmark shapes (decode, one new token against a Lk-long cache).
 : > "$OUT/bench/shapes.txt"
 : > "$OUT/bench/compare.txt"
