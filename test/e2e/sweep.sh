@@ -64,6 +64,7 @@ while IFS='|' read -r name args runargs; do
 done <<'CASES'
 mha-d64|--op=attention_masked --batch=2 --heads=4 --kv-heads=4 --head-dim=64 --capacity=64|--steps=2 --seed=1
 gqa-d16|--op=attention_masked --batch=2 --heads=6 --kv-heads=2 --head-dim=16 --capacity=80|--steps=2 --seed=23
+gqa-rep16-d16-split|--op=attention_masked --batch=1 --heads=32 --kv-heads=2 --head-dim=16 --capacity=1024|--seed=24
 gqa-d40|--op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=40 --capacity=48|--steps=2 --seed=2
 mqa-d96|--op=attention_masked --batch=1 --heads=6 --kv-heads=1 --head-dim=96 --capacity=40|--seed=3
 gqa-d128-split|--op=attention_masked --batch=1 --heads=4 --kv-heads=2 --head-dim=128 --capacity=1024|--seed=4
