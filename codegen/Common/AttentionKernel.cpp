@@ -105,6 +105,12 @@ struct Spec {
   int64_t keyLanes = 0; ///< channel schedule: lanes that share one key
   int64_t unroll = 1;   ///< channel schedule: keys in flight per group
   bool matrix = false;  ///< the matrix-tile schedule (subgroup is set)
+  /// Matrix-tile schedule: subgroups fold pairwise before the partials,
+  /// which then hold half of them.
+  bool pairFold = false;
+  int64_t partialSlots() const {
+    return (lanes / subgroup) / (pairFold ? 2 : 1);
+  }
   int64_t valueVector = 1; ///< matrix-tile schedule: value vector width
   int64_t sharedWidth = 0; ///< width of k_shared (split key), else 0
   int64_t maskB = 0, maskH = 0;
@@ -484,7 +490,7 @@ void foldStates(Emitter &e, Value tid, int64_t lanes, int64_t G, int64_t n,
 void foldSubgroups(Emitter &e, const Spec &s, const Args &a, Value tid,
                    Value bi, Value gq, Value qi, Value partials, Value fold,
                    Value scratchBase) {
-  const int64_t W = s.lanes / s.subgroup, G = s.group;
+  const int64_t W = s.partialSlots(), G = s.group;
   foldStates(
       e, tid, s.lanes, G, W, s.dv, partials, fold,
       [&](Emitter &x, int64_t w, Value hl) {
@@ -1030,29 +1036,90 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
                                          gpu::ShuffleMode::XOR);
       state[2 + h] = e.add(state[2 + h], sh.getShuffleResult());
     }
-  // The subgroup's state to workgroup memory [warp][head][dv + 2].
+  // The subgroup's state to workgroup memory [slot][head][dv + 2]: each
+  // lane its o^T entries, the lanes of row g = 0 the (m, l) of their heads.
   Value width = e.idx(s.dv + 2);
-  for (int64_t h = 0; h < 2; ++h) {
-    Value hl = e.add(e.mul(t, e.idx(2)), e.idx(h));
-    e.when(e.cmpi(arith::CmpIPredicate::ult, hl, e.idx(G)), [&] {
-      Value base = e.mul(e.add(e.mul(warp, e.idx(G)), hl), width);
-      for (int64_t i = 0; i < tiles; ++i) {
-        int64_t c = i / VV, o = i % VV;
-        for (int64_t r = 0; r < 2; ++r) {
-          Value ch = e.add(e.mul(g, e.idx(VV)),
-                           e.idx(r * (s.dv / 2) + c * 8 * VV + o));
-          b.create<memref::StoreOp>(loc, state[4 + i * 4 + 2 * r + h],
-                                    partials, ValueRange{e.add(base, ch)});
-        }
-      }
-      e.when(e.cmpi(arith::CmpIPredicate::eq, g, e.idx(0)), [&] {
-        b.create<memref::StoreOp>(loc, state[h], partials,
-                                  ValueRange{e.add(base, e.idx(s.dv))});
-        b.create<memref::StoreOp>(loc, state[2 + h], partials,
-                                  ValueRange{e.add(base, e.idx(s.dv + 1))});
+  auto channelOf = [&](Emitter &x, int64_t i, int64_t r) {
+    int64_t c = i / VV, o = i % VV;
+    return x.add(x.mul(g, x.idx(VV)),
+                 x.idx(r * (s.dv / 2) + c * 8 * VV + o));
+  };
+  auto baseOf = [&](Emitter &x, Value slot, Value hl) {
+    return x.mul(x.add(x.mul(slot, x.idx(G)), hl), width);
+  };
+  auto writeState = [&](Value slot, ArrayRef<Value> st) {
+    for (int64_t h = 0; h < 2; ++h) {
+      Value hl = e.add(e.mul(t, e.idx(2)), e.idx(h));
+      e.when(e.cmpi(arith::CmpIPredicate::ult, hl, e.idx(G)), [&] {
+        Value base = baseOf(e, slot, hl);
+        for (int64_t i = 0; i < tiles; ++i)
+          for (int64_t r = 0; r < 2; ++r)
+            b.create<memref::StoreOp>(
+                loc, st[4 + i * 4 + 2 * r + h], partials,
+                ValueRange{e.add(base, channelOf(e, i, r))});
+        e.when(e.cmpi(arith::CmpIPredicate::eq, g, e.idx(0)), [&] {
+          b.create<memref::StoreOp>(loc, st[h], partials,
+                                    ValueRange{e.add(base, e.idx(s.dv))});
+          b.create<memref::StoreOp>(loc, st[2 + h], partials,
+                                    ValueRange{e.add(base, e.idx(s.dv + 1))});
+        });
       });
-    });
+    }
+  };
+  if (!s.pairFold) {
+    writeState(warp, state);
+    b.create<gpu::BarrierOp>(loc);
+    foldSubgroups(e, s, a, tid, bi, gq, qi, partials, fold, scratchBase);
+    return;
   }
+  // Pairwise first (the partials hold half the subgroups): subgroup
+  // w + W/2 leaves its state in slot w, subgroup w folds it into its
+  // registers (the same entries, lane for lane) and writes the pair's
+  // state there; the barrier between the reads and the writes keeps a lane
+  // from overwriting (m, l) another lane of its subgroup still reads.
+  Value half = e.idx(W / 2);
+  e.when(e.cmpi(arith::CmpIPredicate::uge, warp, half),
+         [&] { writeState(e.sub(warp, half), state); });
+  b.create<gpu::BarrierOp>(loc);
+  SmallVector<Type> types(state.size(), b.getF32Type());
+  auto pair = b.create<scf::IfOp>(
+      loc, types, e.cmpi(arith::CmpIPredicate::ult, warp, half),
+      /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(pair.thenBlock());
+    SmallVector<Value> merged(state.begin(), state.end());
+    for (int64_t h = 0; h < 2; ++h) {
+      // Heads past the group read a valid slot and are never written.
+      Value hl = e.imin(e.add(e.mul(t, e.idx(2)), e.idx(h)), e.idx(G - 1));
+      Value base = baseOf(e, warp, hl);
+      auto ld = [&](Value at) -> Value {
+        return b.create<memref::LoadOp>(loc, partials, ValueRange{at});
+      };
+      Value mo = ld(e.add(base, e.idx(s.dv)));
+      Value lo = ld(e.add(base, e.idx(s.dv + 1)));
+      Value bigM = e.fmax(state[h], mo);
+      Value dead = e.cmpf(arith::CmpFPredicate::OEQ, bigM, e.negInf());
+      Value wa = e.select(dead, e.f32(0), e.exp(e.sub(state[h], bigM)));
+      Value wb = e.select(dead, e.f32(0), e.exp(e.sub(mo, bigM)));
+      merged[h] = bigM;
+      merged[2 + h] = e.add(e.mul(state[2 + h], wa), e.mul(lo, wb));
+      for (int64_t i = 0; i < tiles; ++i)
+        for (int64_t r = 0; r < 2; ++r) {
+          int64_t k = 4 + i * 4 + 2 * r + h;
+          Value other = ld(e.add(base, channelOf(e, i, r)));
+          merged[k] = e.add(e.mul(state[k], wa), e.mul(other, wb));
+        }
+    }
+    b.create<scf::YieldOp>(loc, merged);
+    b.setInsertionPointToStart(pair.elseBlock());
+    b.create<scf::YieldOp>(loc, state);
+  }
+  SmallVector<Value> pairState(pair.getResults().begin(),
+                               pair.getResults().end());
+  b.create<gpu::BarrierOp>(loc);
+  e.when(e.cmpi(arith::CmpIPredicate::ult, warp, half),
+         [&] { writeState(warp, pairState); });
   b.create<gpu::BarrierOp>(loc);
   foldSubgroups(e, s, a, tid, bi, gq, qi, partials, fold, scratchBase);
 }
@@ -1096,6 +1163,8 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   auto matrix = schedule.getAs<BoolAttr>("matrix");
   s.matrix = matrix && matrix.getValue();
   s.valueVector = std::max<int64_t>(1, getInt("value_vector"));
+  auto pairFold = schedule.getAs<BoolAttr>("pair_fold");
+  s.pairFold = pairFold && pairFold.getValue();
   s.splits = getInt("splits");
   auto kind = schedule.getAs<StringAttr>("kind");
   s.split = kind && kind.getValue() == "split";
@@ -1123,13 +1192,17 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
     s.window = static_cast<int64_t>(*w);
   if (auto slopes = op.getAlibiSlopes())
     s.slopes.assign(slopes->begin(), slopes->end());
+  if (s.pairFold && !s.matrix)
+    return op.emitError("expected a pairwise fold only on the matrix-tile "
+                        "schedule");
   if (s.matrix) {
     if (!target.hasMatrixTile(s.storage))
       return op.emitError() << "expected a target with a subgroup matrix "
                                "tile for "
                             << s.storage << ", target " << target.name()
                             << " has none";
-    if (s.subgroup != 32 || s.group > 8 || s.lanes % 32 || s.vector < 2 ||
+    if (s.subgroup != 32 || s.group > 8 || (s.pairFold && s.lanes % 64) ||
+        s.lanes % 32 || s.vector < 2 ||
         s.sharedWidth || s.dk % 16 || s.dv % 16 || (s.dk / 4) % s.vector ||
         (s.dv / 16) % s.valueVector)
       return op.emitError()
@@ -1248,11 +1321,10 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
     Value mState, lState, oState, partials, fold;
     if (s.subgroup) {
       partials = target.allocWorkgroup(
-          kb, loc, fn, {(s.lanes / s.subgroup) * s.group * (s.dv + 2)},
+          kb, loc, fn, {s.partialSlots() * s.group * (s.dv + 2)},
           kb.getF32Type());
       fold = target.allocWorkgroup(
-          kb, loc, fn, {s.group * (s.lanes / s.subgroup + 2)},
-          kb.getF32Type());
+          kb, loc, fn, {s.group * (s.partialSlots() + 2)}, kb.getF32Type());
     } else {
       mState = target.allocWorkgroup(kb, loc, fn, {s.group * s.lanes},
                                      kb.getF32Type());

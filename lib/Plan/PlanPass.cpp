@@ -137,6 +137,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
             b.getNamedAttr("key_lanes", b.getI64IntegerAttr(s.keyLanes)),
             b.getNamedAttr("unroll", b.getI64IntegerAttr(s.unroll)),
             b.getNamedAttr("matrix", b.getBoolAttr(s.matrix)),
+            b.getNamedAttr("pair_fold", b.getBoolAttr(s.pairFold)),
             b.getNamedAttr("value_vector", b.getI64IntegerAttr(s.valueVector)),
             b.getNamedAttr("splits", b.getI64IntegerAttr(s.splits)),
             b.getNamedAttr("chunk", b.getI64IntegerAttr(s.chunk)),
@@ -158,8 +159,9 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
         shape.dtype, score, mask, bound,
         s.split ? "split" : (s.grouped ? "grouped" : "stream"), s.splits,
         s.lanes,
-        s.matrix     ? llvm::formatv("/mma/v{0}w{1}u{2}", s.vector,
-                                     s.valueVector, s.unroll)
+        s.matrix     ? llvm::formatv("/mma/v{0}w{1}u{2}{3}", s.vector,
+                                     s.valueVector, s.unroll,
+                                     s.pairFold ? "/pair" : "")
                            .str()
         : s.subgroup ? llvm::formatv("/v{0}k{1}u{2}", s.vector, s.keyLanes,
                                      s.unroll)

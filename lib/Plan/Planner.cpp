@@ -74,6 +74,7 @@ namespace {
 struct ChannelPlan {
   int64_t vector = 1, keyLanes = 1, unroll = 1, warps = 1, group = 1;
   bool matrix = false;     ///< the matrix-tile schedule
+  bool pairFold = false;   ///< matrix-tile: subgroups fold pairwise first
   int64_t valueVector = 1; ///< matrix-tile schedule: value row load width
 };
 } // namespace
@@ -205,11 +206,18 @@ static std::optional<ChannelPlan> planMatrix(const AttentionShape &s,
   p.unroll = tuning.unroll > 0 ? tuning.unroll : 1;
   p.warps = tuning.warps > 0 ? tuning.warps : 16;
   const int64_t floats = dv + 2;
-  while (p.warps > 1 &&
-         (p.warps * p.group * floats * 4 > d.workgroupMemoryBytes ||
-          p.warps * 32 > d.maxWorkgroupSize))
+  auto fits = [&](int64_t slots) {
+    return slots * p.group * floats * 4 <= d.workgroupMemoryBytes;
+  };
+  // Asked for more subgroups than the partials fit (a tuning request, not
+  // the default until measured), they fold pairwise first.
+  if (tuning.warps > 0 && p.warps >= 2 && p.warps * 32 <= d.maxWorkgroupSize &&
+      !fits(p.warps) && fits(p.warps / 2))
+    p.pairFold = true;
+  while (!p.pairFold && p.warps > 1 &&
+         (!fits(p.warps) || p.warps * 32 > d.maxWorkgroupSize))
     p.warps /= 2;
-  if (p.warps * p.group * floats * 4 > d.workgroupMemoryBytes)
+  if (!fits(p.pairFold ? p.warps / 2 : p.warps))
     return std::nullopt;
   return p;
 }
@@ -257,6 +265,7 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   if (sub) {
     out.subgroup = d.subgroupSize;
     out.matrix = sub->matrix;
+    out.pairFold = sub->pairFold;
     out.group = sub->group;
     out.grouped = sub->group > 1;
     out.vector = sub->vector;
@@ -268,8 +277,11 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   if (!out.subgroup)
     out.group = out.grouped ? nRep : 1;
   int64_t group = out.group;
-  out.stateBytes = out.subgroup ? (out.lanes / out.subgroup) * floats * group * 4
-                                : out.lanes * floats * group * 4;
+  out.stateBytes =
+      out.subgroup
+          ? (out.lanes / out.subgroup / (out.pairFold ? 2 : 1)) * floats *
+                group * 4
+          : out.lanes * floats * group * 4;
   out.rows = s.batch * (s.queryHeads / group) * s.queryLen;
   out.chunk = s.keyLen;
   out.causalSkip = s.causal && s.queryLen > 1;

@@ -152,6 +152,20 @@ TEST(Planner, MatrixScheduleGeometry) {
   ScheduleTuning off;
   off.noMatrix = true;
   EXPECT_TRUE(declined(shape, d, off));
+  // 70B's 8 heads keep 8 subgroups by default (16 would need 66.5 KiB of
+  // partials); asked for 16, they fold pairwise first and fit in half.
+  ScheduleTuning sixteen;
+  sixteen.warps = 16;
+  auto paired = planAttention(shape, d, sixteen);
+  ASSERT_TRUE(bool(paired));
+  EXPECT_TRUE(paired->matrix);
+  EXPECT_TRUE(paired->pairFold);
+  EXPECT_EQ(paired->lanes, 512);
+  EXPECT_EQ(paired->stateBytes, 8 * 8 * 130 * 4);
+  auto plain = planAttention(shape, d);
+  ASSERT_TRUE(bool(plain));
+  EXPECT_FALSE(plain->pairFold);
+  EXPECT_EQ(plain->lanes, 256);
 }
 
 TEST(Planner, AttentionLdsWhenNotOneLaneFits) {

@@ -85,6 +85,10 @@ struct AttentionSchedule {
   /// `valueVector` the value row's, `unroll` the tiles loaded per step.
   bool matrix = false;
   int64_t valueVector = 1;
+  /// Matrix-tile schedule: the subgroups fold pairwise in registers first,
+  /// so the partials hold half of them (planned only when a tuning request
+  /// for more subgroups would not fit the partials otherwise).
+  bool pairFold = false;
   int64_t lanes = 1;       ///< threads of one workgroup, striding over keys
   int64_t splits = 1;      ///< key chunks per row (1 when streaming)
   int64_t chunk = 0;       ///< keys per split (the whole length when streaming)

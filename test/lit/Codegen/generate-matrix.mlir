@@ -1,5 +1,22 @@
 // RUN: poot-opt %s --split-input-file --poot-plan=device=sm_90 --poot-generate=target=nvvm | FileCheck %s
 // RUN: not poot-opt %s --split-input-file --poot-generate=target=spirv 2>&1 | FileCheck %s --check-prefix=REFUSE
+// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 warps=16" --poot-generate=target=nvvm | FileCheck %s --check-prefix=PAIR
+
+// Asked for 16 subgroups, 8 heads fold pairwise first: subgroups 8..15
+// leave their states in the 8 slots, a barrier, subgroups 0..7 merge them
+// in registers (an scf.if yielding the pair's state), a barrier, write,
+// a barrier, then the fold over 8 slots.
+// PAIR-LABEL: func.func @decode70b
+// PAIR: pair_fold = true
+// PAIR: gpu.func @attention_0_partial({{.*}}workgroup(%{{.*}} : memref<8320xf32, #gpu.address_space<workgroup>>
+// PAIR: scf.for
+// PAIR: scf.yield
+// PAIR: arith.cmpi uge
+// PAIR: gpu.barrier
+// PAIR: scf.if %{{.*}} -> (f32
+// PAIR: gpu.barrier
+// PAIR: gpu.barrier
+// PAIR: gpu.func @attention_0_combine
 
 // Llama-3-70B-shaped decode in bf16 on sm_90: the matrix-tile schedule.
 // q loaded once; per 16-key tile, the lane's 2 key rows and 4 value rows

@@ -16,7 +16,7 @@
 // KV head on one workgroup of 8 warps, each warp scoring 16 keys x 8 heads
 // per tile product; 8 rows x 16 splits; 16-byte vectors of 8 for key and
 // value rows, one tile in flight (16 warps would not fit the partials).
-// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 128, 1>, group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 256 : i64, live_splits = false, matrix = true, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64, unroll = 1 : i64, value_vector = 8 : i64, vector = 8 : i64}
+// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 128, 1>, group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 256 : i64, live_splits = false, matrix = true, pair_fold = false, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64, unroll = 1 : i64, value_vector = 8 : i64, vector = 8 : i64}
 // On AMD the same channel schedule over wavefronts (64 lanes on gfx942,
 // 32 on gfx1100).
 // GFX942-LABEL: func.func @llama70b_decode
