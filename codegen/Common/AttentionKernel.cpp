@@ -222,6 +222,17 @@ struct Args {
   Value q, k, kShared, v, read, mask, len, pos, out, scratch;
 };
 
+/// The position of query row qi of batch row bi: pos (per batch row or
+/// shared) + qi, or qi without positions.
+Value queryPosition(Emitter &e, const Spec &s, const Args &a, Value bi,
+                    Value qi) {
+  if (!s.hasPos)
+    return qi;
+  Value p = s.posPerRow ? e.loadIndex(a.pos, ValueRange{bi})
+                        : e.loadIndex(a.pos, ValueRange{});
+  return e.add(p, qi);
+}
+
 /// Emits, for the keys [kBegin, kEnd) of (b, group g, query row i), the
 /// lanes' online softmax into workgroup state, then the lane fold. With
 /// `scratchRow` the fold writes the unnormalised (o, m, l) there instead of
@@ -247,12 +258,7 @@ void emitStreamingBody(Emitter &e, const Spec &s, const Args &a, Value lane,
   });
 
   // The query position of row qi: pos (per batch row or shared) + qi.
-  Value qpos = qi;
-  if (s.hasPos) {
-    Value p = s.posPerRow ? e.loadIndex(a.pos, ValueRange{bi})
-                          : e.loadIndex(a.pos, ValueRange{});
-    qpos = e.add(p, qi);
-  }
+  Value qpos = queryPosition(e, s, a, bi, qi);
 
   Value start = e.add(kBegin, lane);
   e.loop(start, kEnd, lanes, [&](Value t) {
@@ -547,12 +553,7 @@ void emitChannelBody(Emitter &e, const Spec &s, const Args &a, Value tid,
   Value lane = e.rem(tid, e.idx(S)), warp = e.div(tid, e.idx(S));
   Value slot = e.div(lane, e.idx(L)), j = e.rem(lane, e.idx(L));
 
-  Value qpos = qi;
-  if (s.hasPos) {
-    Value p = s.posPerRow ? e.loadIndex(a.pos, ValueRange{bi})
-                          : e.loadIndex(a.pos, ValueRange{});
-    qpos = e.add(p, qi);
-  }
+  Value qpos = queryPosition(e, s, a, bi, qi);
   // The first channel of this lane's vector i.
   auto channel = [&](Emitter &x, int64_t i) -> Value {
     return x.mul(x.add(j, x.idx(i * L)), x.idx(V));
@@ -797,12 +798,7 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
   Value lane = e.rem(tid, e.idx(S)), warp = e.div(tid, e.idx(S));
   Value g = e.div(lane, e.idx(4)), t = e.rem(lane, e.idx(4));
 
-  Value qpos = qi;
-  if (s.hasPos) {
-    Value p = s.posPerRow ? e.loadIndex(a.pos, ValueRange{bi})
-                          : e.loadIndex(a.pos, ValueRange{});
-    qpos = e.add(p, qi);
-  }
+  Value qpos = queryPosition(e, s, a, bi, qi);
   auto i32c = [&](OpBuilder &ob, Location l, int64_t v) -> Value {
     return ob.create<arith::ConstantOp>(l, ob.getI32IntegerAttr(v));
   };
@@ -835,18 +831,21 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
   auto kChannel = [&](Emitter &x, int64_t j) -> Value {
     return x.add(x.mul(t, x.idx(V)), x.idx(j * 4 * V));
   };
-  // Chunk j of a key row.
-  auto loadKey = [&](Emitter &x, Value key, int64_t j) -> Value {
-    if (s.paged) {
-      Value row = x.loadIndex(a.read, ValueRange{bi, key});
+  // Chunk j of a key row (`row`: its pool row when paged).
+  auto loadKey = [&](Emitter &x, Value key, Value row, int64_t j) -> Value {
+    if (s.paged)
       return load(x, a.k, {row, kv, kChannel(x, j)}, V);
-    }
     return load(x, a.k, {bi, kv, key, kChannel(x, j)}, V);
+  };
+  // The value channel of value tile i's row g (r = 0) or g + 8 (r = 1).
+  auto valueChannel = [&](Emitter &x, int64_t i, int64_t r) -> Value {
+    return x.add(x.mul(g, x.idx(VV)),
+                 x.idx(r * (s.dv / 2) + (i / VV) * 8 * VV + i % VV));
   };
   // Chunk c of run r of a value row.
   auto loadValue = [&](Emitter &x, Value key, Value row, int64_t r,
                        int64_t c) -> Value {
-    Value ch = x.add(x.mul(g, x.idx(VV)), x.idx(r * (s.dv / 2) + c * 8 * VV));
+    Value ch = valueChannel(x, c * VV, r);
     if (s.paged)
       return load(x, a.v, {row, kv, ch}, VV);
     return load(x, a.v, {bi, kv, key, ch}, VV);
@@ -897,8 +896,10 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
           for (int64_t r = 0; r < 2; ++r) {
             tl.keys[r] = x.add(base, x.add(g, x.idx(8 * r)));
             Value key = clamp(tl.keys[r], &tl.valid[r]);
+            Value row =
+                s.paged ? x.loadIndex(a.read, ValueRange{bi, key}) : Value();
             for (int64_t j = 0; j < kChunks; ++j)
-              tl.kvec[r].push_back(loadKey(x, key, j));
+              tl.kvec[r].push_back(loadKey(x, key, row, j));
           }
           const int64_t offsets[4] = {0, 1, 8, 9};
           for (int64_t k = 0; k < 4; ++k) {
@@ -1039,11 +1040,6 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
   // The subgroup's state to workgroup memory [slot][head][dv + 2]: each
   // lane its o^T entries, the lanes of row g = 0 the (m, l) of their heads.
   Value width = e.idx(s.dv + 2);
-  auto channelOf = [&](Emitter &x, int64_t i, int64_t r) {
-    int64_t c = i / VV, o = i % VV;
-    return x.add(x.mul(g, x.idx(VV)),
-                 x.idx(r * (s.dv / 2) + c * 8 * VV + o));
-  };
   auto baseOf = [&](Emitter &x, Value slot, Value hl) {
     return x.mul(x.add(x.mul(slot, x.idx(G)), hl), width);
   };
@@ -1056,7 +1052,7 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
           for (int64_t r = 0; r < 2; ++r)
             b.create<memref::StoreOp>(
                 loc, st[4 + i * 4 + 2 * r + h], partials,
-                ValueRange{e.add(base, channelOf(e, i, r))});
+                ValueRange{e.add(base, valueChannel(e, i, r))});
         e.when(e.cmpi(arith::CmpIPredicate::eq, g, e.idx(0)), [&] {
           b.create<memref::StoreOp>(loc, st[h], partials,
                                     ValueRange{e.add(base, e.idx(s.dv))});
@@ -1107,7 +1103,7 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
       for (int64_t i = 0; i < tiles; ++i)
         for (int64_t r = 0; r < 2; ++r) {
           int64_t k = 4 + i * 4 + 2 * r + h;
-          Value other = ld(e.add(base, channelOf(e, i, r)));
+          Value other = ld(e.add(base, valueChannel(e, i, r)));
           merged[k] = e.add(e.mul(state[k], wa), e.mul(other, wb));
         }
     }
@@ -1356,11 +1352,7 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
         // Keys past the query's own position are all -inf: the loop stops
         // at qpos + 1 instead of visiting them (the causal skip; the bound
         // is clamped so a position past Lk still reads nothing outside).
-        Value qpos = qi;
-        if (s.hasPos)
-          qpos = e.add(s.posPerRow ? e.loadIndex(a.pos, ValueRange{bi})
-                                   : e.loadIndex(a.pos, ValueRange{}),
-                       qi);
+        Value qpos = queryPosition(e, s, a, bi, qi);
         Value stop = e.imax(e.add(qpos, e.idx(1)), e.idx(0));
         kEnd = e.imin(kEnd, stop);
       }

@@ -185,6 +185,7 @@ static std::optional<ChannelPlan> planMatrix(const AttentionShape &s,
   int64_t widest = std::max<int64_t>(1, d.vectorLoadBytes / 2);
   ChannelPlan p;
   p.matrix = true;
+  p.keyLanes = 0; // a tile, not a key, spans the lanes
   // A lane reads dk / 4 channels of a key row in vectors of `vector`
   // (chunk j of 4 vectors per row goes to the 4 lanes of a quad).
   p.vector = widestDividing(dk / 4, std::max<int64_t>(2, widest));
@@ -269,7 +270,7 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
     out.group = sub->group;
     out.grouped = sub->group > 1;
     out.vector = sub->vector;
-    out.keyLanes = sub->matrix ? 0 : sub->keyLanes;
+    out.keyLanes = sub->keyLanes;
     out.valueVector = sub->valueVector;
     out.unroll = sub->unroll;
     out.lanes = sub->warps * d.subgroupSize;

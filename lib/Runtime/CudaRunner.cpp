@@ -110,12 +110,7 @@ Status CudaRunner::buildResident(const Graph &graph) {
     }
   }
   POOT_RETURN_IF_ERROR(device.captureGraph(
-      [&](CudaStream stream) -> Status {
-        for (const CudaLaunch &l : res->launches)
-          POOT_RETURN_IF_ERROR(device.launch(*l.kernel, l.args, l.gridX,
-                                             l.gridY, l.lanes, stream));
-        return Status::ok();
-      },
+      [&](CudaStream stream) { return enqueueLaunches(res->launches, stream); },
       res->captured));
   resident = std::move(res);
   return Status::ok();
@@ -168,20 +163,12 @@ Status CudaRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
   }
   POOT_RETURN_IF_ERROR(res.captured.replay());
   POOT_RETURN_IF_ERROR(device.synchronize());
-  for (auto &[eqn, word] : res.errorWords) {
-    int32_t code = 0;
-    POOT_RETURN_IF_ERROR(word->download(&code, 4));
-    POOT_RETURN_IF_ERROR(device::kernelError(*eqn, code));
-  }
+  POOT_RETURN_IF_ERROR(device::checkErrorWords(res.errorWords));
   // Only the outputs come back.
-  for (const GraphOutput &output : graph.outputs) {
-    const TensorType &type = graph.values[output.value];
-    std::vector<unsigned char> bytes(device::deviceBytes(type));
-    POOT_RETURN_IF_ERROR(res.values[output.value].download(
-        bytes.data(), static_cast<int64_t>(bytes.size())));
-    values[output.value] = device::decodeFromDevice(type, bytes.data());
-    defined[output.value] = true;
-  }
+  POOT_RETURN_IF_ERROR(device::readOutputs(
+      graph, values, defined, [&](int v, void *dst, int64_t bytes) {
+        return res.values[v].download(dst, bytes);
+      }));
   dispatched += static_cast<int64_t>(graph.eqns.size());
   ran = true;
   return Status::ok();
@@ -412,12 +399,17 @@ Status CudaRunner::prepareSimple(const Eqn &eqn,
   return Status::ok();
 }
 
-Status CudaRunner::enqueue(const CudaPreparedEqn &prepared,
-                           CudaStream stream) {
-  for (const CudaLaunch &l : prepared.launches)
+Status CudaRunner::enqueueLaunches(const std::vector<CudaLaunch> &launches,
+                                   CudaStream stream) {
+  for (const CudaLaunch &l : launches)
     POOT_RETURN_IF_ERROR(device.launch(*l.kernel, l.args, l.gridX, l.gridY,
                                        l.lanes, stream));
   return Status::ok();
+}
+
+Status CudaRunner::enqueue(const CudaPreparedEqn &prepared,
+                           CudaStream stream) {
+  return enqueueLaunches(prepared.launches, stream);
 }
 
 Status CudaRunner::run(const Eqn &eqn,

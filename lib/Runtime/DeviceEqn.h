@@ -72,6 +72,34 @@ Status bindArgs(const Eqn &eqn, const LaunchRecord &l, Map &byRole,
   return Status::ok();
 }
 
+/// After a run: the typed error of the first error word that is set, from
+/// (eqn, buffer) pairs whose buffers download(dst, bytes).
+template <typename Words> Status checkErrorWords(const Words &words) {
+  for (const auto &[eqn, word] : words) {
+    int32_t code = 0;
+    POOT_RETURN_IF_ERROR(word->download(&code, 4));
+    POOT_RETURN_IF_ERROR(kernelError(*eqn, code));
+  }
+  return Status::ok();
+}
+
+/// After a whole-graph run: every output of `graph` read back into
+/// `values` (and marked defined); `download(v, dst, bytes)` reads value v's
+/// device storage.
+template <typename Download>
+Status readOutputs(const Graph &graph, std::vector<Tensor> &values,
+                   std::vector<bool> &defined, Download download) {
+  for (const GraphOutput &output : graph.outputs) {
+    const TensorType &type = graph.values[output.value];
+    std::vector<unsigned char> bytes(deviceBytes(type));
+    POOT_RETURN_IF_ERROR(download(output.value, bytes.data(),
+                                  static_cast<int64_t>(bytes.size())));
+    values[output.value] = decodeFromDevice(type, bytes.data());
+    defined[output.value] = true;
+  }
+  return Status::ok();
+}
+
 /// Every value `eqn` binds, by role: its operands' and its results'.
 std::vector<std::pair<std::string, int>> valueRoles(const Eqn &eqn);
 /// The values of a `constant` eqn of `graph`, as device storage (what a

@@ -267,24 +267,14 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
     POOT_RETURN_IF_ERROR(appendDispatches(eqn, launches, byRole, dispatches));
   }
   POOT_RETURN_IF_ERROR(device.dispatchAll(dispatches));
-  for (auto &[eqn, word] : errorWords) {
-    int32_t code = 0;
-    POOT_RETURN_IF_ERROR(word->download(&code, 4));
-    POOT_RETURN_IF_ERROR(device::kernelError(*eqn, code));
-  }
+  POOT_RETURN_IF_ERROR(device::checkErrorWords(errorWords));
   // Only the outputs come back.
-  for (const GraphOutput &output : graph.outputs) {
-    const TensorType &type = graph.values[output.value];
-    std::vector<unsigned char> bytes(device::deviceBytes(type));
-    if (arenaRange[output.value].second >= 0)
-      POOT_RETURN_IF_ERROR(arena.download(bytes.data(), bytes.size(),
-                                          arenaRange[output.value].first));
-    else
-      POOT_RETURN_IF_ERROR(
-          valueBuffers[output.value].download(bytes.data(), bytes.size()));
-    values[output.value] = device::decodeFromDevice(type, bytes.data());
-    defined[output.value] = true;
-  }
+  POOT_RETURN_IF_ERROR(device::readOutputs(
+      graph, values, defined, [&](int v, void *dst, int64_t bytes) {
+        if (arenaRange[v].second >= 0)
+          return arena.download(dst, bytes, arenaRange[v].first);
+        return valueBuffers[v].download(dst, bytes);
+      }));
   dispatched += static_cast<int64_t>(graph.eqns.size());
   ran = true;
   return Status::ok();

@@ -108,6 +108,9 @@ public:
 
 private:
   Status kernel(const std::string &name, const CudaKernel *&out);
+  /// Enqueues `launches` in order on `stream` without waiting.
+  Status enqueueLaunches(const std::vector<CudaLaunch> &launches,
+                         CudaStream stream);
   /// prepare() for every eqn but attention: roles in<i>, out<i>, err.
   Status prepareSimple(const Eqn &eqn,
                        const std::vector<const Tensor *> &operands,
