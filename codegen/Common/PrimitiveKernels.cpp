@@ -12,6 +12,10 @@
 // twice) are written into an error word the runner turns into a typed
 // error. The semantics are lib/Runtime/Evaluator.cpp's.
 //
+// A cache write the planner marked in place (poot.in_place) has no result
+// buffer: its result is operand 0's storage, and the kernel runs one
+// thread per updated element, writing only those.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
@@ -53,6 +57,8 @@ SmallVector<int64_t> intsAttr(Operation *op, StringRef name) {
   return {};
 }
 
+bool inPlace(Operation *op) { return op->hasAttr(attrs::kInPlace); }
+
 /// The kernel body of one op: its operands and results as buffers.
 class PrimitiveEmitter {
 public:
@@ -62,7 +68,10 @@ public:
 
 private:
   Value in(unsigned i) { return k.arg(i); }
-  Value out(unsigned i) { return k.arg(op->getNumOperands() + i); }
+  /// Result i's buffer; an in-place write's result is operand 0's.
+  Value out(unsigned i) {
+    return inPlace(op) ? k.arg(i) : k.arg(op->getNumOperands() + i);
+  }
   Type elemIn(unsigned i) { return tensorOf(op->getOperand(i)).getElementType(); }
   Type elemOut(unsigned i) {
     return cast<RankedTensorType>(op->getResult(i).getType()).getElementType();
@@ -109,6 +118,8 @@ private:
   LogicalResult reduce(StringRef name, int64_t &total);
   LogicalResult matmul(int64_t &total);
   LogicalResult topk(int64_t &total);
+  LogicalResult dynamicSlice(bool update, int64_t &total);
+  LogicalResult scatterUpdate(int64_t &total);
 
   Operation *op;
   KernelBuilder &k;
@@ -445,6 +456,137 @@ LogicalResult PrimitiveEmitter::topk(int64_t &total) {
   return success();
 }
 
+LogicalResult PrimitiveEmitter::dynamicSlice(bool update, int64_t &total) {
+  ArrayRef<int64_t> xs = shapeIn(0);
+  SmallVector<int64_t> sizes =
+      update ? SmallVector<int64_t>(shapeIn(1)) : intsAttr(op, "sizes");
+  unsigned firstStart = update ? 2 : 1;
+  Type outElem = elemOut(0);
+  // Each start clamped so the window fits, as XLA does.
+  auto clampedStarts = [&]() {
+    SmallVector<Value> starts;
+    for (size_t d = 0; d < xs.size(); ++d) {
+      Value s = k.loadIndex(in(firstStart + d), k.idx(0));
+      s = b.create<arith::MinSIOp>(loc(), s, k.idx(xs[d] - sizes[d]));
+      starts.push_back(b.create<arith::MaxSIOp>(loc(), s, k.idx(0)));
+    }
+    return starts;
+  };
+  if (!update || inPlace(op)) {
+    // One thread per window element: read it (a slice) or write it (an
+    // update in place; the rest of x is already the result).
+    total = 1;
+    for (int64_t n : sizes)
+      total *= n;
+    k.forEach(total, [&](Value i) {
+      SmallVector<Value> starts = clampedStarts();
+      SmallVector<Value> c = k.unravel(i, sizes);
+      for (size_t d = 0; d < c.size(); ++d)
+        c[d] = k.add(c[d], starts[d]);
+      if (update)
+        k.store(k.load(in(1), i, elemIn(1)), out(0), offsetOf(c, xs),
+                outElem);
+      else
+        k.store(k.load(in(0), offsetOf(c, xs), elemIn(0)), out(0), i,
+                outElem);
+    });
+    return success();
+  }
+  total = sizeOut(0);
+  k.forEach(total, [&](Value i) {
+    SmallVector<Value> starts = clampedStarts();
+    SmallVector<Value> c = k.unravel(i, xs);
+    Value inside = k.i1(true);
+    SmallVector<Value> uc;
+    for (size_t d = 0; d < xs.size(); ++d) {
+      Value rel = k.sub(c[d], starts[d]); // wraps when below: ult fails
+      inside = b.create<arith::AndIOp>(
+          loc(), inside, k.cmp(Pred::ult, rel, k.idx(sizes[d])));
+      uc.push_back(rel);
+    }
+    Value v = k.ifElse(
+        inside, k.computeType(outElem),
+        [&]() { return k.load(in(1), offsetOf(uc, sizes), elemIn(1)); },
+        [&]() { return k.load(in(0), i, elemIn(0)); });
+    k.store(v, out(0), i, outElem);
+  });
+  return success();
+}
+
+LogicalResult PrimitiveEmitter::scatterUpdate(int64_t &total) {
+  ArrayRef<int64_t> xs = shapeIn(0);
+  Type outElem = elemOut(0);
+  int64_t elements = sizeOut(0);
+  int64_t rows = xs[0];
+  int64_t rowSize = rows == 0 ? 0 : elements / rows;
+  int64_t count = tensorOf(op->getOperand(1)).getNumElements();
+  // Entry e is valid when inside the rows (or -1, which writes nothing),
+  // and no earlier entry names its row; its first thread checks that.
+  auto checkEntry = [&](Value e) {
+    Value v = k.loadIndex(in(1), e);
+    Value unused = k.cmp(Pred::eq, v, k.idx(-1));
+    Value inside = b.create<arith::AndIOp>(
+        loc(), k.cmp(Pred::sge, v, k.idx(0)),
+        k.cmp(Pred::slt, v, k.idx(rows)));
+    k.flag(b.create<arith::XOrIOp>(
+               loc(), b.create<arith::OrIOp>(loc(), unused, inside),
+               k.i1(true)),
+           kErrIndexOutOfRange);
+    k.when(inside, [&] {
+      k.loop(k.idx(0), e, k.idx(1), [&](Value earlier) {
+        k.flag(k.cmp(Pred::eq, k.loadIndex(in(1), earlier), v), kErrInvalid);
+      });
+    });
+  };
+  if (inPlace(op)) {
+    // One thread per updated element: entry e's row j goes to its row of x
+    // (already the result everywhere else). A slot named twice is an
+    // error, so which of its writers lands does not matter.
+    total = std::max<int64_t>(count * rowSize, count);
+    k.forEach(total, [&](Value i) {
+      if (rowSize > 0) {
+        k.when(k.cmp(Pred::ult, i, k.idx(count * rowSize)), [&] {
+          Value e = k.div(i, rowSize), j = k.rem(i, rowSize);
+          Value row = k.loadIndex(in(1), e);
+          Value inside = b.create<arith::AndIOp>(
+              loc(), k.cmp(Pred::sge, row, k.idx(0)),
+              k.cmp(Pred::slt, row, k.idx(rows)));
+          k.when(inside, [&] {
+            k.store(k.load(in(2), i, elemIn(2)), out(0),
+                    k.add(k.mul(row, k.idx(rowSize)), j), outElem);
+          });
+        });
+      }
+      k.when(k.cmp(Pred::ult, i, k.idx(count)), [&] { checkEntry(i); });
+    });
+    return success();
+  }
+  total = std::max(elements, count);
+  k.forEach(total, [&](Value i) {
+    // Output element i: the entry naming its row writes it, if any.
+    k.when(k.cmp(Pred::ult, i, k.idx(elements)), [&] {
+      Value row = k.div(i, rowSize), j = k.rem(i, rowSize);
+      auto writer = k.loopCarry(
+          k.idx(0), k.idx(count), k.idx(1), ValueRange{k.idx(-1)},
+          [&](Value e, ValueRange acc) -> SmallVector<Value> {
+            Value names = k.cmp(Pred::eq, k.loadIndex(in(1), e), row);
+            return {k.select(names, e, acc[0])};
+          });
+      Value found = k.cmp(Pred::sge, writer[0], k.idx(0));
+      Value v = k.ifElse(
+          found, k.computeType(outElem),
+          [&]() {
+            return k.load(in(2), k.add(k.mul(writer[0], k.idx(rowSize)), j),
+                          elemIn(2));
+          },
+          [&]() { return k.load(in(0), i, elemIn(0)); });
+      k.store(v, out(0), i, outElem);
+    });
+    k.when(k.cmp(Pred::ult, i, k.idx(count)), [&] { checkEntry(i); });
+  });
+  return success();
+}
+
 LogicalResult PrimitiveEmitter::emit(StringRef name, int64_t &total) {
   static const char *const kBinary[] = {"add", "sub", "mul", "div", "max",
                                         "min", "pow", "and", "or"};
@@ -544,44 +686,8 @@ LogicalResult PrimitiveEmitter::emit(StringRef name, int64_t &total) {
     });
     return success();
   }
-  if (name == "dynamic_slice" || name == "dynamic_update_slice") {
-    bool update = name == "dynamic_update_slice";
-    ArrayRef<int64_t> xs = shapeIn(0);
-    SmallVector<int64_t> sizes =
-        update ? SmallVector<int64_t>(shapeIn(1)) : intsAttr(op, "sizes");
-    unsigned firstStart = update ? 2 : 1;
-    k.forEach(total, [&](Value i) {
-      // Each start clamped so the window fits, as XLA does.
-      SmallVector<Value> starts;
-      for (size_t d = 0; d < xs.size(); ++d) {
-        Value s = k.loadIndex(in(firstStart + d), k.idx(0));
-        s = b.create<arith::MinSIOp>(loc(), s, k.idx(xs[d] - sizes[d]));
-        starts.push_back(b.create<arith::MaxSIOp>(loc(), s, k.idx(0)));
-      }
-      if (!update) {
-        SmallVector<Value> c = k.unravel(i, sizes);
-        for (size_t d = 0; d < c.size(); ++d)
-          c[d] = k.add(c[d], starts[d]);
-        k.store(k.load(in(0), offsetOf(c, xs), elemIn(0)), out(0), i, outElem);
-        return;
-      }
-      SmallVector<Value> c = k.unravel(i, xs);
-      Value inside = k.i1(true);
-      SmallVector<Value> uc;
-      for (size_t d = 0; d < xs.size(); ++d) {
-        Value rel = k.sub(c[d], starts[d]); // wraps when below: ult fails
-        inside = b.create<arith::AndIOp>(
-            loc(), inside, k.cmp(Pred::ult, rel, k.idx(sizes[d])));
-        uc.push_back(rel);
-      }
-      Value v = k.ifElse(
-          inside, k.computeType(outElem),
-          [&]() { return k.load(in(1), offsetOf(uc, sizes), elemIn(1)); },
-          [&]() { return k.load(in(0), i, elemIn(0)); });
-      k.store(v, out(0), i, outElem);
-    });
-    return success();
-  }
+  if (name == "dynamic_slice" || name == "dynamic_update_slice")
+    return dynamicSlice(name == "dynamic_update_slice", total);
   if (name == "gather") {
     ArrayRef<int64_t> xs = shapeIn(0);
     int64_t axis = normalizeAxis(intAttr(op, "axis"), xs.size());
@@ -606,54 +712,8 @@ LogicalResult PrimitiveEmitter::emit(StringRef name, int64_t &total) {
     });
     return success();
   }
-  if (name == "scatter_update") {
-    ArrayRef<int64_t> xs = shapeIn(0);
-    int64_t rows = xs[0];
-    int64_t rowSize = rows == 0 ? 0 : total / rows;
-    int64_t count = tensorOf(op->getOperand(1)).getNumElements();
-    int64_t elements = total;
-    total = std::max(elements, count);
-    k.forEach(total, [&](Value i) {
-      // Output element i: the entry naming its row writes it, if any.
-      k.when(k.cmp(Pred::ult, i, k.idx(elements)), [&] {
-        Value row = k.div(i, rowSize), j = k.rem(i, rowSize);
-        auto writer = k.loopCarry(
-            k.idx(0), k.idx(count), k.idx(1), ValueRange{k.idx(-1)},
-            [&](Value e, ValueRange acc) -> SmallVector<Value> {
-              Value names = k.cmp(Pred::eq, k.loadIndex(in(1), e), row);
-              return {k.select(names, e, acc[0])};
-            });
-        Value found = k.cmp(Pred::sge, writer[0], k.idx(0));
-        Value v = k.ifElse(
-            found, k.computeType(outElem),
-            [&]() {
-              return k.load(in(2), k.add(k.mul(writer[0], k.idx(rowSize)), j),
-                            elemIn(2));
-            },
-            [&]() { return k.load(in(0), i, elemIn(0)); });
-        k.store(v, out(0), i, outElem);
-      });
-      // Entry i: inside the rows (or -1), and no earlier entry names its
-      // row.
-      k.when(k.cmp(Pred::ult, i, k.idx(count)), [&] {
-        Value v = k.loadIndex(in(1), i);
-        Value unused = k.cmp(Pred::eq, v, k.idx(-1));
-        Value inside = b.create<arith::AndIOp>(
-            loc(), k.cmp(Pred::sge, v, k.idx(0)),
-            k.cmp(Pred::slt, v, k.idx(rows)));
-        k.flag(b.create<arith::XOrIOp>(
-                   loc(), b.create<arith::OrIOp>(loc(), unused, inside),
-                   k.i1(true)),
-               kErrIndexOutOfRange);
-        k.when(inside, [&] {
-          k.loop(k.idx(0), i, k.idx(1), [&](Value e) {
-            k.flag(k.cmp(Pred::eq, k.loadIndex(in(1), e), v), kErrInvalid);
-          });
-        });
-      });
-    });
-    return success();
-  }
+  if (name == "scatter_update")
+    return scatterUpdate(total);
   if (name == "index_guard") {
     int64_t lo = intAttr(op, "lo"), hi = intAttr(op, "hi");
     Type et = elemIn(0);
@@ -721,13 +781,16 @@ poot::codegen::buildSimpleKernels(Operation *op, gpu::GPUModuleOp module,
   StringRef mnemonic = op->getName().stripDialect();
   bool err = needsErrWord(mnemonic, op);
   SmallVector<Type> types(op->getOperandTypes());
-  types.append(op->getResultTypes().begin(), op->getResultTypes().end());
+  if (!inPlace(op))
+    types.append(op->getResultTypes().begin(), op->getResultTypes().end());
   KernelBuilder k(module, op->getLoc(), target, name, types, err);
   PrimitiveEmitter emitter(op, k);
   int64_t total = 0;
   if (failed(emitter.emit(mnemonic, total)))
     return failure();
   std::vector<std::string> roles = operandRoles(op);
+  if (inPlace(op))
+    roles.resize(op->getNumOperands()); // the result is in0's storage
   if (err)
     roles.push_back("err");
   return std::vector<Launch>{k.finish(total, roles)};

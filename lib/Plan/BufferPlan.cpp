@@ -61,8 +61,11 @@ std::vector<BufferRequest> poot::graphBuffers(const rt::Graph &graph) {
   std::vector<BufferRequest> out;
   for (int64_t e = 0; e < n; ++e) {
     const rt::Eqn &eqn = graph.eqns[e];
+    // An in-place cache write's result lives in its operand (a graph
+    // input, which has a buffer of its own).
+    bool inPlace = eqn.attr("poot.in_place") != nullptr;
     for (int v : eqn.results) {
-      if (exported[v])
+      if (exported[v] || (inPlace && v == eqn.results[0]))
         continue;
       const rt::TensorType &t = graph.values[v];
       out.push_back({"%" + std::to_string(v),

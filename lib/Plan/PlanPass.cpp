@@ -2,13 +2,16 @@
 //
 // Reads each fused op's shape, asks the planner, and writes the request, the
 // schedule and the plan key onto the op. Capability errors fail the pass at
-// the op's location.
+// the op's location. Also marks the cache writes that may update their
+// operand in place (see markInPlace).
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
 #include "poot/Plan/Planner.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -64,7 +67,26 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
         failed = true;
     });
     if (failed)
-      signalPassFailure();
+      return signalPassFailure();
+    getOperation().walk([&](Operation *op) {
+      if (isa<DynamicUpdateSliceOp, ScatterUpdateOp>(op))
+        markInPlace(op);
+    });
+  }
+
+  /// A cache write (dynamic_update_slice, scatter_update) whose operand 0
+  /// is a graph input used by nothing else may take that input's storage:
+  /// the device then writes only the new rows instead of copying the whole
+  /// cache. Inputs are set before every run, so the overwritten storage is
+  /// never read again in the run; a constant or a computed value may be
+  /// (a later replay, another use), so those keep the copy.
+  static void markInPlace(Operation *op) {
+    Value x = op->getOperand(0);
+    auto arg = dyn_cast<BlockArgument>(x);
+    if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()) ||
+        !x.hasOneUse() || x.getType() != op->getResult(0).getType())
+      return;
+    op->setAttr(attrs::kInPlace, UnitAttr::get(op->getContext()));
   }
 
   bool planOne(AttentionOp op, const DeviceFacts &facts) {

@@ -24,6 +24,9 @@ using namespace poot::rt;
 struct CudaRunner::Resident {
   const Graph *graph = nullptr;
   std::deque<CudaDeviceBuffer> values; ///< one per graph value
+  /// Per graph value, its storage in `values` (an in-place write's result
+  /// shares its operand's; that value's own buffer stays empty).
+  std::vector<int> storage;
   /// i32 copies of i64 inputs that attentions read (by value).
   std::map<int, CudaDeviceBuffer *> narrowed;
   std::deque<CudaDeviceBuffer> extras; ///< scratches, error words, copies
@@ -44,11 +47,16 @@ int64_t CudaRunner::capturedLaunches() const {
 Status CudaRunner::buildResident(const Graph &graph) {
   auto res = std::make_unique<Resident>();
   res->graph = &graph;
-  for (const TensorType &type : graph.values) {
+  res->storage = device::storageValues(graph);
+  for (size_t v = 0; v < graph.values.size(); ++v) {
     res->values.emplace_back();
-    POOT_RETURN_IF_ERROR(
-        device.createBuffer(device::deviceBytes(type), res->values.back()));
+    if (res->storage[v] == static_cast<int>(v))
+      POOT_RETURN_IF_ERROR(device.createBuffer(
+          device::deviceBytes(graph.values[v]), res->values.back()));
   }
+  auto bufferOf = [&](int v) -> CudaDeviceBuffer & {
+    return res->values[res->storage[v]];
+  };
   for (const Eqn &eqn : graph.eqns) {
     if (eqn.op == "constant") {
       // A constant's payload goes up once, with the buffers.
@@ -56,7 +64,7 @@ Status CudaRunner::buildResident(const Graph &graph) {
       POOT_RETURN_IF_ERROR(device::constantPayloads(
           graph, eqn, /*narrowI64=*/false, payloads));
       for (size_t i = 0; i < payloads.size(); ++i) {
-        CudaDeviceBuffer &buf = res->values[eqn.results[i]];
+        CudaDeviceBuffer &buf = bufferOf(eqn.results[i]);
         POOT_RETURN_IF_ERROR(buf.upload(
             payloads[i].data(),
             std::min<int64_t>(payloads[i].size(), buf.size())));
@@ -67,7 +75,7 @@ Status CudaRunner::buildResident(const Graph &graph) {
     POOT_RETURN_IF_ERROR(device::readLaunches(eqn, records));
     std::map<std::string, CudaDeviceBuffer *> byRole;
     for (auto &[role, v] : device::valueRoles(eqn)) {
-      CudaDeviceBuffer *buf = &res->values[v];
+      CudaDeviceBuffer *buf = &bufferOf(v);
       // (An attention's result is a float tensor: only operands match.)
       if (eqn.op == "attention" && graph.values[v].dtype == DType::I64) {
         // The kernel reads positions and lengths as i32: an input gets a
@@ -147,7 +155,7 @@ Status CudaRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
     std::string what = "input '" + input.name + "'";
     POOT_RETURN_IF_ERROR(
         device::encodeForDevice(t, bytes, /*narrowI64=*/false, what));
-    CudaDeviceBuffer &buf = res.values[input.value];
+    CudaDeviceBuffer &buf = res.values[res.storage[input.value]];
     POOT_RETURN_IF_ERROR(
         buf.upload(bytes.data(), std::min<int64_t>(bytes.size(), buf.size())));
     if (auto it = res.narrowed.find(input.value); it != res.narrowed.end()) {
@@ -167,7 +175,7 @@ Status CudaRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
   // Only the outputs come back.
   POOT_RETURN_IF_ERROR(device::readOutputs(
       graph, values, defined, [&](int v, void *dst, int64_t bytes) {
-        return res.values[v].download(dst, bytes);
+        return res.values[res.storage[v]].download(dst, bytes);
       }));
   dispatched += static_cast<int64_t>(graph.eqns.size());
   ran = true;
@@ -365,7 +373,7 @@ Status CudaRunner::prepareSimple(const Eqn &eqn,
   }
   for (size_t i = 0; i < resultTypes.size(); ++i) {
     CudaDeviceBuffer *buf = nullptr;
-    POOT_RETURN_IF_ERROR(ensure(device::resultRole(eqn, i),
+    POOT_RETURN_IF_ERROR(ensure(device::resultStorageRole(eqn, i),
                                 device::deviceBytes(resultTypes[i]), buf));
     out.outs.push_back(buf);
     out.bytesWritten += device::deviceBytes(resultTypes[i]);

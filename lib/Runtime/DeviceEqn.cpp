@@ -163,4 +163,25 @@ std::string resultRole(const Eqn &eqn, size_t i) {
   return "out" + std::to_string(i);
 }
 
+bool writesInPlace(const Eqn &eqn) {
+  return (eqn.op == "dynamic_update_slice" || eqn.op == "scatter_update") &&
+         eqn.attr("poot.in_place") != nullptr && !eqn.operands.empty() &&
+         !eqn.results.empty();
+}
+
+std::string resultStorageRole(const Eqn &eqn, size_t i) {
+  return i == 0 && writesInPlace(eqn) ? "in0" : resultRole(eqn, i);
+}
+
+std::vector<int> storageValues(const Graph &graph) {
+  std::vector<int> storage(graph.values.size());
+  for (size_t v = 0; v < storage.size(); ++v)
+    storage[v] = static_cast<int>(v);
+  // Eqns are in order, so an operand's storage is final when it is read.
+  for (const Eqn &eqn : graph.eqns)
+    if (writesInPlace(eqn))
+      storage[eqn.results[0]] = storage[eqn.operands[0]];
+  return storage;
+}
+
 } // namespace poot::rt::device

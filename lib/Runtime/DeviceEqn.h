@@ -52,6 +52,15 @@ Status kernelError(const Eqn &eqn, int32_t code);
 std::vector<std::string> operandRoles(const Eqn &eqn);
 /// The role of result `i`: "out" for attention, out0, out1.. otherwise.
 std::string resultRole(const Eqn &eqn, size_t i);
+/// True when `eqn`'s result 0 is operand 0's storage (a cache write the
+/// planner marked poot.in_place): its kernel writes only the new elements.
+bool writesInPlace(const Eqn &eqn);
+/// The role whose buffer holds result `i`: in0 for an in-place write's
+/// result, resultRole otherwise.
+std::string resultStorageRole(const Eqn &eqn, size_t i);
+/// Per value of `graph`, the value whose buffer holds it: itself, or for
+/// an in-place write's result the value its operand 0 is stored in.
+std::vector<int> storageValues(const Graph &graph);
 /// Appends what launch `l` of `eqn` binds, in argument order: `take` of
 /// each role's entry in `byRole`; InvalidArgument naming a role the eqn
 /// lacks (an entry `take` returns empty for counts as lacking).

@@ -97,7 +97,7 @@ Status HipRunner::run(const Eqn &eqn,
   std::vector<HipDeviceBuffer *> outs;
   for (size_t i = 0; i < resultTypes.size(); ++i) {
     HipDeviceBuffer *buf = nullptr;
-    POOT_RETURN_IF_ERROR(ensure(device::resultRole(eqn, i),
+    POOT_RETURN_IF_ERROR(ensure(device::resultStorageRole(eqn, i),
                                 device::deviceBytes(resultTypes[i]), buf));
     outs.push_back(buf);
   }

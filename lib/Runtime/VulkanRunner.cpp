@@ -88,6 +88,8 @@ Status VulkanRunner::run(const Eqn &eqn,
     buffers.emplace(roles[i], std::move(buf));
   }
   for (size_t i = 0; i < resultTypes.size(); ++i) {
+    if (device::resultStorageRole(eqn, i) != device::resultRole(eqn, i))
+      continue; // written in place, into in0
     VulkanBuffer buf;
     POOT_RETURN_IF_ERROR(
         device.createBuffer(device::deviceBytes(resultTypes[i]), buf));
@@ -113,7 +115,7 @@ Status VulkanRunner::run(const Eqn &eqn,
   }
   results.clear();
   for (size_t i = 0; i < resultTypes.size(); ++i) {
-    const VulkanBuffer &buf = buffers.at(device::resultRole(eqn, i));
+    const VulkanBuffer &buf = buffers.at(device::resultStorageRole(eqn, i));
     std::vector<unsigned char> bytes(device::deviceBytes(resultTypes[i]));
     POOT_RETURN_IF_ERROR(buf.download(bytes.data(), bytes.size()));
     results.push_back(device::decodeFromDevice(resultTypes[i], bytes.data()));
@@ -192,13 +194,20 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
         }
       }
     }
-    for (size_t v = 0; v < graph.values.size(); ++v)
+    valueStorage = device::storageValues(graph);
+    for (size_t v = 0; v < graph.values.size(); ++v) {
+      if (valueStorage[v] != static_cast<int>(v)) {
+        arenaRange[v] = {0, -1}; // stored in its operand's buffer
+        continue;
+      }
       if (arenaRange[v].second < 0)
         POOT_RETURN_IF_ERROR(device.createBuffer(
             device::deviceBytes(graph.values[v]), valueBuffers[v]));
+    }
     residentGraph = &graph;
   }
   auto bindingOf = [&](int v) {
+    v = valueStorage[v];
     return arenaRange[v].second < 0
                ? VulkanBinding(valueBuffers[v])
                : VulkanBinding(arena, arenaRange[v].first,
@@ -271,6 +280,7 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
   // Only the outputs come back.
   POOT_RETURN_IF_ERROR(device::readOutputs(
       graph, values, defined, [&](int v, void *dst, int64_t bytes) {
+        v = valueStorage[v];
         if (arenaRange[v].second >= 0)
           return arena.download(dst, bytes, arenaRange[v].first);
         return valueBuffers[v].download(dst, bytes);

@@ -134,13 +134,17 @@ for l in 1024 4096 16384; do
 done
 
 # Tuning variants (TUNING=1) of the matrix-tile schedule: tiles in flight x
-# subgroups per workgroup, on two decode shapes.
+# subgroups per workgroup (TUNING_UW, pairs "U W"), on the decode shapes of
+# TUNING_SHAPES ("model heads kv-heads batch Lk", comma separated).
 : > "$OUT/bench/tuning.txt"
-if [ "${TUNING:-0}" = 1 ]; then for shape in "70b 64 8 1 32768" "8b 32 8 8 8192"; do
+if [ "${TUNING:-0}" = 1 ]; then
+IFS=, read -ra tshapes <<< "${TUNING_SHAPES:-70b 64 8 1 32768,8b 32 8 8 8192}"
+IFS=, read -ra tuw <<< "${TUNING_UW:-1 8,1 16,1 32,2 16,1 4}"
+for shape in "${tshapes[@]}"; do
   set -- $shape
   "$TRACE" --op=attention_masked --batch=$4 --heads=$2 --kv-heads=$3 \
     --head-dim=128 --capacity=$5 --dtype=bf16 -o "$OUT/bench/t.mlir"
-  for uw in "1 8" "1 16" "1 32" "2 16" "1 4"; do
+  for uw in "${tuw[@]}"; do
     set -- $shape $uw
     name="llama3-$1-b$4-lk$5-bf16-u$6-w$7"
     "$COMPILE" "$OUT/bench/t.mlir" --target=cuda:sm_90 --quiet \

@@ -32,6 +32,9 @@ inline constexpr llvm::StringLiteral kRange = "poot.range";
 inline constexpr llvm::StringLiteral kState = "poot.state";
 inline constexpr llvm::StringLiteral kValidation = "poot.validation";
 inline constexpr llvm::StringLiteral kName = "poot.name";
+/// On a dynamic_update_slice or scatter_update: its result takes operand
+/// 0's storage, so the device kernel writes only the updated elements.
+inline constexpr llvm::StringLiteral kInPlace = "poot.in_place";
 } // namespace attrs
 
 /// The slot names a graph input may declare.

@@ -75,6 +75,9 @@ private:
   /// outputs, constants, values wider on the device than planned).
   const Graph *residentGraph = nullptr;
   std::vector<VulkanBuffer> valueBuffers;
+  /// Per graph value, the value whose buffer or range holds it (an
+  /// in-place write's result is stored in its operand's).
+  std::vector<int> valueStorage;
   VulkanBuffer arena;
   /// Per value: its range of the arena (offset, bytes), or bytes -1.
   std::vector<std::pair<int64_t, int64_t>> arenaRange;
