@@ -75,6 +75,9 @@ struct ChannelPlan {
   int64_t vector = 1, keyLanes = 1, unroll = 1, warps = 1, group = 1;
   bool matrix = false;     ///< the matrix-tile schedule
   bool pairFold = false;   ///< matrix-tile: subgroups fold pairwise first
+  /// matrix-tile, default subgroups: the partials of 16 subgroups do not
+  /// fit but those of 8 do, so 16 can run folding pairwise first.
+  bool pairFoldable = false;
   int64_t valueVector = 1; ///< matrix-tile schedule: value row load width
 };
 } // namespace
@@ -210,11 +213,15 @@ static std::optional<ChannelPlan> planMatrix(const AttentionShape &s,
   auto fits = [&](int64_t slots) {
     return slots * p.group * floats * 4 <= d.workgroupMemoryBytes;
   };
-  // Asked for more subgroups than the partials fit (a tuning request, not
-  // the default until measured), they fold pairwise first.
-  if (tuning.warps > 0 && p.warps >= 2 && p.warps * 32 <= d.maxWorkgroupSize &&
-      !fits(p.warps) && fits(p.warps / 2))
-    p.pairFold = true;
+  // Asked for more subgroups than the partials fit, they fold pairwise
+  // first. By default that is decided with the grid (planAttention).
+  if (p.warps >= 2 && p.warps * 32 <= d.maxWorkgroupSize && !fits(p.warps) &&
+      fits(p.warps / 2)) {
+    if (tuning.warps > 0)
+      p.pairFold = true;
+    else
+      p.pairFoldable = true;
+  }
   while (!p.pairFold && p.warps > 1 &&
          (!fits(p.warps) || p.warps * 32 > d.maxWorkgroupSize))
     p.warps /= 2;
@@ -277,6 +284,20 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   }
   if (!out.subgroup)
     out.group = out.grouped ? nRep : 1;
+  // A matrix-tile grid of at most one workgroup a compute unit leaves each
+  // unit 8 subgroups where the partials of 16 do not fit: 16 folding
+  // pairwise run faster there (70B, B=1: 49.2 against 52.2 us at
+  // Lk=32768, 136.9 against 146.7 at 131072), and slower where two
+  // workgroups share a unit (B=8, Lk=32768: 255.9 against 252.9);
+  // docs/performance.md.
+  auto done = [&](AttentionSchedule &o) -> AttentionSchedule {
+    int64_t workgroups = o.split ? o.rows * o.splits : o.rows;
+    if (sub && sub->pairFoldable && workgroups <= d.computeUnits) {
+      o.pairFold = true;
+      o.lanes *= 2;
+    }
+    return o;
+  };
   int64_t group = out.group;
   out.stateBytes =
       out.subgroup
@@ -302,31 +323,31 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   const int64_t waves = tuning.waves > 0 ? tuning.waves : 2;
   if (s.queryLen != 1) {
     out.why = "streaming: prefill fills the device with query rows";
-    return out;
+    return done(out);
   }
   if (out.rows >= d.computeUnits) {
     out.why = llvm::formatv("streaming: {0} rows fill {1} compute units",
                             out.rows, d.computeUnits);
-    return out;
+    return done(out);
   }
   int64_t splits = std::min<int64_t>(
       {16, d.computeUnits * waves / out.rows, s.keyLen / 128});
   if (splits < 2) {
     out.why = llvm::formatv("streaming: {0} keys make no two chunks of 128",
                             s.keyLen);
-    return out;
+    return done(out);
   }
   int64_t scratch = out.rows * splits * floats * group * 4;
   if (scratch > d.maxBufferBytes) {
     out.why = llvm::formatv("streaming: {0} bytes of partials pass the "
                             "single-buffer limit {1}",
                             scratch, d.maxBufferBytes);
-    return out;
+    return done(out);
   }
   int64_t x, y;
   if (!foldGrid(out.rows * splits, d, x, y)) {
     out.why = "streaming: the split launch passes the grid";
-    return out;
+    return done(out);
   }
   if (scratch > d.memoryBytes)
     return capability(CapabilityKind::ScratchBytes,
@@ -345,5 +366,5 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   out.why = llvm::formatv("split-KV: {0} rows on {1} compute units, {2} "
                           "splits of {3} keys",
                           out.rows, d.computeUnits, splits, out.chunk);
-  return out;
+  return done(out);
 }

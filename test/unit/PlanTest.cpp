@@ -106,7 +106,8 @@ TEST(Planner, ChannelScheduleGeometry) {
 TEST(Planner, MatrixScheduleGeometry) {
   const DeviceFacts &d = *findDevicePreset("sm_90");
   // Llama-3-70B decode in bf16: 8 heads of a KV head on one workgroup, key
-  // and value rows in 16-byte vectors.
+  // and value rows in 16-byte vectors; 8 x 16 workgroups, one a compute
+  // unit, so 16 subgroups folding pairwise.
   AttentionShape shape = decode(1, 64, 8, 32768, 128, "bf16");
   auto s = planAttention(shape, d);
   ASSERT_TRUE(bool(s));
@@ -115,8 +116,10 @@ TEST(Planner, MatrixScheduleGeometry) {
   EXPECT_EQ(s->group, 8);
   EXPECT_EQ(s->vector, 8);
   EXPECT_EQ(s->valueVector, 8);
-  EXPECT_EQ(s->lanes, 256);
+  EXPECT_EQ(s->lanes, 512);
+  EXPECT_TRUE(s->pairFold);
   EXPECT_TRUE(s->split);
+  EXPECT_EQ(s->splits, 16);
   // n_rep 16: two workgroups of 8 heads; n_rep 6: one of 6.
   s = planAttention(decode(1, 32, 2, 4096, 64, "f16"), d);
   ASSERT_TRUE(bool(s));
@@ -152,20 +155,31 @@ TEST(Planner, MatrixScheduleGeometry) {
   ScheduleTuning off;
   off.noMatrix = true;
   EXPECT_TRUE(declined(shape, d, off));
-  // 70B's 8 heads keep 8 subgroups by default (16 would need 66.5 KiB of
-  // partials); asked for 16, they fold pairwise first and fit in half.
+  // 70B's 8 heads at 16 subgroups would need 66.5 KiB of partials: they
+  // fold pairwise first and fit in half. That is the default where the
+  // grid is at most one workgroup a compute unit (B=1 above), and asked
+  // for with 16 subgroups; with two workgroups a unit (B=8: 64 rows x 4
+  // splits on 132 units) the default keeps 8 subgroups.
   ScheduleTuning sixteen;
   sixteen.warps = 16;
-  auto paired = planAttention(shape, d, sixteen);
+  AttentionShape b8 = decode(8, 64, 8, 32768, 128, "bf16");
+  auto paired = planAttention(b8, d, sixteen);
   ASSERT_TRUE(bool(paired));
   EXPECT_TRUE(paired->matrix);
   EXPECT_TRUE(paired->pairFold);
   EXPECT_EQ(paired->lanes, 512);
   EXPECT_EQ(paired->stateBytes, 8 * 8 * 130 * 4);
-  auto plain = planAttention(shape, d);
+  auto plain = planAttention(b8, d);
   ASSERT_TRUE(bool(plain));
+  EXPECT_EQ(plain->splits, 4);
   EXPECT_FALSE(plain->pairFold);
   EXPECT_EQ(plain->lanes, 256);
+  EXPECT_EQ(plain->stateBytes, 8 * 8 * 130 * 4);
+  // 8B's 4 heads fit 16 subgroups' partials: no fold.
+  auto eight = planAttention(decode(1, 32, 8, 32768, 128, "bf16"), d);
+  ASSERT_TRUE(bool(eight));
+  EXPECT_FALSE(eight->pairFold);
+  EXPECT_EQ(eight->lanes, 512);
 }
 
 TEST(Planner, AttentionLdsWhenNotOneLaneFits) {

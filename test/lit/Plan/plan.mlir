@@ -13,10 +13,11 @@
 // SM90-LABEL: func.func @llama70b_decode
 // SM90: poot.attention
 // On CUDA the matrix-tile schedule (f16, grouped heads): all 8 heads of a
-// KV head on one workgroup of 8 warps, each warp scoring 16 keys x 8 heads
+// KV head on one workgroup of 16 warps, each warp scoring 16 keys x 8 heads
 // per tile product; 8 rows x 16 splits; 16-byte vectors of 8 for key and
-// value rows, one tile in flight (16 warps would not fit the partials).
-// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 128, 1>, group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 256 : i64, live_splits = false, matrix = true, pair_fold = false, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64, unroll = 1 : i64, value_vector = 8 : i64, vector = 8 : i64}
+// value rows, one tile in flight. 128 workgroups leave one a unit, and the
+// partials of 16 warps would not fit: they fold in pairs first.
+// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, device = "sm_90", grid = array<i64: 128, 1>, group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 512 : i64, live_splits = false, matrix = true, pair_fold = true, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64, unroll = 1 : i64, value_vector = 8 : i64, vector = 8 : i64}
 // On AMD the same channel schedule over wavefronts (64 lanes on gfx942,
 // 32 on gfx1100).
 // GFX942-LABEL: func.func @llama70b_decode
