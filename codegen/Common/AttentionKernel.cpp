@@ -13,7 +13,11 @@
 // (row, split) and writes the unnormalised (o, m, l) of the chunk to a
 // scratch buffer; a chunk that saw no visible key writes the neutral
 // (0, -inf, 0). A combine kernel then folds a row's splits with the same
-// e^(m_i - M) weighting.
+// e^(m_i - M) weighting. Where the target has a device-scope fence, the
+// combine can instead run at the end of the partial kernel (fused_combine):
+// each workgroup takes a ticket on its row's counter after publishing its
+// partial, and the one that draws the last ticket folds the row and sets
+// the counter back to zero for the next launch.
 //
 // Scores follow the contract: s = (q.k) scale -> softcap -> + mask (tensor,
 // causal/window from pos, ALiBi) -> softmax; a -inf score adds nothing; a
@@ -54,6 +58,10 @@ SmallVector<Value, 4> TargetHooks::matrixTile(OpBuilder &, Location loc,
   llvm::report_fatal_error("matrixTile called on a target without one");
 }
 
+void TargetHooks::deviceFence(OpBuilder &, Location) const {
+  llvm::report_fatal_error("deviceFence called on a target without one");
+}
+
 Attribute LLVMTargetHooks::globalMemorySpace(MLIRContext *ctx) const {
   return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
 }
@@ -64,9 +72,15 @@ Value LLVMTargetHooks::allocWorkgroup(OpBuilder &b, Location loc,
                                       Type elementType) const {
   auto space =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  return fn.addWorkgroupAttribution(
+  Value buffer = fn.addWorkgroupAttribution(
       MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(), space),
       loc);
+  // Every buffer starts 16-byte aligned, as the kernels' vector accesses
+  // need (otherwise each is aligned only to its element, and one of odd
+  // size misaligns the next).
+  fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 1,
+                                 "llvm.align", b.getI64IntegerAttr(16));
+  return buffer;
 }
 
 void LLVMTargetHooks::setWorkgroupSize(gpu::GPUFuncOp fn,
@@ -116,6 +130,9 @@ struct Spec {
   int64_t maskB = 0, maskH = 0;
   bool paged = false, hasMask = false, hasLen = false, hasPos = false;
   bool posPerRow = false, causal = false, split = false;
+  /// Split: the last workgroup of a row folds its splits (no combine
+  /// kernel); a counter per row, zero between launches, finds it.
+  bool fusedCombine = false;
   std::optional<int64_t> window;
   std::optional<double> softcap;
   SmallVector<double> slopes;
@@ -219,7 +236,7 @@ public:
 
 /// The kernel arguments of the streaming body, by role.
 struct Args {
-  Value q, k, kShared, v, read, mask, len, pos, out, scratch;
+  Value q, k, kShared, v, read, mask, len, pos, out, scratch, counters;
 };
 
 /// The position of query row qi of batch row bi: pos (per batch row or
@@ -486,6 +503,62 @@ void foldStates(Emitter &e, Value tid, int64_t lanes, int64_t G, int64_t n,
       sum = e.add(sum, e.mul(o[i], ld(fold, e.add(row, e.idx(i)))));
     publish(e, hl, c, sum, ld(fold, e.add(hl, e.idx(G * n))),
             ld(fold, e.add(hl, e.idx(G * n + G))));
+  });
+}
+
+/// Folds row `row`'s split partials from `scratch` into the normalised
+/// output (the combine's work), with `fold` as the weights' workgroup
+/// memory (group * (splits + 2) floats).
+void foldRow(Emitter &e, const Spec &s, Value scratch, Value out, Value fold,
+             Value tid, Value row, Value bi, Value g, Value qi) {
+  foldStates(
+      e, tid, s.lanes, s.group, s.splits, s.dv, scratch, fold,
+      [&](Emitter &x, int64_t sp, Value hl) {
+        Value at = x.add(x.mul(row, x.idx(s.splits)), x.idx(sp));
+        return x.mul(x.add(x.mul(at, x.idx(s.group)), hl), x.idx(s.dv + 2));
+      },
+      [&](Emitter &x, Value hl, Value c, Value sum, Value bigL, Value) {
+        Value h = x.add(x.mul(g, x.idx(s.group)), hl);
+        x.storeAs(x.div(sum, bigL), out, ValueRange{bi, h, qi, c});
+      });
+}
+
+/// The fused combine, after a workgroup has written its partial: thread 0
+/// publishes it (barrier, then a device-scope fence) and takes a ticket on
+/// the row's counter; the workgroup that draws ticket splits - 1 has every
+/// partial of the row visible (a second fence), folds them, and sets the
+/// counter back to zero. `fold` holds the weights and, past them, the
+/// ticket's verdict for the workgroup.
+void foldRowIfLast(Emitter &e, const Spec &s, Value scratch, Value counters,
+                   Value out, Value fold, Value tid, Value row, Value bi,
+                   Value g, Value qi) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Value verdict = e.idx(s.group * (s.splits + 2));
+  Value first = e.cmpi(arith::CmpIPredicate::eq, tid, e.idx(0));
+  b.create<gpu::BarrierOp>(loc);
+  e.when(first, [&] {
+    e.target.deviceFence(b, loc);
+    Value one = b.create<arith::ConstantIntOp>(loc, 1, 32);
+    Value ticket = b.create<memref::AtomicRMWOp>(
+        loc, arith::AtomicRMWKind::addi, one, counters, ValueRange{row});
+    Value last = b.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::eq, ticket,
+        b.create<arith::ConstantIntOp>(loc, s.splits - 1, 32));
+    b.create<memref::StoreOp>(loc, e.select(last, e.f32(1), e.f32(0)), fold,
+                              ValueRange{verdict});
+    e.when(last, [&] { e.target.deviceFence(b, loc); });
+  });
+  b.create<gpu::BarrierOp>(loc);
+  Value isLast = e.cmpf(arith::CmpFPredicate::ONE,
+                        b.create<memref::LoadOp>(loc, fold, ValueRange{verdict}),
+                        e.f32(0));
+  e.when(isLast, [&] {
+    foldRow(e, s, scratch, out, fold, tid, row, bi, g, qi);
+    e.when(first, [&] {
+      b.create<memref::StoreOp>(loc, b.create<arith::ConstantIntOp>(loc, 0, 32),
+                                counters, ValueRange{row});
+    });
   });
 }
 
@@ -1164,6 +1237,12 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   s.splits = getInt("splits");
   auto kind = schedule.getAs<StringAttr>("kind");
   s.split = kind && kind.getValue() == "split";
+  auto fused = schedule.getAs<BoolAttr>("fused_combine");
+  s.fusedCombine = s.split && fused && fused.getValue();
+  if (s.fusedCombine && !target.hasDeviceFence())
+    return op.emitError() << "expected a target with a device-scope fence "
+                             "for a combine fused into the partials, target "
+                          << target.name() << " has none";
   if (s.lanes < 1 || s.splits < 1)
     return op.emitError("expected a schedule with lanes and splits");
   s.scale = op.getScale().convertToDouble();
@@ -1271,6 +1350,11 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
     argTypes.push_back(scratchType);
     roles.push_back("scratch");
   }
+  if (s.fusedCombine) {
+    argTypes.push_back(MemRefType::get({s.rows()}, IntegerType::get(ctx, 32),
+                                       MemRefLayoutAttrInterface(), space));
+    roles.push_back("counters");
+  }
 
   OpBuilder b(ctx);
   // Before the module's terminator (gpu.module_end).
@@ -1307,6 +1391,7 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
       else if (role == "pos") a.pos = arg;
       else if (role == "out") a.out = arg;
       else if (role == "scratch") a.scratch = arg;
+      else if (role == "counters") a.counters = arg;
     }
     Value lane = kb.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
     Value bx = kb.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
@@ -1314,7 +1399,10 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
     Value gx = kb.create<gpu::GridDimOp>(loc, gpu::Dimension::x);
     Value id = e.add(bx, e.mul(by, gx));
     int64_t total = s.rows() * s.splits;
-    Value mState, lState, oState, partials, fold;
+    Value mState, lState, oState, partials, fold, rowFold;
+    if (s.fusedCombine)
+      rowFold = target.allocWorkgroup(kb, loc, fn, {s.group * (s.splits + 2) + 1},
+                                      kb.getF32Type());
     if (s.subgroup) {
       partials = target.allocWorkgroup(
           kb, loc, fn, {s.partialSlots() * s.group * (s.dv + 2)},
@@ -1373,6 +1461,9 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
       else
         emitStreamingBody(e, s, a, lane, bi, g, kvHead, qi, kBegin, kStop,
                           mState, lState, oState, scratchBase);
+      if (s.fusedCombine)
+        foldRowIfLast(e, s, a.scratch, a.counters, a.out, rowFold, lane, row,
+                      bi, g, qi);
     });
     kb.create<gpu::ReturnOp>(loc);
     int64_t gridX = std::min<int64_t>(total, s.gridX);
@@ -1381,7 +1472,7 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
                         s.lanes,
                         roles});
   }
-  if (!s.split)
+  if (!s.split || s.fusedCombine)
     return launches;
 
   // The combine: one workgroup per row folds the row's splits.
@@ -1407,17 +1498,7 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
       Value bi = e.div(row, e.idx(groups * s.lq));
       Value g = e.rem(e.div(row, e.idx(s.lq)), e.idx(groups));
       Value qi = e.rem(row, e.idx(s.lq));
-      foldStates(
-          e, lane, s.lanes, s.group, s.splits, s.dv, scratch, fold,
-          [&](Emitter &x, int64_t sp, Value hl) {
-            Value at = x.add(x.mul(row, x.idx(s.splits)), x.idx(sp));
-            return x.mul(x.add(x.mul(at, x.idx(s.group)), hl),
-                         x.idx(s.dv + 2));
-          },
-          [&](Emitter &x, Value hl, Value c, Value sum, Value bigL, Value) {
-            Value h = x.add(x.mul(g, x.idx(s.group)), hl);
-            x.storeAs(x.div(sum, bigL), out, ValueRange{bi, h, qi, c});
-          });
+      foldRow(e, s, scratch, out, fold, lane, row, bi, g, qi);
     });
     kb.create<gpu::ReturnOp>(loc);
     int64_t gridX = std::min<int64_t>(s.rows(), s.gridX);

@@ -84,6 +84,16 @@ public:
     return x;
   }
 
+  // fence.acq_rel.gpu (PTX ISA 6.0, sm_70 and later); the memory clobber
+  // keeps the compiler from moving loads and stores across it.
+  bool hasDeviceFence() const override { return true; }
+  void deviceFence(OpBuilder &b, Location loc) const override {
+    b.create<LLVM::InlineAsmOp>(
+        loc, Type(), ValueRange{}, b.getStringAttr("fence.acq_rel.gpu;"),
+        b.getStringAttr("~{memory}"), /*has_side_effects=*/b.getUnitAttr(),
+        /*is_align_stack=*/UnitAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
+  }
+
   // The quad layout of Target.h is the fragment layout of PTX's
   // mma.sync m16n8k16 with row-major A and column-major B (sm_80 and
   // later), so one instruction is one tile; C is tied to D.

@@ -41,6 +41,7 @@ llvm::Expected<rt::LiveDeviceFacts> hostDeviceFacts(llvm::StringRef target);
 struct PlanOverrides {
   int64_t unroll = 0, warps = 0, heads = 0, waves = 0;
   bool noMatrix = false; ///< never the matrix-tile schedule
+  bool noFusedCombine = false; ///< split-KV: always a combine kernel
 };
 
 /// Adds the compile pipeline for `device`: canonicalize, rope, attention,

@@ -99,6 +99,7 @@ void poot::addCompilePipeline(OpPassManager &pm, llvm::StringRef device,
   options.heads = overrides.heads;
   options.waves = overrides.waves;
   options.noMatrix = overrides.noMatrix;
+  options.noFusedCombine = overrides.noFusedCombine;
   fpm.addPass(createPlan(options));
 }
 

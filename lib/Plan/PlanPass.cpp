@@ -112,6 +112,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     tuning.heads = heads;
     tuning.waves = waves;
     tuning.noMatrix = noMatrix;
+    tuning.noFusedCombine = noFusedCombine;
     auto schedule = planAttention(shape, facts, tuning);
     if (!schedule) {
       op.emitError() << llvm::toString(schedule.takeError());
@@ -168,6 +169,9 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
             b.getNamedAttr("state_bytes", b.getI64IntegerAttr(s.stateBytes)),
             b.getNamedAttr("scratch_bytes",
                            b.getI64IntegerAttr(s.scratchBytes)),
+            b.getNamedAttr("fused_combine", b.getBoolAttr(s.fusedCombine)),
+            b.getNamedAttr("counter_bytes",
+                           b.getI64IntegerAttr(s.counterBytes)),
             b.getNamedAttr("live_splits", b.getBoolAttr(s.liveSplits)),
             b.getNamedAttr("causal_skip", b.getBoolAttr(s.causalSkip)),
             b.getNamedAttr("device", b.getStringAttr(facts.name)),
@@ -179,7 +183,9 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
                             }),
                             "x"),
         shape.dtype, score, mask, bound,
-        s.split ? "split" : (s.grouped ? "grouped" : "stream"), s.splits,
+        s.split ? (s.fusedCombine ? "splitlast" : "split")
+                : (s.grouped ? "grouped" : "stream"),
+        s.splits,
         s.lanes,
         s.matrix     ? llvm::formatv("/mma/v{0}w{1}u{2}{3}", s.vector,
                                      s.valueVector, s.unroll,

@@ -362,6 +362,10 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   out.gridX = x;
   out.gridY = y;
   out.scratchBytes = scratch;
+  // The combine in the last workgroup of each row: one launch instead of
+  // two, where the device can order a row's partials before its ticket.
+  out.fusedCombine = d.deviceFence && !tuning.noFusedCombine;
+  out.counterBytes = out.fusedCombine ? out.rows * 4 : 0;
   out.liveSplits = s.live;
   out.why = llvm::formatv("split-KV: {0} rows on {1} compute units, {2} "
                           "splits of {3} keys",

@@ -98,6 +98,15 @@ Status CudaRunner::buildResident(const Graph &graph) {
       POOT_RETURN_IF_ERROR(device.createBuffer(scratch->i, res->extras.back()));
       byRole.insert_or_assign("scratch", &res->extras.back());
     }
+    if (const Attr *counters = eqn.attr("poot.schedule.counter_bytes");
+        counters && counters->i > 0) {
+      res->extras.emplace_back();
+      POOT_RETURN_IF_ERROR(
+          device.createBuffer(counters->i, res->extras.back()));
+      std::vector<unsigned char> zero(counters->i, 0);
+      POOT_RETURN_IF_ERROR(res->extras.back().upload(zero.data(), counters->i));
+      byRole.insert_or_assign("counters", &res->extras.back());
+    }
     if (device::usesErrorWord(records)) {
       res->extras.emplace_back();
       POOT_RETURN_IF_ERROR(device.createBuffer(4, res->extras.back()));
@@ -308,6 +317,20 @@ Status CudaRunner::prepare(const Eqn &eqn,
       scratch && scratch->i > 0) {
     CudaDeviceBuffer *buf = nullptr;
     POOT_RETURN_IF_ERROR(ensure("scratch", scratch->i, buf));
+  }
+  // The fused combine's ticket counters start at zero, and every launch
+  // leaves them zero: set once, when the buffer is made.
+  if (const Attr *counters = eqn.attr("poot.schedule.counter_bytes");
+      counters && counters->i > 0) {
+    auto it = mine.find("counters");
+    bool fresh = it == mine.end() || !it->second.valid() ||
+                 it->second.size() != std::max<int64_t>(counters->i, 4);
+    CudaDeviceBuffer *buf = nullptr;
+    POOT_RETURN_IF_ERROR(ensure("counters", counters->i, buf));
+    if (fresh) {
+      std::vector<unsigned char> zero(buf->size(), 0);
+      POOT_RETURN_IF_ERROR(buf->upload(zero.data(), buf->size()));
+    }
   }
 
   for (int64_t l = 0; l < count->i; ++l) {

@@ -36,13 +36,13 @@ for g in "$ROOT"/examples/*.mlir; do
   plan_pair "$(basename "$g" .mlir)" "$g"
 done
 
-# Sweep cases from stdin, "NAME|TRACE ARGS|RUN ARGS" a line: each traced,
-# planned and listed in sweep.txt with its run arguments.
+# Sweep cases from stdin, "NAME|TRACE ARGS|RUN ARGS[|COMPILE FLAGS]" a
+# line: each traced, planned and listed in sweep.txt with its run arguments.
 sweep_cases() {
-  while IFS='|' read -r name args runargs; do
+  while IFS='|' read -r name args runargs flags; do
     [ -z "$name" ] && continue
     "$TRACE" $args -o "$OUT/$name.mlir"
-    plan_pair "sweep-$name" "$OUT/$name.mlir"
+    plan_pair "sweep-$name" "$OUT/$name.mlir" "${flags:-}"
     rm "$OUT/$name.mlir"
     echo "sweep-$name|$runargs" >> "$OUT/sweep.txt"
   done
@@ -80,6 +80,18 @@ mma-f16-d128|--op=attention_masked --batch=1 --heads=8 --kv-heads=2 --head-dim=1
 mma-prefill-declines|--op=attention_prefill --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --seq=40 --dtype=bf16|--seed=52
 CASES
 
+# The split-KV combine: fused into the partial kernel by default on CUDA
+# (the last workgroup of a row folds it), so these keep the combine kernel
+# covered, and the fused one meets live lengths that leave most splits
+# empty, on both subgroup schedules (D=512 too).
+sweep_cases <<'CASES'
+combine-mma-70b-split|--op=attention_masked --batch=2 --heads=64 --kv-heads=8 --head-dim=128 --capacity=1024 --dtype=bf16|--steps=2 --seed=53|--no-fused-combine
+combine-live-split|--op=attention_live --batch=2 --heads=4 --kv-heads=2 --head-dim=64 --capacity=1536|--seed=54 --set=len=1,1000|--no-fused-combine
+fused-mma-live-split|--op=attention_live --batch=3 --heads=8 --kv-heads=2 --head-dim=128 --capacity=4096 --dtype=bf16|--seed=55 --set=len=1,2,4096
+fused-channel-live-split|--op=attention_live --batch=3 --heads=4 --kv-heads=4 --head-dim=96 --capacity=3000|--steps=2 --seed=56 --set=len=1,17,2999
+fused-channel-d512-split|--op=attention_live --batch=1 --heads=2 --kv-heads=1 --head-dim=512 --capacity=2048|--seed=57 --set=len=1500
+CASES
+
 # The matrix-tile schedule with 16 subgroups for 8 heads, which needs the
 # pairwise fold (a tuning request; not the default until measured).
 "$TRACE" --op=attention_masked --batch=2 --heads=64 --kv-heads=8 --head-dim=128 \
@@ -110,8 +122,14 @@ for model in "70b 64 8" "8b 32 8"; do
         --head-dim=128 --capacity=$lk --dtype=$dtype -o "$OUT/bench/$name.mlir"
       "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
         -o "$OUT/bench/$name.plan"
-      # The same shape on the channel schedule, for comparison.
-      if [ "$dtype" = bf16 ]; then
+      # The same shape with a combine kernel (where it splits), and with
+      # COMPARE_CHANNEL=1 on the channel schedule, for comparison.
+      if [ "$b" != 32 ]; then
+        "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
+          --no-fused-combine -o "$OUT/bench/$name-combine.plan"
+        echo "$name-combine $lk" >> "$OUT/bench/compare.txt"
+      fi
+      if [ "$dtype" = bf16 ] && [ "${COMPARE_CHANNEL:-0}" = 1 ]; then
         "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
           --no-matrix -o "$OUT/bench/$name-channel.plan"
         echo "$name-channel $lk" >> "$OUT/bench/compare.txt"

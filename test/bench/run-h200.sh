@@ -9,8 +9,10 @@
 #   run-h200.sh BUNDLE_DIR [PHASES]
 # PHASES is a comma list of check, resident (the same cases run whole on
 # the device, and the whole-plan graph replay), memcheck, peers, ours,
-# compare (the channel schedule on the bf16 decode shapes), tuning, vulkan,
+# compare (the bf16 decode shapes with a combine kernel, and on the channel
+# schedule where the bundle has those plans), tuning, vulkan,
 # or one of all (check,peers,ours), bench (peers,ours), everything (all).
+# ONLY="name ..." and COMPARE_ONLY="name ..." time just those plans.
 # Each phase has a time budget in seconds (BUDGET_<PHASE>, e.g.
 # BUDGET_CHECK=150): cases not started within it are reported as skipped,
 # so one slow phase cannot starve the rest of a bounded session.
@@ -91,7 +93,7 @@ fi
 if has memcheck; then
   budget memcheck 60
   echo "== compute-sanitizer memcheck"
-  for n in ${MEMCHECK_CASES:-sweep-gqa-d128-split sweep-mqa-d96 sweep-mla-192-128 sweep-paged-split sweep-live sweep-gqa-d40 sweep-bf16-split sweep-mma-mqa6-d128-tail sweep-mma-rep3-d96-live sweep-mma-paged-split}; do
+  for n in ${MEMCHECK_CASES:-sweep-gqa-d128-split sweep-mqa-d96 sweep-mla-192-128 sweep-paged-split sweep-live sweep-gqa-d40 sweep-bf16-split sweep-mma-mqa6-d128-tail sweep-mma-rep3-d96-live sweep-mma-paged-split sweep-fused-mma-live-split sweep-fused-channel-live-split}; do
     intime || { echo "$n: skipped (time budget)"; continue; }
     args=$(grep "^$n|" "$B/sweep.txt" | cut -d'|' -f2)
     compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$RUN" "$B/plans/$n.cuda.plan" --device=cuda --device-only $args --quiet > "$R/memcheck-$n.txt" 2>&1
@@ -140,8 +142,8 @@ fi
 
 if has compare && [ -s "$B/bench/compare.txt" ]; then
   budget compare 90
-  echo "== benchmark: the channel schedule on the matrix-tile shapes"
-  time_list "$B/bench/compare.txt" "$R/bench-compare.txt" 30
+  echo "== benchmark: comparison plans (combine kernel; channel schedule)"
+  time_list "$B/bench/compare.txt" "$R/bench-compare.txt" 30 "${COMPARE_ONLY:-}"
 fi
 
 if has tuning && [ -s "$B/bench/tuning.txt" ]; then
@@ -163,9 +165,20 @@ if has vulkan; then
     printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s", "api_version": "1.3.0"}}\n' "$glx" > "$R/nvidia_icd.json"
     export VK_ICD_FILENAMES="$R/nvidia_icd.json"
   fi
-  if ls "$B"/plans/*.vulkan.plan >/dev/null 2>&1; then
+  # What the loader sees, once: the ICD description, the driver's Vulkan
+  # libraries, the container's driver capabilities, the loader's account
+  # of one instance.
+  [ -n "$icd" ] && cat "$icd"
+  echo "NVIDIA_DRIVER_CAPABILITIES=${NVIDIA_DRIVER_CAPABILITIES:-unset}"
+  ldconfig -p 2>/dev/null | grep -E 'GLX_nvidia|nvidia-glvkspirv|nvidia-gpucomp|nvidia-glcore|EGL_nvidia' | awk '{print $1}' | tr '\n' ' '; echo
+  first=$(ls "$B"/plans/*.vulkan.plan 2>/dev/null | head -1)
+  [ -n "$first" ] && VK_LOADER_DEBUG=error,warn,driver timeout 30 "$RUN" "$first" --device=vulkan --quiet 2>&1 | grep -v '^$' | tail -25
+  if ls "$B"/plans/*.vulkan.plan >/dev/null 2>&1 && \
+     timeout 30 "$RUN" "$first" --device=vulkan --quiet >/dev/null 2>&1; then
     cases vulkan | xargs -P 4 -L 1 bash -c 'check_one "$@"' _ | sort -k2 | tee "$R/check-vulkan.txt"
     echo "$(grep -c '^ok' "$R/check-vulkan.txt") ok, $(grep -c '^FAIL' "$R/check-vulkan.txt") failed, $(grep -c '^SKIP' "$R/check-vulkan.txt") skipped"
+  else
+    echo "vulkan: no device: the check did not run"
   fi
 fi
 stamp done

@@ -182,6 +182,40 @@ TEST(Planner, MatrixScheduleGeometry) {
   EXPECT_EQ(eight->lanes, 512);
 }
 
+TEST(Planner, FusedCombineWhereTheDeviceCanFence) {
+  // A split decode on CUDA folds its splits in the last workgroup of each
+  // row: one launch, a ticket counter (i32) per row.
+  AttentionShape shape = decode(1, 32, 8, 32768, 128, "bf16");
+  auto s = planAttention(shape, *findDevicePreset("sm_90"));
+  ASSERT_TRUE(bool(s));
+  EXPECT_TRUE(s->split);
+  EXPECT_TRUE(s->fusedCombine);
+  EXPECT_EQ(s->counterBytes, s->rows * 4);
+  EXPECT_EQ(s->rows, 8);
+  // Not when told not to, not without a split, not where the target has no
+  // checked fence (AMD, Vulkan).
+  ScheduleTuning off;
+  off.noFusedCombine = true;
+  s = planAttention(shape, *findDevicePreset("sm_90"), off);
+  ASSERT_TRUE(bool(s));
+  EXPECT_TRUE(s->split);
+  EXPECT_FALSE(s->fusedCombine);
+  EXPECT_EQ(s->counterBytes, 0);
+  s = planAttention(decode(64, 32, 8, 32768, 128, "bf16"),
+                    *findDevicePreset("sm_90"));
+  ASSERT_TRUE(bool(s));
+  EXPECT_FALSE(s->split);
+  EXPECT_FALSE(s->fusedCombine);
+  s = planAttention(decode(1, 32, 8, 32768, 128), *findDevicePreset("gfx942"));
+  ASSERT_TRUE(bool(s));
+  EXPECT_TRUE(s->split);
+  EXPECT_FALSE(s->fusedCombine);
+  s = planAttention(decode(1, 1, 1, 32768, 64), *findDevicePreset("vulkan"));
+  ASSERT_TRUE(bool(s));
+  EXPECT_TRUE(s->split);
+  EXPECT_FALSE(s->fusedCombine);
+}
+
 TEST(Planner, AttentionLdsWhenNotOneLaneFits) {
   DeviceFacts d = *findDevicePreset("vulkan");
   auto s = planAttention(decode(1, 1, 1, 16, 4095), d); // 4097 * 4 > 16384

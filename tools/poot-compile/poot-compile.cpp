@@ -74,6 +74,10 @@ static cl::opt<bool> noMatrix(
     "no-matrix", cl::init(false), cl::Hidden,
     cl::desc("Never plan the matrix-tile schedule (comparisons)"));
 
+static cl::opt<bool> noFusedCombine(
+    "no-fused-combine", cl::init(false), cl::Hidden,
+    cl::desc("Split-KV: always a combine kernel (comparisons)"));
+
 static int fail(const Twine &message) {
   errs() << "poot-compile: error: " << message << "\n";
   return 1;
@@ -144,6 +148,7 @@ int main(int argc, char **argv) {
   overrides.heads = heads;
   overrides.waves = waves;
   overrides.noMatrix = noMatrix;
+  overrides.noFusedCombine = noFusedCombine;
   if (live)
     poot::addCompilePipeline(pm, live->facts, /*fuse=*/!noFusion,
                              /*explain=*/true);

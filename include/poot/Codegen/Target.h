@@ -75,6 +75,15 @@ public:
   matrixTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Type element,
              mlir::ValueRange a, mlir::ValueRange bWords,
              mlir::ValueRange c) const;
+
+  /// A device-scope acquire-release fence for the thread that runs it:
+  /// its global-memory accesses before the fence are ordered before those
+  /// after it for every workgroup of the launch. With an atomic counter,
+  /// it lets one workgroup read what others of the same launch wrote.
+  /// Whether the target has one; the planner only asks where
+  /// DeviceFacts::deviceFence says so.
+  virtual bool hasDeviceFence() const { return false; }
+  virtual void deviceFence(mlir::OpBuilder &b, mlir::Location loc) const;
 };
 
 /// What the targets that lower through LLVM (NVVM, ROCDL) share: buffers in

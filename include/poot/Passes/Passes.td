@@ -191,6 +191,9 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
            "(tuning experiments; default 2)">,
     Option<"noMatrix", "no-matrix", "bool", "false",
            "Never plan the matrix-tile schedule (comparisons)">,
+    Option<"noFusedCombine", "no-fused-combine", "bool", "false",
+           "Split-KV: always a combine kernel, never the combine in the "
+           "last workgroup of a row (comparisons)">,
   ];
   let dependentDialects = ["poot::PootDialect"];
 }

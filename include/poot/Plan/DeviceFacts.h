@@ -39,6 +39,11 @@ struct DeviceFacts {
   /// f16 or bf16 into f32 in one step (CUDA's mma.sync on sm_80 and later),
   /// as the code generator's matrix tile (codegen/Target.h) describes.
   bool matrixTile = false;
+  /// Whether workgroups of one launch can hand results to each other
+  /// through global memory: a device-scope fence and i32 atomics (CUDA's
+  /// fence.acq_rel.gpu, sm_70 and later), so the split-KV combine can run
+  /// in the last workgroup of a row instead of a launch of its own.
+  bool deviceFence = false;
 };
 
 /// The named presets: sm_80, sm_89, sm_90, gfx90a, gfx942, gfx1100, vulkan

@@ -59,6 +59,7 @@ struct ScheduleTuning {
   int64_t heads = 0;  ///< most query heads of one workgroup
   int64_t waves = 0;  ///< split-KV: workgroups per compute unit to aim for
   bool noMatrix = false; ///< never the matrix-tile schedule
+  bool noFusedCombine = false; ///< split-KV: always a combine kernel
 };
 
 /// The schedule of one attention.
@@ -96,6 +97,12 @@ struct AttentionSchedule {
   int64_t gridX = 1, gridY = 1; ///< the launch, folded past the X limit
   int64_t stateBytes = 0;  ///< workgroup memory of the running state
   int64_t scratchBytes = 0; ///< split-KV partials (0 when streaming)
+  /// Split-KV: the last workgroup of each row folds the row's partials at
+  /// the end of the partial kernel, so there is no combine launch. It finds
+  /// itself by a ticket on the row's counter (counterBytes: an i32 a row,
+  /// zero before the first launch, which the kernel leaves zero again).
+  bool fusedCombine = false;
+  int64_t counterBytes = 0;
   bool liveSplits = false; ///< split ranges cut from len at run time
   bool causalSkip = false; ///< prefill skips key tiles past the diagonal
   std::string why;         ///< one line on the choice, for reports

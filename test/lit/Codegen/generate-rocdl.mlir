@@ -8,7 +8,7 @@
 // on gfx1100.
 // GFX942-LABEL: gpu.func @attention_0_stream
 // GFX942-SAME: memref<8x8x1x128xf32, #gpu.address_space<global>>
-// GFX942-SAME: workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>)
+// GFX942-SAME: workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
 // GFX942-SAME: known_block_size = array<i32: 1024, 1, 1>
 // GFX942: gpu.shuffle  xor %{{.*}}, %{{.*}}, %c64_i32 : f32
 // GFX942: llvm.call_intrinsic "llvm.exp.f32"
