@@ -320,12 +320,25 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   // ran 1.6x faster at B=1, Lk=32768), rounded down so the launch is not
   // a full wave and a sliver of a second, within the seed's 16 splits and
   // 128 keys a chunk.
-  const int64_t waves = tuning.waves > 0 ? tuning.waves : 2;
+  //
+  // A matrix-tile workgroup of 16 subgroups takes about 120 registers a
+  // lane, most of a unit's register file: a unit holds one, so the splits
+  // aim at one workgroup a unit there, and rows that already pass one a
+  // unit run on 8 subgroups (two a unit) rather than in a second wave.
+  // Measured on sm_90 (8B, bf16): B=8 Lk=8192 75.9 us at 2 splits of 16
+  // subgroups against 79.3 at 4 (and 76.3 at 4 of 8); B=32 Lk=8192 248.2
+  // at 8 subgroups against 249.6 at 16 (docs/performance.md).
+  const bool fullUnit = out.matrix && out.lanes >= 16 * d.subgroupSize;
+  const int64_t waves = tuning.waves > 0 ? tuning.waves : (fullUnit ? 1 : 2);
   if (s.queryLen != 1) {
     out.why = "streaming: prefill fills the device with query rows";
     return done(out);
   }
   if (out.rows >= d.computeUnits) {
+    if (fullUnit && tuning.warps == 0 && out.rows > d.computeUnits) {
+      out.lanes /= 2;
+      out.stateBytes /= 2;
+    }
     out.why = llvm::formatv("streaming: {0} rows fill {1} compute units",
                             out.rows, d.computeUnits);
     return done(out);
@@ -364,7 +377,13 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   out.scratchBytes = scratch;
   // The combine in the last workgroup of each row: one launch instead of
   // two, where the device can order a row's partials before its ticket.
-  out.fusedCombine = d.deviceFence && !tuning.noFusedCombine;
+  // Measured on sm_90 against the combine kernel, it is as fast or faster
+  // on every matrix-tile shape (70B B=1 Lk=4096: 14.6 against 15.0 us; 8B
+  // B=8 Lk=32768: 252.8 against 255.0), but 11% slower on the f32 channel
+  // schedule at 70B B=8 Lk=8192 (223.3 against 201.4 us; B=1 Lk=32768 is
+  // 1% faster), which is not understood yet: only the matrix-tile
+  // schedule takes it (docs/performance.md).
+  out.fusedCombine = d.deviceFence && out.matrix && !tuning.noFusedCombine;
   out.counterBytes = out.fusedCombine ? out.rows * 4 : 0;
   out.liveSplits = s.live;
   out.why = llvm::formatv("split-KV: {0} rows on {1} compute units, {2} "

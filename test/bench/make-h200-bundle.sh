@@ -80,16 +80,17 @@ mma-f16-d128|--op=attention_masked --batch=1 --heads=8 --kv-heads=2 --head-dim=1
 mma-prefill-declines|--op=attention_prefill --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --seq=40 --dtype=bf16|--seed=52
 CASES
 
-# The split-KV combine: fused into the partial kernel by default on CUDA
-# (the last workgroup of a row folds it), so these keep the combine kernel
-# covered, and the fused one meets live lengths that leave most splits
-# empty, on both subgroup schedules (D=512 too).
+# The split-KV combine: on CUDA the matrix-tile schedule folds it in the
+# last workgroup of a row, so the combine kernel is kept covered here
+# (asked for on the matrix-tile schedule, and the f32 channel schedule's
+# default), and the fused one meets live lengths that leave most splits
+# empty.
 sweep_cases <<'CASES'
 combine-mma-70b-split|--op=attention_masked --batch=2 --heads=64 --kv-heads=8 --head-dim=128 --capacity=1024 --dtype=bf16|--steps=2 --seed=53|--no-fused-combine
 combine-live-split|--op=attention_live --batch=2 --heads=4 --kv-heads=2 --head-dim=64 --capacity=1536|--seed=54 --set=len=1,1000|--no-fused-combine
 fused-mma-live-split|--op=attention_live --batch=3 --heads=8 --kv-heads=2 --head-dim=128 --capacity=4096 --dtype=bf16|--seed=55 --set=len=1,2,4096
-fused-channel-live-split|--op=attention_live --batch=3 --heads=4 --kv-heads=4 --head-dim=96 --capacity=3000|--steps=2 --seed=56 --set=len=1,17,2999
-fused-channel-d512-split|--op=attention_live --batch=1 --heads=2 --kv-heads=1 --head-dim=512 --capacity=2048|--seed=57 --set=len=1500
+split-channel-live|--op=attention_live --batch=3 --heads=4 --kv-heads=4 --head-dim=96 --capacity=3000|--steps=2 --seed=56 --set=len=1,17,2999
+split-channel-d512|--op=attention_live --batch=1 --heads=2 --kv-heads=1 --head-dim=512 --capacity=2048|--seed=57 --set=len=1500
 CASES
 
 # The matrix-tile schedule with 16 subgroups for 8 heads, which needs the

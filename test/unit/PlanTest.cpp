@@ -180,18 +180,43 @@ TEST(Planner, MatrixScheduleGeometry) {
   ASSERT_TRUE(bool(eight));
   EXPECT_FALSE(eight->pairFold);
   EXPECT_EQ(eight->lanes, 512);
+  EXPECT_EQ(eight->splits, 16);
+  // A workgroup of 16 subgroups fills a unit: at B=8 (64 rows) the splits
+  // aim at one workgroup a unit (2, not 4), and at B=32 (256 rows, past
+  // the 132 units) 8 subgroups run two a unit instead of a second wave.
+  eight = planAttention(decode(8, 32, 8, 8192, 128, "bf16"), d);
+  ASSERT_TRUE(bool(eight));
+  EXPECT_EQ(eight->lanes, 512);
+  EXPECT_EQ(eight->splits, 2);
+  eight = planAttention(decode(32, 32, 8, 8192, 128, "bf16"), d);
+  ASSERT_TRUE(bool(eight));
+  EXPECT_FALSE(eight->split);
+  EXPECT_EQ(eight->lanes, 256);
+  EXPECT_EQ(eight->stateBytes, 8 * 4 * 130 * 4);
+  // Asked for 16 subgroups, B=32 keeps them.
+  eight = planAttention(decode(32, 32, 8, 8192, 128, "bf16"), d, sixteen);
+  ASSERT_TRUE(bool(eight));
+  EXPECT_EQ(eight->lanes, 512);
 }
 
 TEST(Planner, FusedCombineWhereTheDeviceCanFence) {
-  // A split decode on CUDA folds its splits in the last workgroup of each
-  // row: one launch, a ticket counter (i32) per row.
+  // A split matrix-tile decode on CUDA folds its splits in the last
+  // workgroup of each row: one launch, a ticket counter (i32) per row.
   AttentionShape shape = decode(1, 32, 8, 32768, 128, "bf16");
   auto s = planAttention(shape, *findDevicePreset("sm_90"));
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->split);
+  EXPECT_TRUE(s->matrix);
   EXPECT_TRUE(s->fusedCombine);
   EXPECT_EQ(s->counterBytes, s->rows * 4);
   EXPECT_EQ(s->rows, 8);
+  // The f32 channel schedule keeps the combine kernel (measured slower
+  // fused at B=8).
+  s = planAttention(decode(8, 64, 8, 8192, 128), *findDevicePreset("sm_90"));
+  ASSERT_TRUE(bool(s));
+  EXPECT_TRUE(s->split);
+  EXPECT_FALSE(s->matrix);
+  EXPECT_FALSE(s->fusedCombine);
   // Not when told not to, not without a split, not where the target has no
   // checked fence (AMD, Vulkan).
   ScheduleTuning off;
