@@ -102,9 +102,12 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 LogicalResult IotaOp::verify() {
   int64_t rank = getType().getRank();
-  if (getDim() < 0 || getDim() >= rank)
+  // The attribute is an i64 that ODS hands back unsigned: read it signed,
+  // so a negative dim is reported as written.
+  int64_t dim = static_cast<int64_t>(getDim());
+  if (dim < 0 || dim >= rank)
     return emitOpError() << "expected dim in [0, " << rank << "), got "
-                         << getDim();
+                         << dim;
   return success();
 }
 
