@@ -533,6 +533,31 @@ TEST_F(FakeHipTest, RunnerBindsASimpleEqnInArgumentOrder) {
   EXPECT_EQ(state.syncs, 1);
 }
 
+TEST_F(FakeHipTest, RunnerReadsAnInPlaceWriteFromItsOperand) {
+  Plan plan = attentionPlan("gfx942");
+  HipRunner runner(*device, plan);
+  // A cache write marked in place binds no out0: the kernel writes into
+  // in0, and the result is read back from there.
+  Eqn eqn = simpleEqn("dynamic_update_slice", {0, 1, 2}, {3}, "in0,in1,in2");
+  eqn.attrs["poot.in_place"] = Attr::ofInt(1);
+  Tensor cache({DType::F32, {4}}, {1, 2, 3, 4});
+  Tensor row({DType::F32, {1}}, {-9});
+  Tensor start({DType::I32, {}}, {2});
+  state.paramCount = 3;
+  state.onLaunch = [](const FakeHip::LaunchRecord &r) {
+    float v = -9;
+    std::memcpy(bytesOf(r.params[0]).data() + 8, &v, 4);
+  };
+  std::vector<Tensor> results;
+  bool claimed = false;
+  Status s = runner.run(eqn, {&cache, &row, &start}, {{DType::F32, {4}}},
+                        results, claimed);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  ASSERT_EQ(state.launches.at(0).params.size(), 3u);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].values(), (std::vector<double>{1, 2, -9, 4}));
+}
+
 TEST_F(FakeHipTest, RunnerCarriesI1AsWords) {
   Plan plan = attentionPlan("gfx942");
   HipRunner runner(*device, plan);
