@@ -55,6 +55,21 @@ public:
     // for (the conversion would narrow it silently).
     return storage.isInteger(32);
   }
+  // OpMemoryBarrier at device scope over storage buffers, as GLSL's
+  // memoryBarrierBuffer(). GLSL would also declare the buffers `coherent`,
+  // which MLIR 19's serialiser cannot write (it has no Coherent
+  // decoration): a driver may then serve the last workgroup's loads of
+  // other workgroups' partials from a stale cache. So the Vulkan device
+  // facts never offer the fence (DeviceFacts::deviceFence), and only the
+  // planner's test override (fused-combine) uses it, to run the common
+  // fused-combine code on lavapipe in CI.
+  bool hasDeviceFence() const override { return true; }
+  void deviceFence(OpBuilder &b, Location loc) const override {
+    b.create<spirv::MemoryBarrierOp>(
+        loc, spirv::Scope::Device,
+        spirv::MemorySemantics::AcquireRelease |
+            spirv::MemorySemantics::UniformMemory);
+  }
   // Indices are 32-bit (use-64bit-index=false); the margin keeps a
   // grid-stride step past the last element from wrapping.
   int64_t maxElements() const override {

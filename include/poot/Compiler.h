@@ -42,6 +42,7 @@ struct PlanOverrides {
   int64_t unroll = 0, warps = 0, heads = 0, waves = 0;
   bool noMatrix = false; ///< never the matrix-tile schedule
   bool noFusedCombine = false; ///< split-KV: always a combine kernel
+  bool fusedCombine = false;   ///< split-KV: the combine always fused
 };
 
 /// Adds the compile pipeline for `device`: canonicalize, rope, attention,
@@ -52,7 +53,8 @@ void addCompilePipeline(mlir::OpPassManager &pm, llvm::StringRef device,
                         const PlanOverrides &overrides = {});
 /// The same pipeline planning against `facts` (from hostDeviceFacts).
 void addCompilePipeline(mlir::OpPassManager &pm, const DeviceFacts &facts,
-                        bool fuse = true, bool explain = false);
+                        bool fuse = true, bool explain = false,
+                        const PlanOverrides &overrides = {});
 
 /// The plan of a compiled module's graph: records plus the arena.
 llvm::Expected<rt::Plan> planFromModule(mlir::ModuleOp module,
@@ -87,6 +89,8 @@ struct CompileOptions {
   /// Plan against the facts of this host's device of the target's kind
   /// (hostDeviceFacts) instead of the target's preset.
   bool deviceFromHost = false;
+  /// Overrides of the planner's choices (tuning and comparisons).
+  PlanOverrides overrides;
 };
 
 /// Parses `mlirText`, compiles it for `options.target` and returns the plan.

@@ -78,12 +78,26 @@ static void addFusionPasses(OpPassManager &fpm, bool explain) {
   fpm.addPass(createBlockSelect(select));
 }
 
+/// The planner's options for `overrides`.
+static PlanOptions planOptions(const PlanOverrides &overrides) {
+  PlanOptions options;
+  options.unroll = overrides.unroll;
+  options.warps = overrides.warps;
+  options.heads = overrides.heads;
+  options.waves = overrides.waves;
+  options.noMatrix = overrides.noMatrix;
+  options.noFusedCombine = overrides.noFusedCombine;
+  options.fusedCombine = overrides.fusedCombine;
+  return options;
+}
+
 void poot::addCompilePipeline(OpPassManager &pm, const DeviceFacts &facts,
-                              bool fuse, bool explain) {
+                              bool fuse, bool explain,
+                              const PlanOverrides &overrides) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   if (fuse)
     addFusionPasses(fpm, explain);
-  fpm.addPass(createPlan(facts));
+  fpm.addPass(createPlan(facts, planOptions(overrides)));
 }
 
 void poot::addCompilePipeline(OpPassManager &pm, llvm::StringRef device,
@@ -92,14 +106,8 @@ void poot::addCompilePipeline(OpPassManager &pm, llvm::StringRef device,
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   if (fuse)
     addFusionPasses(fpm, explain);
-  PlanOptions options;
+  PlanOptions options = planOptions(overrides);
   options.device = device.str();
-  options.unroll = overrides.unroll;
-  options.warps = overrides.warps;
-  options.heads = overrides.heads;
-  options.waves = overrides.waves;
-  options.noMatrix = overrides.noMatrix;
-  options.noFusedCombine = overrides.noFusedCombine;
   fpm.addPass(createPlan(options));
 }
 
@@ -175,9 +183,11 @@ llvm::Expected<rt::Plan> poot::compileGraph(llvm::StringRef mlirText,
     return fail("the graph does not verify");
   PassManager pm(&ctx);
   if (live)
-    addCompilePipeline(pm, live->facts, options.fuse, report != nullptr);
+    addCompilePipeline(pm, live->facts, options.fuse, report != nullptr,
+                       options.overrides);
   else
-    addCompilePipeline(pm, *device, options.fuse, report != nullptr);
+    addCompilePipeline(pm, *device, options.fuse, report != nullptr,
+                       options.overrides);
   if (failed(pm.run(*module)))
     return fail("compilation failed");
   GeneratedKernels kernels;

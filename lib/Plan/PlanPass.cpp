@@ -41,7 +41,8 @@ std::string dtypeName(Type t) {
 struct PlanPass : public poot::impl::PlanBase<PlanPass> {
   using PlanBase::PlanBase;
   /// Plans against `facts` (read from a live device) instead of a preset.
-  explicit PlanPass(DeviceFacts facts) : liveFacts(std::move(facts)) {}
+  explicit PlanPass(DeviceFacts facts, const poot::PlanOptions &options)
+      : PlanBase(options), liveFacts(std::move(facts)) {}
 
   void runOnOperation() override {
     const DeviceFacts *preset =
@@ -113,6 +114,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     tuning.waves = waves;
     tuning.noMatrix = noMatrix;
     tuning.noFusedCombine = noFusedCombine;
+    tuning.fusedCombine = fusedCombine;
     auto schedule = planAttention(shape, facts, tuning);
     if (!schedule) {
       op.emitError() << llvm::toString(schedule.takeError());
@@ -204,6 +206,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
 
 } // namespace
 
-std::unique_ptr<Pass> poot::createPlan(const DeviceFacts &facts) {
-  return std::make_unique<PlanPass>(facts);
+std::unique_ptr<Pass> poot::createPlan(const DeviceFacts &facts,
+                                       const PlanOptions &options) {
+  return std::make_unique<PlanPass>(facts, options);
 }

@@ -383,7 +383,10 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   // schedule at 70B B=8 Lk=8192 (223.3 against 201.4 us; B=1 Lk=32768 is
   // 1% faster), which is not understood yet: only the matrix-tile
   // schedule takes it (docs/performance.md).
-  out.fusedCombine = d.deviceFence && out.matrix && !tuning.noFusedCombine;
+  // A request (tuning.fusedCombine) takes it on any schedule and target;
+  // the generator refuses a target without a device fence.
+  out.fusedCombine = !tuning.noFusedCombine &&
+                     ((d.deviceFence && out.matrix) || tuning.fusedCombine);
   out.counterBytes = out.fusedCombine ? out.rows * 4 : 0;
   out.liveSplits = s.live;
   out.why = llvm::formatv("split-KV: {0} rows on {1} compute units, {2} "

@@ -235,7 +235,7 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
 
   // Per eqn: its scratch and error word, then its launches in order.
   std::vector<VulkanBuffer> extras;
-  extras.reserve(2 * graph.eqns.size());
+  extras.reserve(3 * graph.eqns.size()); // bindings point into it
   std::vector<std::pair<const Eqn *, const VulkanBuffer *>> errorWords;
   std::vector<VulkanDispatch> dispatches;
   for (const Eqn &eqn : graph.eqns) {
@@ -264,6 +264,16 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
         POOT_RETURN_IF_ERROR(device.createBuffer(scratch->i, extras.back()));
         byRole.insert_or_assign("scratch", VulkanBinding(extras.back()));
       }
+    }
+    // The fused combine's ticket counters, zero (the kernels leave them
+    // zero again).
+    if (const Attr *counters = eqn.attr("poot.schedule.counter_bytes");
+        counters && counters->i > 0) {
+      extras.emplace_back();
+      POOT_RETURN_IF_ERROR(device.createBuffer(counters->i, extras.back()));
+      std::vector<unsigned char> zero(counters->i, 0);
+      POOT_RETURN_IF_ERROR(extras.back().upload(zero.data(), counters->i));
+      byRole.insert_or_assign("counters", VulkanBinding(extras.back()));
     }
     if (device::usesErrorWord(launches)) {
       extras.emplace_back();
@@ -346,6 +356,14 @@ Status VulkanRunner::runAttention(const Eqn &eqn,
     VulkanBuffer buf;
     POOT_RETURN_IF_ERROR(device.createBuffer(scratch->i, buf));
     buffers.emplace("scratch", std::move(buf));
+  }
+  if (const Attr *counters = eqn.attr("poot.schedule.counter_bytes");
+      counters && counters->i > 0) {
+    VulkanBuffer buf;
+    POOT_RETURN_IF_ERROR(device.createBuffer(counters->i, buf));
+    std::vector<unsigned char> zero(counters->i, 0);
+    POOT_RETURN_IF_ERROR(buf.upload(zero.data(), zero.size()));
+    buffers.emplace("counters", std::move(buf));
   }
 
   std::vector<VulkanDispatch> dispatches;

@@ -32,10 +32,11 @@ protected:
   }
 
   /// Compiles `text` for vulkan as written (no fusion).
-  Plan compile(const char *text) {
+  Plan compile(const char *text, PlanOverrides overrides = {}) {
     CompileOptions options;
     options.target = "vulkan";
     options.fuse = false;
+    options.overrides = overrides;
     auto plan = compileGraph(text, options);
     if (!plan) {
       ADD_FAILURE() << llvm::toString(plan.takeError());
@@ -166,6 +167,60 @@ func.func @c(%cache: tensor<2x5x3xf32>, %row: tensor<2x1x3xf32>, %p: tensor<i32>
     }
   }
   EXPECT_GT(resident.dispatchedEqns(), 0);
+}
+
+TEST_F(DeviceKernels, CombineInTheLastWorkgroupMatchesTheReference) {
+  // A split decode whose last workgroup of each row folds the row (asked
+  // for: the generic Vulkan device keeps the combine kernel by default).
+  // One launch; eqn by eqn and resident, each run twice, so the second run
+  // finds the ticket counters the first left at zero.
+  PlanOverrides fused;
+  fused.fusedCombine = true;
+  Plan plan = compile(R"mlir(
+func.func @a(%q: tensor<2x2x1x32xf32>, %k: tensor<2x2x1024x32xf32>, %v: tensor<2x2x1024x32xf32>) -> tensor<2x2x1x32xf32> {
+  %o = poot.attention %q, %k, %v {scale = 0.1767766952966369 : f64, n_rep = 1 : i64} : tensor<2x2x1x32xf32>, tensor<2x2x1024x32xf32>, tensor<2x2x1024x32xf32> -> tensor<2x2x1x32xf32>
+  return %o : tensor<2x2x1x32xf32>
+}
+)mlir",
+                      fused);
+  ASSERT_EQ(plan.graph.eqns.size(), 1u);
+  const Eqn &eqn = plan.graph.eqns[0];
+  ASSERT_NE(eqn.attr("poot.launches.count"), nullptr);
+  EXPECT_EQ(eqn.attr("poot.launches.count")->i, 1);
+  ASSERT_NE(eqn.attr("poot.schedule.counter_bytes"), nullptr);
+  EXPECT_EQ(eqn.attr("poot.schedule.counter_bytes")->i, 4 * 4);
+  EXPECT_EQ(eqn.attr("poot.schedule.splits")->i, 8);
+
+  auto wave = [](TensorType type, double phase) {
+    std::vector<double> v(numElements(type.shape));
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = std::sin(0.37 * static_cast<double>(i) + phase);
+    return Tensor(type, v);
+  };
+  Tensor q = wave({DType::F32, {2, 2, 1, 32}}, 0.1);
+  Tensor k = wave({DType::F32, {2, 2, 1024, 32}}, 0.7);
+  Tensor v = wave({DType::F32, {2, 2, 1024, 32}}, 1.3);
+  Bindings b;
+  b.inputs = {{"arg0", &q}, {"arg1", &k}, {"arg2", &v}};
+  std::map<std::string, Tensor> reference;
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, reference).isOk());
+  const std::vector<double> &want = reference.at("out0").values();
+  for (bool whole : {false, true}) {
+    VulkanRunner runner(*device, plan);
+    runner.setDeviceOnly(true);
+    runner.setResident(whole);
+    for (int run = 0; run < 2; ++run) {
+      std::map<std::string, Tensor> got;
+      ASSERT_TRUE(
+          evaluate(plan.graph, b, NumericMode::Native, got, &runner).isOk());
+      const std::vector<double> &have = got.at("out0").values();
+      ASSERT_EQ(have.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i)
+        EXPECT_NEAR(have[i], want[i], 1e-5 + 1e-5 * std::abs(want[i]))
+            << (whole ? "resident" : "eqn by eqn") << " run " << run
+            << " element " << i;
+    }
+  }
 }
 
 TEST_F(DeviceKernels, IntegerArithmeticWrapsAndRefusesDivisionByZero) {

@@ -78,6 +78,11 @@ static cl::opt<bool> noFusedCombine(
     "no-fused-combine", cl::init(false), cl::Hidden,
     cl::desc("Split-KV: always a combine kernel (comparisons)"));
 
+static cl::opt<bool> fusedCombine(
+    "fused-combine", cl::init(false), cl::Hidden,
+    cl::desc("Split-KV: the combine in the last workgroup on every schedule "
+             "and target (tests)"));
+
 static int fail(const Twine &message) {
   errs() << "poot-compile: error: " << message << "\n";
   return 1;
@@ -149,9 +154,10 @@ int main(int argc, char **argv) {
   overrides.waves = waves;
   overrides.noMatrix = noMatrix;
   overrides.noFusedCombine = noFusedCombine;
+  overrides.fusedCombine = fusedCombine;
   if (live)
     poot::addCompilePipeline(pm, live->facts, /*fuse=*/!noFusion,
-                             /*explain=*/true);
+                             /*explain=*/true, overrides);
   else
     poot::addCompilePipeline(pm, device, /*fuse=*/!noFusion, /*explain=*/true,
                              overrides);
@@ -273,6 +279,10 @@ int main(int argc, char **argv) {
       else if (get("subgroup") != "0")
         os << ", " << get("key_lanes") << " lanes a key, " << get("vector")
            << "-wide loads, " << get("unroll") << " keys in flight";
+      if (get("pair_fold") == "yes")
+        os << ", subgroups folding in pairs";
+      if (get("fused_combine") == "yes")
+        os << ", splits folded by the last workgroup of a row";
       os << "\n";
     });
     os << "  " << fused << " fused, " << declined << " declined"

@@ -23,7 +23,10 @@ bool explainByDefault();
 
 /// The poot-plan pass planning against `facts` (a device read by the
 /// runtime) rather than a named preset; the pass options still override.
-std::unique_ptr<mlir::Pass> createPlan(const DeviceFacts &facts);
+/// The planner against `facts` (a live device's) rather than a preset;
+/// `options` carries the tuning overrides (its device is ignored).
+std::unique_ptr<mlir::Pass> createPlan(const DeviceFacts &facts,
+                                       const PlanOptions &options = {});
 
 } // namespace poot
 

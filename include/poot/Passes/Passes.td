@@ -194,6 +194,9 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
     Option<"noFusedCombine", "no-fused-combine", "bool", "false",
            "Split-KV: always a combine kernel, never the combine in the "
            "last workgroup of a row (comparisons)">,
+    Option<"fusedCombine", "fused-combine", "bool", "false",
+           "Split-KV: the combine in the last workgroup of a row on every "
+           "schedule and target (tests and comparisons)">,
   ];
   let dependentDialects = ["poot::PootDialect"];
 }

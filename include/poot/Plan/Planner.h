@@ -60,6 +60,9 @@ struct ScheduleTuning {
   int64_t waves = 0;  ///< split-KV: workgroups per compute unit to aim for
   bool noMatrix = false; ///< never the matrix-tile schedule
   bool noFusedCombine = false; ///< split-KV: always a combine kernel
+  /// Split-KV: the combine in the last workgroup on every schedule, on any
+  /// target the generator gives a device fence (tests and comparisons).
+  bool fusedCombine = false;
 };
 
 /// The schedule of one attention.
