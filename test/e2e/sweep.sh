@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # A seeded sweep of attention shapes and forms, each traced, fused, run on a
 # device and compared against the oracle on the unfused graph:
-#   sweep.sh BUILD_DIR DEVICE      (DEVICE: cpu, vulkan or vulkan-live)
+#   sweep.sh BUILD_DIR DEVICE  (DEVICE: cpu, vulkan, vulkan-live, vulkan-fused)
 # vulkan-live plans against this machine's Vulkan device
 # (poot-compile --device-from-host): on a device with one subgroup width
 # (lavapipe) that is the channel schedule, the one CUDA and ROCm run.
+# vulkan-fused plans for the generic Vulkan device with the split-KV combine
+# in the last workgroup of each row (--fused-combine), the form CUDA's
+# matrix-tile decode takes.
 # Head widths 40..512, Dk != Dv (MLA 192/128 and a 96-wide value), MHA, GQA,
 # MQA, causal / window / ALiBi / softcap, live lengths (including 1 and Lk),
 # split-KV on and off, paged maps with shuffled slots, prefill with every row
@@ -18,11 +21,13 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
 COMPILE="$BIN/tools/poot-compile/poot-compile"
-LIVE=0
-if [ "$DEVICE" = vulkan-live ]; then
-  LIVE=1
-  DEVICE=vulkan
-fi
+# Modes that compile a plan first, with these poot-compile flags.
+PLANFLAGS=""
+case "$DEVICE" in
+  vulkan-live) PLANFLAGS="--device-from-host"; DEVICE=vulkan ;;
+  vulkan-fused) PLANFLAGS="--fused-combine"; DEVICE=vulkan ;;
+esac
+fusedcases=0
 if [ "$DEVICE" = vulkan ]; then
   "$TRACE" --op=attention_masked --batch=1 --heads=1 --kv-heads=1 --head-dim=8 \
     --capacity=8 -o "$WORK/probe.mlir" >/dev/null
@@ -48,12 +53,13 @@ while IFS='|' read -r name args runargs; do
     echo "FAIL $name: trace: $(head -1 "$WORK/err")"; failed=1; continue
   fi
   target="$graph"
-  if [ $LIVE = 1 ]; then
+  if [ -n "$PLANFLAGS" ]; then
     target="$WORK/$name.plan"
-    if ! "$COMPILE" "$graph" --target=vulkan --device-from-host --quiet \
-        -o "$target" 2>"$WORK/err"; then
-      echo "FAIL $name: compile: $(head -1 "$WORK/err")"; failed=1; continue
+    if ! "$COMPILE" "$graph" --target=vulkan $PLANFLAGS \
+        -o "$target" >"$WORK/report" 2>&1; then
+      echo "FAIL $name: compile: $(grep -m1 error "$WORK/report")"; failed=1; continue
     fi
+    grep -q "folded by the last workgroup" "$WORK/report" && fusedcases=$((fusedcases + 1))
     runargs="$runargs --ref=$graph"
   fi
   if out=$("$RUN" "$target" --device="$DEVICE" $devflags --check $runargs 2>&1); then
@@ -101,4 +107,11 @@ else
 fi
 
 echo "$count cases on $DEVICE"
+if [ "$PLANFLAGS" = "--fused-combine" ]; then
+  # The mode is only worth its time if the split cases took the fused form.
+  echo "$fusedcases cases with the combine in the last workgroup"
+  if [ "$fusedcases" -lt 5 ]; then
+    echo "FAIL: expected at least 5 split cases with the fused combine"; failed=1
+  fi
+fi
 exit $failed
