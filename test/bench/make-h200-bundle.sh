@@ -152,25 +152,35 @@ for l in 1024 4096 16384; do
   echo "$name 1 32 8 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
 done
 
-# Tuning variants (TUNING=1) of the matrix-tile schedule: tiles in flight x
-# subgroups per workgroup (TUNING_UW, pairs "U W"), on the decode shapes of
-# TUNING_SHAPES ("model heads kv-heads batch Lk", comma separated).
+# Tuning variants (TUNING=1) of the matrix-tile schedule on the decode
+# shapes of TUNING_SHAPES ("model heads kv-heads batch Lk", comma
+# separated): tiles in flight x subgroups per workgroup (TUNING_UW, pairs
+# "U W"), and any other planner requests (TUNING_FLAGS, flag sets separated
+# by ";", e.g. "--waves=1;--waves=4 --no-fused-combine").
 : > "$OUT/bench/tuning.txt"
 if [ "${TUNING:-0}" = 1 ]; then
 IFS=, read -ra tshapes <<< "${TUNING_SHAPES:-70b 64 8 1 32768,8b 32 8 8 8192}"
 IFS=, read -ra tuw <<< "${TUNING_UW:-1 8,1 16,1 32,2 16,1 4}"
+IFS=';' read -ra tflags <<< "${TUNING_FLAGS:-}"
 for shape in "${tshapes[@]}"; do
   set -- $shape
   "$TRACE" --op=attention_masked --batch=$4 --heads=$2 --kv-heads=$3 \
     --head-dim=128 --capacity=$5 --dtype=bf16 -o "$OUT/bench/t.mlir"
+  base="llama3-$1-b$4-lk$5-bf16"; lk=$5
   for uw in "${tuw[@]}"; do
-    set -- $shape $uw
-    name="llama3-$1-b$4-lk$5-bf16-u$6-w$7"
+    set -- $uw
+    name="$base-u$1-w$2"
     "$COMPILE" "$OUT/bench/t.mlir" --target=cuda:sm_90 --quiet \
-      --unroll=$6 --warps=$7 -o "$OUT/bench/$name.plan" || continue
-    echo "$name $5" >> "$OUT/bench/tuning.txt"
+      --unroll=$1 --warps=$2 -o "$OUT/bench/$name.plan" || continue
+    echo "$name $lk" >> "$OUT/bench/tuning.txt"
   done
-  set -- $shape
+  for flags in "${tflags[@]}"; do
+    [ -z "$flags" ] && continue
+    name="$base$(echo " $flags" | sed 's/ --/-/g; s/[^A-Za-z0-9-]//g')"
+    "$COMPILE" "$OUT/bench/t.mlir" --target=cuda:sm_90 --quiet $flags \
+      -o "$OUT/bench/$name.plan" || continue
+    echo "$name $lk" >> "$OUT/bench/tuning.txt"
+  done
   rm "$OUT/bench/t.mlir"
 done
 fi

@@ -117,7 +117,9 @@ for line in open(sys.argv[1]):
                        dtype=dtype, lq=lq, causal=causal))
 json.dump(shapes, open(sys.argv[2], "w"))
 PY
-  PYTHONUNBUFFERED=1 timeout $(( DEADLINE - $(date +%s) )) python3 "$(dirname "$0")/peers.py" "$R/shapes.json" "$R/bench-peers.json" 2>&1 | tail -60
+  # PyTorch's warnings go to a file of their own, so they do not push the
+  # results out of a bounded output.
+  PYTHONUNBUFFERED=1 timeout $(( DEADLINE - $(date +%s) )) python3 "$(dirname "$0")/peers.py" "$R/shapes.json" "$R/bench-peers.json" 2>"$R/peers-stderr.txt" | tail -60
 fi
 
 # Times each plan of a list (lines "NAME ..."): time_list LIST OUT RUNS
@@ -182,3 +184,25 @@ if has vulkan; then
   fi
 fi
 stamp done
+
+# The results again, compactly, last: a reader that keeps only the end of
+# the output still has every verdict and timing.
+echo "== summary"
+for f in check-cuda check-cuda-resident check-vulkan; do
+  [ -s "$R/$f.txt" ] && echo "$f: $(grep -c '^ok' "$R/$f.txt") ok, $(grep -c '^FAIL' "$R/$f.txt") failed, $(grep -c '^SKIP' "$R/$f.txt") skipped" && grep '^FAIL' "$R/$f.txt" | cut -c1-160
+done
+[ -s "$R/memcheck.txt" ] && sed 's/^/memcheck /' "$R/memcheck.txt"
+for f in bench-resident bench-ours bench-compare bench-tuning; do
+  [ -s "$R/$f.txt" ] && sed -E 's/ bench eqn [0-9]+ [a-z_0-9,]+:/:/; s/^/'"$f"' /' "$R/$f.txt"
+done
+[ -s "$R/bench-peers.json" ] && python3 - "$R/bench-peers.json" <<'PY'
+import json, sys
+best = {}
+for r in json.load(open(sys.argv[1])):
+    if r.get("us"):
+        s = r["shape"]
+        if s not in best or r["us"] < best[s][1]:
+            best[s] = (r["peer"], r["us"])
+for s, (p, us) in best.items():
+    print(f"peer-best {s} {p} {us:.1f} us")
+PY
