@@ -39,7 +39,7 @@ llvm::Expected<rt::LiveDeviceFacts> hostDeviceFacts(llvm::StringRef target);
 /// Overrides of the planner's choices for tuning experiments (0: the
 /// planner decides); see poot-plan's options.
 struct PlanOverrides {
-  int64_t unroll = 0, warps = 0, heads = 0, waves = 0;
+  int64_t unroll = 0, warps = 0, heads = 0, waves = 0, splits = 0;
   bool noMatrix = false; ///< never the matrix-tile schedule
   bool noFusedCombine = false; ///< split-KV: always a combine kernel
   bool fusedCombine = false;   ///< split-KV: the combine always fused

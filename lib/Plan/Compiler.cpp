@@ -85,6 +85,7 @@ static PlanOptions planOptions(const PlanOverrides &overrides) {
   options.warps = overrides.warps;
   options.heads = overrides.heads;
   options.waves = overrides.waves;
+  options.splits = overrides.splits;
   options.noMatrix = overrides.noMatrix;
   options.noFusedCombine = overrides.noFusedCombine;
   options.fusedCombine = overrides.fusedCombine;

@@ -112,6 +112,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     tuning.warps = warps;
     tuning.heads = heads;
     tuning.waves = waves;
+    tuning.splits = splits;
     tuning.noMatrix = noMatrix;
     tuning.noFusedCombine = noFusedCombine;
     tuning.fusedCombine = fusedCombine;

@@ -344,10 +344,15 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
     return done(out);
   }
   int64_t splits = std::min<int64_t>(
-      {16, d.computeUnits * waves / out.rows, s.keyLen / 128});
+      {tuning.splits > 0 ? std::min<int64_t>(16, tuning.splits) : 16,
+       d.computeUnits * waves / out.rows, s.keyLen / 128});
   if (splits < 2) {
-    out.why = llvm::formatv("streaming: {0} keys make no two chunks of 128",
-                            s.keyLen);
+    out.why = tuning.splits == 1
+                  ? std::string("streaming: one split was asked for")
+                  : llvm::formatv("streaming: {0} keys make no two chunks "
+                                  "of 128",
+                                  s.keyLen)
+                        .str();
     return done(out);
   }
   int64_t scratch = out.rows * splits * floats * group * 4;

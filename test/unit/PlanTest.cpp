@@ -101,6 +101,17 @@ TEST(Planner, ChannelScheduleGeometry) {
   ASSERT_TRUE(bool(s));
   EXPECT_EQ(s->unroll, 8);
   EXPECT_EQ(s->lanes, 64);
+  // A split cap: 4 splits instead of 16, or 1 to stream.
+  ScheduleTuning fewer;
+  fewer.splits = 4;
+  s = planAttention(decode(1, 64, 8, 32768, 128), d, fewer);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->splits, 4);
+  fewer.splits = 1;
+  s = planAttention(decode(1, 64, 8, 32768, 128), d, fewer);
+  ASSERT_TRUE(bool(s));
+  EXPECT_FALSE(s->split);
+  EXPECT_EQ(s->why, "streaming: one split was asked for");
 }
 
 TEST(Planner, MatrixScheduleGeometry) {

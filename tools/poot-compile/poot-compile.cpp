@@ -69,6 +69,9 @@ static cl::opt<int64_t> heads(
 static cl::opt<int64_t> waves(
     "waves", cl::init(0), cl::Hidden,
     cl::desc("Split-KV workgroups per compute unit to aim for (tuning)"));
+static cl::opt<int64_t> splits(
+    "splits", cl::init(0), cl::Hidden,
+    cl::desc("Split-KV: at most this many splits, 1 to stream (tuning)"));
 
 static cl::opt<bool> noMatrix(
     "no-matrix", cl::init(false), cl::Hidden,
@@ -152,6 +155,7 @@ int main(int argc, char **argv) {
   overrides.warps = warps;
   overrides.heads = heads;
   overrides.waves = waves;
+  overrides.splits = splits;
   overrides.noMatrix = noMatrix;
   overrides.noFusedCombine = noFusedCombine;
   overrides.fusedCombine = fusedCombine;

@@ -189,6 +189,9 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
     Option<"waves", "waves", "int64_t", "0",
            "Split-KV: workgroups per compute unit the split count aims for "
            "(tuning experiments; default 2)">,
+    Option<"splits", "splits", "int64_t", "0",
+           "Split-KV: at most this many splits, 1 to stream (tuning "
+           "experiments; the cap of 16 and 128-key chunks still hold)">,
     Option<"noMatrix", "no-matrix", "bool", "false",
            "Never plan the matrix-tile schedule (comparisons)">,
     Option<"noFusedCombine", "no-fused-combine", "bool", "false",

@@ -58,6 +58,7 @@ struct ScheduleTuning {
   int64_t warps = 0;  ///< subgroups of one workgroup
   int64_t heads = 0;  ///< most query heads of one workgroup
   int64_t waves = 0;  ///< split-KV: workgroups per compute unit to aim for
+  int64_t splits = 0; ///< split-KV: at most this many splits (1: stream)
   bool noMatrix = false; ///< never the matrix-tile schedule
   bool noFusedCombine = false; ///< split-KV: always a combine kernel
   /// Split-KV: the combine in the last workgroup on every schedule, on any
