@@ -155,12 +155,13 @@ done
 # Tuning variants (TUNING=1) of the matrix-tile schedule on the decode
 # shapes of TUNING_SHAPES ("model heads kv-heads batch Lk", comma
 # separated): tiles in flight x subgroups per workgroup (TUNING_UW, pairs
-# "U W"), and any other planner requests (TUNING_FLAGS, flag sets separated
-# by ";", e.g. "--waves=1;--waves=4 --no-fused-combine").
+# "U W"; an empty TUNING_UW skips them), and any other planner requests
+# (TUNING_FLAGS, flag sets separated by ";", e.g. "--splits=1;--splits=4;
+# --waves=4 --no-fused-combine").
 : > "$OUT/bench/tuning.txt"
 if [ "${TUNING:-0}" = 1 ]; then
 IFS=, read -ra tshapes <<< "${TUNING_SHAPES:-70b 64 8 1 32768,8b 32 8 8 8192}"
-IFS=, read -ra tuw <<< "${TUNING_UW:-1 8,1 16,1 32,2 16,1 4}"
+IFS=, read -ra tuw <<< "${TUNING_UW-1 8,1 16,1 32,2 16,1 4}"
 IFS=';' read -ra tflags <<< "${TUNING_FLAGS:-}"
 for shape in "${tshapes[@]}"; do
   set -- $shape
