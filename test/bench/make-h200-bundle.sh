@@ -93,6 +93,18 @@ split-channel-live|--op=attention_live --batch=3 --heads=4 --kv-heads=4 --head-d
 split-channel-d512|--op=attention_live --batch=1 --heads=2 --kv-heads=1 --head-dim=512 --capacity=2048|--seed=57 --set=len=1500
 CASES
 
+# Cases for the comparison with PyTorch on the device (torch_check.py;
+# the list is test/bench/torch-cases.txt, which CI also runs on lavapipe
+# and the cpu against numpy).
+grep -v '^#' "$ROOT/test/bench/torch-cases.txt" > "$OUT/torch.txt"
+while read -r name op b hq hkv d dv l dtype slot; do
+  trace=attention_masked; [ "$op" = live ] && trace=attention_live
+  "$TRACE" --op=$trace --batch=$b --heads=$hq --kv-heads=$hkv --head-dim=$d \
+    --value-dim=$dv --capacity=$l --dtype=$dtype -o "$OUT/$name.mlir"
+  plan_pair "$name" "$OUT/$name.mlir"
+  rm "$OUT/$name.mlir"
+done < "$OUT/torch.txt"
+
 # The matrix-tile schedule with 16 subgroups for 8 heads, which needs the
 # pairwise fold (a tuning request; not the default until measured).
 "$TRACE" --op=attention_masked --batch=2 --heads=64 --kv-heads=8 --head-dim=128 \

@@ -8,7 +8,8 @@
 # ./h200-out).
 #   run-h200.sh BUNDLE_DIR [PHASES]
 # PHASES is a comma list of check, resident (the same cases run whole on
-# the device, and the whole-plan graph replay), memcheck, peers, ours,
+# the device, and the whole-plan graph replay), torch (our outputs against
+# PyTorch on the device), memcheck, peers, ours,
 # compare (the bf16 decode shapes with a combine kernel, and on the channel
 # schedule where the bundle has those plans), tuning, vulkan,
 # or one of all (check,peers,ours), bench (peers,ours), everything (all).
@@ -20,9 +21,9 @@ set -uo pipefail
 B="${1:?usage: run-h200.sh BUNDLE_DIR [PHASES]}"
 PHASE="${2:-all}"
 case "$PHASE" in
-  all) PHASE=check,peers,ours ;;
+  all) PHASE=check,torch,peers,ours ;;
   bench) PHASE=peers,ours ;;
-  everything) PHASE=check,memcheck,peers,ours,tuning,vulkan ;;
+  everything) PHASE=check,resident,torch,memcheck,peers,ours,tuning,vulkan ;;
 esac
 has() { case ",$PHASE," in *",$1,"*) return 0 ;; esac; return 1; }
 R="${OUT:-$PWD/h200-out}"
@@ -88,6 +89,13 @@ if has resident; then
     intime || { echo "$n skipped (time budget)"; continue; }
     timeout 120 "$RUN" "$B/bench/$n.plan" --device=cuda --resident --bench=30 --quiet 2>&1 | grep -E "whole plan|error" | sed "s/^/$n /"
   done | tee "$R/bench-resident.txt"
+fi
+
+if has torch; then
+  budget torch 60
+  echo "== our outputs on cuda against PyTorch on the device"
+  timeout $(( DEADLINE - $(date +%s) )) python3 "$(dirname "$0")/torch_check.py" \
+    "$B/torch.txt" "$B/plans" "$RUN" cuda "$R/torch" 2>&1 | tee "$R/check-torch.txt"
 fi
 
 if has memcheck; then
@@ -191,6 +199,7 @@ echo "== summary"
 for f in check-cuda check-cuda-resident check-vulkan; do
   [ -s "$R/$f.txt" ] && echo "$f: $(grep -c '^ok' "$R/$f.txt") ok, $(grep -c '^FAIL' "$R/$f.txt") failed, $(grep -c '^SKIP' "$R/$f.txt") skipped" && grep '^FAIL' "$R/$f.txt" | cut -c1-160
 done
+[ -s "$R/check-torch.txt" ] && sed 's/^/torch /' "$R/check-torch.txt"
 [ -s "$R/memcheck.txt" ] && sed 's/^/memcheck /' "$R/memcheck.txt"
 for f in bench-resident bench-ours bench-compare bench-tuning; do
   [ -s "$R/$f.txt" ] && sed -E 's/ bench eqn [0-9]+ [a-z_0-9,]+:/:/; s/^/'"$f"' /' "$R/$f.txt"
