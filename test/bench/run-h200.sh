@@ -101,6 +101,8 @@ fi
 if has memcheck; then
   budget memcheck 60
   echo "== compute-sanitizer memcheck"
+  # MEMCHECK_CASES=all: every sweep case.
+  [ "${MEMCHECK_CASES:-}" = all ] && MEMCHECK_CASES=$(cut -d'|' -f1 "$B/sweep.txt" | tr '\n' ' ')
   for n in ${MEMCHECK_CASES:-sweep-gqa-d128-split sweep-mqa-d96 sweep-mla-192-128 sweep-paged-split sweep-live sweep-gqa-d40 sweep-bf16-split sweep-mma-mqa6-d128-tail sweep-mma-rep3-d96-live sweep-mma-paged-split sweep-fused-mma-live-split sweep-split-channel-live}; do
     intime || { echo "$n: skipped (time budget)"; continue; }
     args=$(grep "^$n|" "$B/sweep.txt" | cut -d'|' -f2)
