@@ -19,6 +19,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/SPIRV/Serialization.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace poot::codegen;
@@ -56,13 +57,13 @@ public:
     return storage.isInteger(32);
   }
   // OpMemoryBarrier at device scope over storage buffers, as GLSL's
-  // memoryBarrierBuffer(). GLSL would also declare the buffers `coherent`,
-  // which MLIR 19's serialiser cannot write (it has no Coherent
-  // decoration): a driver may then serve the last workgroup's loads of
-  // other workgroups' partials from a stale cache. So the Vulkan device
-  // facts never offer the fence (DeviceFacts::deviceFence), and only the
-  // planner's test override (fused-combine) uses it, to run the common
-  // fused-combine code on lavapipe in CI.
+  // memoryBarrierBuffer(). As GLSL's `coherent buffer`, lowerToSPIRV then
+  // decorates the module's storage buffers Coherent, so the last
+  // workgroup's loads of other workgroups' partials are not served from a
+  // stale cache. The Vulkan device facts still do not offer the fence
+  // (DeviceFacts::deviceFence): no Vulkan GPU has timed it, so only the
+  // planner's request (fused-combine) plans it, and CI runs it on
+  // lavapipe.
   bool hasDeviceFence() const override { return true; }
   void deviceFence(OpBuilder &b, Location loc) const override {
     b.create<spirv::MemoryBarrierOp>(
@@ -118,6 +119,46 @@ std::unique_ptr<TargetHooks> poot::codegen::createSPIRVTarget(bool f16,
   return std::make_unique<SPIRVTarget>(f16, subgroupSize);
 }
 
+/// Adds `OpDecorate %var Coherent` for every StorageBuffer variable of a
+/// serialised module that has none, after its other annotations (where
+/// the module layout puts decorations). MLIR 19's serialiser has no way to
+/// write this decoration, so the words are added here.
+static void decorateStorageBuffersCoherent(std::vector<uint32_t> &words) {
+  constexpr uint32_t kOpDecorate = 71, kOpMemberDecorate = 72,
+                     kOpDecorationGroup = 73, kOpGroupDecorate = 74,
+                     kOpGroupMemberDecorate = 75, kOpDecorateId = 332,
+                     kOpDecorateString = 5632, kOpMemberDecorateString = 5633,
+                     kOpVariable = 59, kStorageBuffer = 12, kCoherent = 23;
+  auto isAnnotation = [&](uint32_t op) {
+    return op == kOpDecorate || op == kOpMemberDecorate ||
+           op == kOpDecorationGroup || op == kOpGroupDecorate ||
+           op == kOpGroupMemberDecorate || op == kOpDecorateId ||
+           op == kOpDecorateString || op == kOpMemberDecorateString;
+  };
+  std::vector<uint32_t> buffers;
+  llvm::DenseSet<uint32_t> coherent;
+  size_t afterAnnotations = 0;
+  for (size_t at = 5; at < words.size();) {
+    uint32_t count = words[at] >> 16, op = words[at] & 0xFFFF;
+    if (count == 0 || at + count > words.size())
+      return; // not a module we can read: leave it as it is
+    if (isAnnotation(op))
+      afterAnnotations = at + count;
+    if (op == kOpDecorate && count >= 3 && words[at + 2] == kCoherent)
+      coherent.insert(words[at + 1]);
+    if (op == kOpVariable && count >= 4 && words[at + 3] == kStorageBuffer)
+      buffers.push_back(words[at + 2]);
+    at += count;
+  }
+  if (afterAnnotations == 0 || buffers.empty())
+    return;
+  std::vector<uint32_t> added;
+  for (uint32_t id : buffers)
+    if (!coherent.contains(id))
+      added.insert(added.end(), {(3u << 16) | kOpDecorate, id, kCoherent});
+  words.insert(words.begin() + afterAnnotations, added.begin(), added.end());
+}
+
 FailureOr<std::vector<std::vector<uint32_t>>>
 poot::codegen::lowerToSPIRV(ModuleOp module) {
   static bool registered = [] {
@@ -139,10 +180,16 @@ poot::codegen::lowerToSPIRV(ModuleOp module) {
     return failure();
   std::vector<std::vector<uint32_t>> binaries;
   for (auto spv : module.getOps<spirv::ModuleOp>()) {
+    bool deviceBarrier = false;
+    spv.walk([&](spirv::MemoryBarrierOp barrier) {
+      deviceBarrier |= barrier.getMemoryScope() == spirv::Scope::Device;
+    });
     SmallVector<uint32_t> words;
     if (failed(spirv::serialize(spv, words)))
       return spv.emitError("cannot serialise the SPIR-V module");
     binaries.emplace_back(words.begin(), words.end());
+    if (deviceBarrier)
+      decorateStorageBuffersCoherent(binaries.back());
   }
   return binaries;
 }
