@@ -72,6 +72,16 @@ public:
         .getResult(0);
   }
 
+  // A device-scope fence is LLVM's own `fence syncscope("agent")
+  // acq_rel`, which the AMDGPU backend turns into the chip's cache
+  // write-back and invalidate around a wait. The ROCm device facts do not
+  // offer it (no AMD GPU has run it), so only the planner's request
+  // (fused-combine) plans the fused combine here.
+  bool hasDeviceFence() const override { return true; }
+  void deviceFence(OpBuilder &b, Location loc) const override {
+    b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acq_rel, "agent");
+  }
+
 private:
   /// The chip the kernels are for. Nothing above depends on it yet: the
   /// wavefront width the kernels assume comes with the schedule.

@@ -454,6 +454,41 @@ TEST_F(FakeHipTest, RunnerBindsOperandsByRole) {
   EXPECT_FALSE(claimed);
 }
 
+TEST_F(FakeHipTest, RunnerBindsTheFusedCombinesCountersZeroed) {
+  Plan plan = attentionPlan("gfx942");
+  HipRunner runner(*device, plan);
+  // A split attention whose last workgroup folds: scratch and the ticket
+  // counters (one i32 a row) bind, the counters zero at every launch even
+  // when the last one left garbage (as a faulted launch could).
+  Eqn eqn = attentionEqn();
+  eqn.attrs["poot.launches.0.kernel"] = Attr::ofString("attention_0_partial");
+  eqn.attrs["poot.launches.0.args"] = Attr::ofString("q,k,v,out,scratch,counters");
+  eqn.attrs["poot.schedule.scratch_bytes"] = Attr::ofInt(64);
+  eqn.attrs["poot.schedule.counter_bytes"] = Attr::ofInt(12);
+  Tensor q({DType::F32, {1, 1, 1, 2}}, {1, 2});
+  Tensor k({DType::F32, {1, 1, 3, 2}}, {3, 4, 5, 6, 7, 8});
+  Tensor v({DType::F32, {1, 1, 3, 2}}, {9, 10, 11, 12, 13, 14});
+  state.paramCount = 6;
+  std::vector<int32_t> seen;
+  state.onLaunch = [&](const FakeHip::LaunchRecord &r) {
+    size_t offset;
+    std::vector<unsigned char> &counters = allocationOf(r.params[5], offset);
+    ASSERT_EQ(counters.size(), 12u);
+    int32_t words[3];
+    std::memcpy(words, counters.data(), 12);
+    seen.insert(seen.end(), words, words + 3);
+    std::memset(counters.data(), 0x7f, 12);
+  };
+  for (int run = 0; run < 2; ++run) {
+    std::vector<Tensor> results;
+    bool claimed = false;
+    Status s = runner.run(eqn, {&q, &k, &v}, {{DType::F32, {1, 1, 1, 2}}},
+                          results, claimed);
+    ASSERT_TRUE(s.isOk()) << s.toString();
+  }
+  EXPECT_EQ(seen, (std::vector<int32_t>(6, 0)));
+}
+
 TEST_F(FakeHipTest, RunnerRefusesAPlanForAnotherChip) {
   Plan plan = attentionPlan("gfx1100");
   HipRunner runner(*device, plan);

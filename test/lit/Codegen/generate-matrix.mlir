@@ -1,6 +1,5 @@
 // RUN: poot-opt %s --split-input-file --poot-plan=device=sm_90 --poot-generate=target=nvvm | FileCheck %s
 // RUN: not poot-opt %s --split-input-file --poot-generate=target=spirv 2>&1 | FileCheck %s --check-prefix=REFUSE
-// RUN: not poot-opt %s --split-input-file --poot-generate="target=rocdl chip=gfx942" 2>&1 | FileCheck %s --check-prefix=NOFENCE
 // RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 warps=16 no-fused-combine" --poot-generate=target=nvvm | FileCheck %s --check-prefix=PAIR
 
 // Asked for 16 subgroups, 8 heads fold pairwise first: subgroups 8..15
@@ -61,15 +60,4 @@ func.func @decode70b(%q: tensor<1x64x1x128xbf16>, %k: tensor<1x8x1024x128xbf16>,
 func.func @refused(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x64x64xf16>, %v: tensor<1x2x64x64xf16>) -> tensor<1x8x1x64xf16> {
   %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 4 : i64, poot.schedule = {kind = "streaming", grouped = true, group = 4 : i64, lanes = 256 : i64, subgroup = 32 : i64, vector = 8 : i64, value_vector = 4 : i64, unroll = 1 : i64, matrix = true, splits = 1 : i64, chunk = 64 : i64, grid = array<i64: 2, 1>}} : tensor<1x8x1x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x8x1x64xf16>
   return %o : tensor<1x8x1x64xf16>
-}
-
-// -----
-
-// A combine in the last workgroup needs a device-scope fence: a target
-// without one (ROCDL, until one is checked on AMD hardware) refuses the
-// schedule, naming itself.
-// NOFENCE: error: expected a target with a device-scope fence for a combine fused into the partials, target rocdl has none
-func.func @refused_fence(%q: tensor<1x2x1x64xf32>, %k: tensor<1x2x1024x64xf32>, %v: tensor<1x2x1024x64xf32>) -> tensor<1x2x1x64xf32> {
-  %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 1 : i64, poot.schedule = {kind = "split", grouped = false, group = 1 : i64, lanes = 16 : i64, subgroup = 0 : i64, splits = 4 : i64, chunk = 256 : i64, grid = array<i64: 8, 1>, fused_combine = true, counter_bytes = 8 : i64}} : tensor<1x2x1x64xf32>, tensor<1x2x1024x64xf32>, tensor<1x2x1024x64xf32> -> tensor<1x2x1x64xf32>
-  return %o : tensor<1x2x1x64xf32>
 }
