@@ -475,9 +475,7 @@ LogicalResult PrimitiveEmitter::dynamicSlice(bool update, int64_t &total) {
   if (!update || inPlace(op)) {
     // One thread per window element: read it (a slice) or write it (an
     // update in place; the rest of x is already the result).
-    total = 1;
-    for (int64_t n : sizes)
-      total *= n;
+    total = ShapedType::getNumElements(sizes);
     k.forEach(total, [&](Value i) {
       SmallVector<Value> starts = clampedStarts();
       SmallVector<Value> c = k.unravel(i, sizes);

@@ -63,9 +63,8 @@ std::vector<BufferRequest> poot::graphBuffers(const rt::Graph &graph) {
     const rt::Eqn &eqn = graph.eqns[e];
     // An in-place cache write's result lives in its operand (a graph
     // input, which has a buffer of its own).
-    bool inPlace = eqn.attr("poot.in_place") != nullptr;
     for (int v : eqn.results) {
-      if (exported[v] || (inPlace && v == eqn.results[0]))
+      if (exported[v] || (eqn.writesInPlace() && v == eqn.results[0]))
         continue;
       const rt::TensorType &t = graph.values[v];
       out.push_back({"%" + std::to_string(v),

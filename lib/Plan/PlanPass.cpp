@@ -85,7 +85,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     Value x = op->getOperand(0);
     auto arg = dyn_cast<BlockArgument>(x);
     if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()) ||
-        !x.hasOneUse() || x.getType() != op->getResult(0).getType())
+        !x.hasOneUse())
       return;
     op->setAttr(attrs::kInPlace, UnitAttr::get(op->getContext()));
   }

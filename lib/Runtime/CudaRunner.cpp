@@ -318,19 +318,14 @@ Status CudaRunner::prepare(const Eqn &eqn,
     CudaDeviceBuffer *buf = nullptr;
     POOT_RETURN_IF_ERROR(ensure("scratch", scratch->i, buf));
   }
-  // The fused combine's ticket counters start at zero, and every launch
-  // leaves them zero: set once, when the buffer is made.
+  // The fused combine's ticket counters: zero before a launch (which
+  // leaves them zero again; cleared on every run all the same, as HIP's).
   if (const Attr *counters = eqn.attr("poot.schedule.counter_bytes");
       counters && counters->i > 0) {
-    auto it = mine.find("counters");
-    bool fresh = it == mine.end() || !it->second.valid() ||
-                 it->second.size() != std::max<int64_t>(counters->i, 4);
     CudaDeviceBuffer *buf = nullptr;
     POOT_RETURN_IF_ERROR(ensure("counters", counters->i, buf));
-    if (fresh) {
-      std::vector<unsigned char> zero(buf->size(), 0);
-      POOT_RETURN_IF_ERROR(buf->upload(zero.data(), buf->size()));
-    }
+    std::vector<unsigned char> zero(buf->size(), 0);
+    POOT_RETURN_IF_ERROR(buf->upload(zero.data(), buf->size()));
   }
 
   for (int64_t l = 0; l < count->i; ++l) {

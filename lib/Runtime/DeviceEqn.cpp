@@ -163,14 +163,8 @@ std::string resultRole(const Eqn &eqn, size_t i) {
   return "out" + std::to_string(i);
 }
 
-bool writesInPlace(const Eqn &eqn) {
-  return (eqn.op == "dynamic_update_slice" || eqn.op == "scatter_update") &&
-         eqn.attr("poot.in_place") != nullptr && !eqn.operands.empty() &&
-         !eqn.results.empty();
-}
-
 std::string resultStorageRole(const Eqn &eqn, size_t i) {
-  return i == 0 && writesInPlace(eqn) ? "in0" : resultRole(eqn, i);
+  return i == 0 && eqn.writesInPlace() ? "in0" : resultRole(eqn, i);
 }
 
 std::vector<int> storageValues(const Graph &graph) {
@@ -179,7 +173,7 @@ std::vector<int> storageValues(const Graph &graph) {
     storage[v] = static_cast<int>(v);
   // Eqns are in order, so an operand's storage is final when it is read.
   for (const Eqn &eqn : graph.eqns)
-    if (writesInPlace(eqn))
+    if (eqn.writesInPlace())
       storage[eqn.results[0]] = storage[eqn.operands[0]];
   return storage;
 }

@@ -52,9 +52,6 @@ Status kernelError(const Eqn &eqn, int32_t code);
 std::vector<std::string> operandRoles(const Eqn &eqn);
 /// The role of result `i`: "out" for attention, out0, out1.. otherwise.
 std::string resultRole(const Eqn &eqn, size_t i);
-/// True when `eqn`'s result 0 is operand 0's storage (a cache write the
-/// planner marked poot.in_place): its kernel writes only the new elements.
-bool writesInPlace(const Eqn &eqn);
 /// The role whose buffer holds result `i`: in0 for an in-place write's
 /// result, resultRole otherwise.
 std::string resultStorageRole(const Eqn &eqn, size_t i);

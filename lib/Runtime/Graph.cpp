@@ -57,6 +57,12 @@ const Attr *Eqn::attr(const std::string &name) const {
   return it == attrs.end() ? nullptr : &it->second;
 }
 
+bool Eqn::writesInPlace() const {
+  return (op == "dynamic_update_slice" || op == "scatter_update") &&
+         attr("poot.in_place") != nullptr && !operands.empty() &&
+         !results.empty();
+}
+
 int Graph::findInput(const std::string &name) const {
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].name == name)

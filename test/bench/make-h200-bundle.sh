@@ -97,13 +97,12 @@ CASES
 # the list is test/bench/torch-cases.txt, which CI also runs on lavapipe
 # and the cpu against numpy).
 grep -v '^#' "$ROOT/test/bench/torch-cases.txt" > "$OUT/torch.txt"
-while read -r name op b hq hkv d dv l dtype slot; do
-  trace=attention_masked; [ "$op" = live ] && trace=attention_live
-  "$TRACE" --op=$trace --batch=$b --heads=$hq --kv-heads=$hkv --head-dim=$d \
-    --value-dim=$dv --capacity=$l --dtype=$dtype -o "$OUT/$name.mlir"
+python3 "$ROOT/test/bench/torch_check.py" --trace-args "$OUT/torch.txt" |
+while read -r name args; do
+  "$TRACE" $args -o "$OUT/$name.mlir"
   plan_pair "$name" "$OUT/$name.mlir"
   rm "$OUT/$name.mlir"
-done < "$OUT/torch.txt"
+done
 
 # The matrix-tile schedule with 16 subgroups for 8 heads, which needs the
 # pairwise fold (a tuning request; not the default until measured).

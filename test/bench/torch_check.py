@@ -19,12 +19,40 @@ numpy, and the report says so.
 A case line is: NAME OP B HQ HKV D DV L DTYPE SLOT. OP is masked (a cache
 write at a scalar pos = SLOT, then keys 0..pos are visible) or live (keys
 j < len[b] are visible, with SLOT as comma-separated lengths).
+
+    torch_check.py --trace-args CASES_FILE
+
+prints "NAME POOT-TRACE-ARGUMENTS" for each case: how the bundle and CI
+trace the graphs (no numpy needed).
 """
 import os
 import subprocess
 import sys
 
-import numpy as np
+
+def cases_of(path):
+    """The case lines of `path`, as lists of fields."""
+    for line in open(path):
+        fields = line.split()
+        if fields and not fields[0].startswith("#"):
+            yield fields
+
+
+def trace_args(fields):
+    """poot-trace's arguments for a case."""
+    name, op, b, hq, hkv, d, dv, length, dtype = fields[:9]
+    trace = "attention_live" if op == "live" else "attention_masked"
+    return (f"--op={trace} --batch={b} --heads={hq} --kv-heads={hkv} "
+            f"--head-dim={d} --value-dim={dv} --capacity={length} "
+            f"--dtype={dtype}")
+
+
+if __name__ == "__main__" and len(sys.argv) == 3 and sys.argv[1] == "--trace-args":
+    for fields in cases_of(sys.argv[2]):
+        print(fields[0], trace_args(fields))
+    sys.exit(0)
+
+import numpy as np  # noqa: E402 (not needed for --trace-args)
 
 try:
     import torch
@@ -131,10 +159,7 @@ def main():
     cases, plans, runner, device, out_dir = sys.argv[1:]
     rng = np.random.default_rng(20261130)
     failed = 0
-    for line in open(cases):
-        fields = line.split()
-        if not fields or fields[0].startswith("#"):
-            continue
+    for fields in cases_of(cases):
         if not os.path.exists(os.path.join(plans, f"{fields[0]}.{device}.plan")):
             continue
         ok, report = run_case(fields, plans, runner, device, out_dir, rng)

@@ -20,17 +20,16 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/plans"
 grep -v '^#' "$ROOT/test/bench/torch-cases.txt" > "$WORK/cases.txt"
-while read -r name op b hq hkv d dv l dtype slot; do
-  trace=attention_masked; [ "$op" = live ] && trace=attention_live
-  "$TRACE" --op=$trace --batch=$b --heads=$hq --kv-heads=$hkv --head-dim=$d \
-    --value-dim=$dv --capacity=$l --dtype=$dtype -o "$WORK/$name.mlir" || exit 1
+"$PY" "$ROOT/test/bench/torch_check.py" --trace-args "$WORK/cases.txt" > "$WORK/trace.txt"
+while read -r name args; do
+  "$TRACE" $args -o "$WORK/$name.mlir" || exit 1
   "$COMPILE" "$WORK/$name.mlir" --target=cpu --quiet \
     -o "$WORK/plans/$name.cpu.plan" || exit 1
   # The generic Vulkan device has no bf16 storage: those cases stay cpu.
   "$COMPILE" "$WORK/$name.mlir" --target=vulkan --quiet \
     -o "$WORK/plans/$name.vulkan.plan" 2>/dev/null ||
     rm -f "$WORK/plans/$name.vulkan.plan"
-done < "$WORK/cases.txt"
+done < "$WORK/trace.txt"
 failed=0
 "$PY" "$ROOT/test/bench/torch_check.py" "$WORK/cases.txt" "$WORK/plans" \
   "$RUN" cpu "$WORK/out-cpu" || failed=1

@@ -49,6 +49,9 @@ struct Eqn {
   std::string location; ///< "file:line:col" of the op, for error messages
 
   const Attr *attr(const std::string &name) const;
+  /// Whether result 0 takes operand 0's storage: a cache write the planner
+  /// marked poot.in_place (its device kernel writes only the new elements).
+  bool writesInPlace() const;
 };
 
 /// A graph input: a plain input, a slot, or the incoming half of a state pair.
