@@ -318,15 +318,7 @@ Status CudaRunner::prepare(const Eqn &eqn,
     CudaDeviceBuffer *buf = nullptr;
     POOT_RETURN_IF_ERROR(ensure("scratch", scratch->i, buf));
   }
-  // The fused combine's ticket counters: zero before a launch (which
-  // leaves them zero again; cleared on every run all the same, as HIP's).
-  if (const Attr *counters = eqn.attr("poot.schedule.counter_bytes");
-      counters && counters->i > 0) {
-    CudaDeviceBuffer *buf = nullptr;
-    POOT_RETURN_IF_ERROR(ensure("counters", counters->i, buf));
-    std::vector<unsigned char> zero(buf->size(), 0);
-    POOT_RETURN_IF_ERROR(buf->upload(zero.data(), buf->size()));
-  }
+  POOT_RETURN_IF_ERROR(device::clearCounters<CudaDeviceBuffer>(eqn, ensure));
 
   for (int64_t l = 0; l < count->i; ++l) {
     std::string prefix = "poot.launches." + std::to_string(l) + ".";

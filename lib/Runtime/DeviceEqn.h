@@ -106,6 +106,21 @@ Status readOutputs(const Graph &graph, std::vector<Tensor> &values,
   return Status::ok();
 }
 
+/// The fused combine's ticket counters of `eqn` (schedule counter_bytes),
+/// if it has them: the buffer `ensure(role, bytes, buffer)` gives, zeroed
+/// before the launch (which leaves them zero again; cleared on every run
+/// all the same).
+template <typename Buffer, typename Ensure>
+Status clearCounters(const Eqn &eqn, Ensure ensure) {
+  const Attr *counters = eqn.attr("poot.schedule.counter_bytes");
+  if (!counters || counters->i <= 0)
+    return Status::ok();
+  Buffer *buf = nullptr;
+  POOT_RETURN_IF_ERROR(ensure("counters", counters->i, buf));
+  std::vector<unsigned char> zero(buf->size(), 0);
+  return buf->upload(zero.data(), buf->size());
+}
+
 /// Every value `eqn` binds, by role: its operands' and its results'.
 std::vector<std::pair<std::string, int>> valueRoles(const Eqn &eqn);
 /// The values of a `constant` eqn of `graph`, as device storage (what a

@@ -108,15 +108,7 @@ Status HipRunner::run(const Eqn &eqn,
     HipDeviceBuffer *buf = nullptr;
     POOT_RETURN_IF_ERROR(ensure("scratch", scratch->i, buf));
   }
-  // The fused combine's ticket counters: zero before a launch (which
-  // leaves them zero again; cleared on every run all the same).
-  if (const Attr *counters = eqn.attr("poot.schedule.counter_bytes");
-      counters && counters->i > 0) {
-    HipDeviceBuffer *buf = nullptr;
-    POOT_RETURN_IF_ERROR(ensure("counters", counters->i, buf));
-    std::vector<unsigned char> zero(buf->size(), 0);
-    POOT_RETURN_IF_ERROR(buf->upload(zero.data(), buf->size()));
-  }
+  POOT_RETURN_IF_ERROR(device::clearCounters<HipDeviceBuffer>(eqn, ensure));
   // The error word is cleared on every run: the kernels only ever set it.
   HipDeviceBuffer *err = nullptr;
   if (device::usesErrorWord(records)) {
