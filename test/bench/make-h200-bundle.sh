@@ -22,6 +22,14 @@ rm -rf "$OUT/build-rt"
 # install has one, is found by run-h200.sh).
 mkdir -p "$OUT/lib"
 cp -L /usr/lib/x86_64-linux-gnu/libvulkan.so.1 "$OUT/lib/" 2>/dev/null || true
+# NVIDIA's Vulkan ICD lives in its GLX library, which needs the GL vendor
+# dispatch libraries (libglvnd) a compute-only image lacks. GL_DEBS names a
+# folder of Debian packages to unpack there (libvulkan1 libegl1 libglvnd0
+# libopengl0 libgl1 libglx0 libgles2, fetched with `apt-get download`).
+if [ -n "${GL_DEBS:-}" ]; then
+  mkdir -p "$OUT/gl"
+  cp "$GL_DEBS"/*.deb "$OUT/gl/"
+fi
 
 plan_pair() { # name graph.mlir [extra flags for the cuda plan]
   "$COMPILE" "$2" --target=cuda:sm_90 --quiet ${3:-} -o "$OUT/plans/$1.cuda.plan"

@@ -11,7 +11,8 @@
 # the device, and the whole-plan graph replay), torch (our outputs against
 # PyTorch on the device), memcheck, peers, ours,
 # compare (the bf16 decode shapes with a combine kernel, and on the channel
-# schedule where the bundle has those plans), tuning, vulkan,
+# schedule where the bundle has those plans), tuning, profile (ncu of
+# PROFILE plans), vulkan,
 # or one of all (check,peers,ours), bench (peers,ours), everything (all).
 # ONLY="name ..." and COMPARE_ONLY="name ..." time just those plans.
 # Each phase has a time budget in seconds (BUDGET_<PHASE>, e.g.
@@ -103,12 +104,18 @@ if has memcheck; then
   echo "== compute-sanitizer memcheck"
   # MEMCHECK_CASES=all: every sweep case.
   [ "${MEMCHECK_CASES:-}" = all ] && MEMCHECK_CASES=$(cut -d'|' -f1 "$B/sweep.txt" | tr '\n' ' ')
-  for n in ${MEMCHECK_CASES:-sweep-gqa-d128-split sweep-mqa-d96 sweep-mla-192-128 sweep-paged-split sweep-live sweep-gqa-d40 sweep-bf16-split sweep-mma-mqa6-d128-tail sweep-mma-rep3-d96-live sweep-mma-paged-split sweep-fused-mma-live-split sweep-split-channel-live}; do
-    intime || { echo "$n: skipped (time budget)"; continue; }
+  # Four sanitised processes at a time share the GPU.
+  memcheck_one() {
+    n="$1"
+    intime || { echo "$n: skipped (time budget)"; return; }
     args=$(grep "^$n|" "$B/sweep.txt" | cut -d'|' -f2)
     compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$RUN" "$B/plans/$n.cuda.plan" --device=cuda --device-only $args --quiet > "$R/memcheck-$n.txt" 2>&1
     echo "$n: exit $? $(grep -c 'Invalid' "$R/memcheck-$n.txt") invalid accesses"
-  done | tee "$R/memcheck.txt"
+  }
+  export -f memcheck_one intime; export R
+  for n in ${MEMCHECK_CASES:-sweep-gqa-d128-split sweep-mqa-d96 sweep-mla-192-128 sweep-paged-split sweep-live sweep-gqa-d40 sweep-bf16-split sweep-mma-mqa6-d128-tail sweep-mma-rep3-d96-live sweep-mma-paged-split sweep-fused-mma-live-split sweep-split-channel-live}; do
+    echo "$n"
+  done | xargs -P 4 -I{} bash -c 'memcheck_one {}' | sort | tee "$R/memcheck.txt"
 fi
 
 if has peers; then
@@ -164,13 +171,41 @@ if has tuning && [ -s "$B/bench/tuning.txt" ]; then
   time_list "$B/bench/tuning.txt" "$R/bench-tuning.txt" 20
 fi
 
+if has profile; then
+  budget profile 90
+  echo "== profile (ncu) of the attention kernel"
+  # PROFILE="name ..." picks the benchmark plans; by default the two short
+  # rows, which are latency-bound. One launch after two warm ones.
+  for n in ${PROFILE:-llama3-8b-b1-lk4096-bf16 llama3-70b-b1-lk4096-bf16}; do
+    intime || { echo "$n skipped (time budget)"; continue; }
+    timeout 120 ncu --launch-skip 2 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats \
+      --section WarpStateStats --section MemoryWorkloadAnalysis \
+      --section SchedulerStats \
+      "$RUN" "$B/bench/$n.plan" --device=cuda --bench=4 --bench-only \
+      --bench-op=attention --quiet > "$R/profile-$n.txt" 2>&1
+    echo "$n: exit $?"
+    grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Theoretical Occupancy|Grid Size|Block Size|Stall|Warp Cycles Per Issued|Issued Warp|No Eligible|L2 Hit" "$R/profile-$n.txt" | head -30
+  done
+fi
+
 if has vulkan; then
   budget vulkan 60
   echo "== correctness on the machine's Vulkan driver (SPIR-V plans)"
   # The bundle's loader where the machine has none; NVIDIA's ICD is
   # libGLX_nvidia.so.0, described by a JSON the driver install may lack.
-  [ -f "$B/lib/libvulkan.so.1" ] && export LD_LIBRARY_PATH="$B/lib:${LD_LIBRARY_PATH:-}"
-  icd=$(ls /usr/share/vulkan/icd.d/nvidia*.json /etc/vulkan/icd.d/nvidia*.json 2>/dev/null | head -1)
+  # With the GL dispatch packages in the bundle, unpack them (the ICD
+  # needs libGLdispatch) and use the system loader they bring.
+  if ls "$B"/gl/*.deb >/dev/null 2>&1; then
+    for f in "$B"/gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+  elif [ -f "$B/lib/libvulkan.so.1" ]; then
+    export LD_LIBRARY_PATH="$B/lib:${LD_LIBRARY_PATH:-}"
+  fi
+  # The container toolkit's ICD description first: it names the driver
+  # library the container really mounts.
+  icd=$(ls /usr/local/nvidia/share/vulkan/icd.d/nvidia*.json /usr/share/vulkan/icd.d/nvidia*.json /etc/vulkan/icd.d/nvidia*.json 2>/dev/null | head -1)
+  [ -n "$icd" ] && export VK_DRIVER_FILES="$icd" VK_ICD_FILENAMES="$icd"
   glx=$(ldconfig -p 2>/dev/null | grep -o '/[^ ]*libGLX_nvidia.so.0' | head -1)
   echo "vulkan: icd json ${icd:-none}, libGLX_nvidia ${glx:-none}"
   if [ -z "$icd" ] && [ -n "$glx" ]; then
