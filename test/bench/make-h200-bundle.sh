@@ -51,6 +51,14 @@ sweep_cases() {
     [ -z "$name" ] && continue
     "$TRACE" $args -o "$OUT/$name.mlir"
     plan_pair "sweep-$name" "$OUT/$name.mlir" "${flags:-}"
+    # The SPIR-V plan again with the combine in the last workgroup (device
+    # fences and Coherent buffers; on request only on Vulkan), where the
+    # case splits.
+    if "$COMPILE" "$OUT/$name.mlir" --target=vulkan --fused-combine \
+         -o "$OUT/plans/sweep-$name.vulkan-fused.plan" 2>&1 |
+         grep -q "folded by the last workgroup"; then :; else
+      rm -f "$OUT/plans/sweep-$name.vulkan-fused.plan"
+    fi
     rm "$OUT/$name.mlir"
     echo "sweep-$name|$runargs" >> "$OUT/sweep.txt"
   done

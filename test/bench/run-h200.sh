@@ -52,8 +52,9 @@ cat "$R/device.txt"
 check_one() {
   dev="$1"; n="$2"; shift 2
   if [ "$(date +%s)" -ge "$DEADLINE" ]; then echo "SKIP $n (time budget)"; return; fi
+  # DEVICE-VARIANT picks the plan NAME.DEVICE-VARIANT.plan.
   plan="$B/plans/$n.$dev.plan"
-  if out=$(timeout 60 "$RUN" "$plan" --device=$dev --device-only --ref="$B/plans/$n.ref.plan" "$@" --quiet 2>&1); then
+  if out=$(timeout 60 "$RUN" "$plan" --device=${dev%%-*} --device-only --ref="$B/plans/$n.ref.plan" "$@" --quiet 2>&1); then
     echo "ok   $n"
   else
     echo "FAIL $n: $(echo "$out" | grep -E 'FAIL|error' | head -2 | tr '\n' ' ')"
@@ -64,7 +65,9 @@ export -f check_one; export B RUN
 cases() {
   for p in "$B"/plans/*."$1".plan; do
     n=$(basename "$p" ."$1".plan)
-    case "$n" in sweep-*) continue ;; esac
+    # Sweep cases take their arguments below; the PyTorch cases are the
+    # torch phase's.
+    case "$n" in sweep-*|torch-*) continue ;; esac
     steps=1; case "$n" in *decode*) steps=2 ;; esac
     echo "$1 $n --steps=$steps --seed=3"
   done
@@ -178,13 +181,15 @@ if has profile; then
   # rows, which are latency-bound. One launch after two warm ones.
   for n in ${PROFILE:-llama3-8b-b1-lk4096-bf16 llama3-70b-b1-lk4096-bf16}; do
     intime || { echo "$n skipped (time budget)"; continue; }
-    timeout 120 ncu --launch-skip 2 --launch-count 1 \
-      --section SpeedOfLight --section Occupancy --section LaunchStats \
-      --section WarpStateStats --section MemoryWorkloadAnalysis \
-      --section SchedulerStats \
+    timeout 150 ncu --launch-skip 2 --launch-count 1 --set full \
+      --import-source no -o "$R/profile-$n" -f \
       "$RUN" "$B/bench/$n.plan" --device=cuda --bench=4 --bench-only \
-      --bench-op=attention --quiet > "$R/profile-$n.txt" 2>&1
+      --bench-op=attention --quiet > "$R/profile-$n.log" 2>&1
     echo "$n: exit $?"
+    # The details page, and every SASS instruction with its stall samples.
+    ncu --import "$R/profile-$n.ncu-rep" --page details > "$R/profile-$n.txt" 2>&1
+    ncu --import "$R/profile-$n.ncu-rep" --page source --print-source sass \
+      --csv > "$R/profile-$n-sass.csv" 2>&1
     grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Theoretical Occupancy|Grid Size|Block Size|Stall|Warp Cycles Per Issued|Issued Warp|No Eligible|L2 Hit" "$R/profile-$n.txt" | head -30
   done
 fi
@@ -224,6 +229,8 @@ if has vulkan; then
      timeout 30 "$RUN" "$first" --device=vulkan --quiet >/dev/null 2>&1; then
     cases vulkan | xargs -P 4 -L 1 bash -c 'check_one "$@"' _ | sort -k2 | tee "$R/check-vulkan.txt"
     echo "$(grep -c '^ok' "$R/check-vulkan.txt") ok, $(grep -c '^FAIL' "$R/check-vulkan.txt") failed, $(grep -c '^SKIP' "$R/check-vulkan.txt") skipped"
+    echo "== the same sweep on Vulkan with the combine in the last workgroup"
+    cases vulkan-fused | xargs -P 4 -L 1 bash -c 'check_one "$@"' _ | sort -k2 | tee "$R/check-vulkan-fused.txt"
   else
     echo "vulkan: no device: the check did not run"
   fi
@@ -233,7 +240,7 @@ stamp done
 # The results again, compactly, last: a reader that keeps only the end of
 # the output still has every verdict and timing.
 echo "== summary"
-for f in check-cuda check-cuda-resident check-vulkan; do
+for f in check-cuda check-cuda-resident check-vulkan check-vulkan-fused; do
   [ -s "$R/$f.txt" ] && echo "$f: $(grep -c '^ok' "$R/$f.txt") ok, $(grep -c '^FAIL' "$R/$f.txt") failed, $(grep -c '^SKIP' "$R/$f.txt") skipped" && grep '^FAIL' "$R/$f.txt" | cut -c1-160
 done
 [ -s "$R/check-torch.txt" ] && sed 's/^/torch /' "$R/check-torch.txt"
