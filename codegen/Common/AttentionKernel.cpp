@@ -856,36 +856,10 @@ void emitChannelBody(Emitter &e, const Spec &s, const Args &a, Value tid,
 /// across g after the loop) and its o^T entries. A key past the chunk's end
 /// is read from the chunk's first key and scored -inf, as in the channel
 /// schedule. The subgroups' states then fold in workgroup memory.
-/// The matrix schedule's q, once per workgroup: the group's G query rows
-/// go to workgroup memory (`stage`, G x dk), from which every subgroup
-/// takes its words. Staged before the key range is known, so the q loads
-/// are in flight while the live length and the position are read.
-void stageMatrixQuery(Emitter &e, const Spec &s, const Args &a, Value tid,
-                      Value bi, Value gq, Value qi, Value stage) {
-  const int64_t V = s.vector, perRow = s.dk / V, n = s.group * perRow;
-  for (int64_t first = 0; first < n; first += s.lanes) {
-    Value i = e.add(tid, e.idx(first));
-    auto copy = [&] {
-      Value head = e.div(i, e.idx(perRow));
-      Value ch = e.mul(e.rem(i, e.idx(perRow)), e.idx(V));
-      Value vec = e.b.create<vector::LoadOp>(
-          e.loc, VectorType::get({V}, s.storage), a.q,
-          ValueRange{bi, e.add(e.mul(gq, e.idx(s.group)), head), qi, ch});
-      e.b.create<vector::StoreOp>(e.loc, vec, stage,
-                                  ValueRange{e.mul(i, e.idx(V))});
-    };
-    if (first + s.lanes <= n)
-      copy();
-    else
-      e.when(e.cmpi(arith::CmpIPredicate::ult, i, e.idx(n)), copy);
-  }
-  e.b.create<gpu::BarrierOp>(e.loc);
-}
-
 void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
                     Value bi, Value gq, Value kv, Value qi, Value kBegin,
-                    Value kEnd, Value qpos, Value qStage, Value partials,
-                    Value fold, Value scratchBase) {
+                    Value kEnd, Value partials, Value fold,
+                    Value scratchBase) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   const int64_t S = s.subgroup, W = s.lanes / S, G = s.group, U = s.unroll;
@@ -897,6 +871,7 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
   Value lane = e.rem(tid, e.idx(S)), warp = e.div(tid, e.idx(S));
   Value g = e.div(lane, e.idx(4)), t = e.rem(lane, e.idx(4));
 
+  Value qpos = queryPosition(e, s, a, bi, qi);
   auto i32c = [&](OpBuilder &ob, Location l, int64_t v) -> Value {
     return ob.create<arith::ConstantOp>(l, ob.getI32IntegerAttr(v));
   };
@@ -954,10 +929,10 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
   // q as B words: head g (clamped; zero past the group), step s's words
   // hold list positions 4s, 4s+1 and 4s+2, 4s+3.
   Value inGroup = e.cmpi(arith::CmpIPredicate::ult, g, e.idx(G));
-  Value qRow = e.mul(e.imin(g, e.idx(G - 1)), e.idx(s.dk));
+  Value qHead = e.add(e.mul(gq, e.idx(G)), e.imin(g, e.idx(G - 1)));
   SmallVector<Value> qChunk;
   for (int64_t j = 0; j < kChunks; ++j)
-    qChunk.push_back(load(e, qStage, {e.add(qRow, kChannel(e, j))}, V));
+    qChunk.push_back(load(e, a.q, {bi, qHead, qi, kChannel(e, j)}, V));
   SmallVector<Value> qWord;
   Value zero32 = i32c(b, loc, 0);
   for (int64_t st = 0; st < steps; ++st)
@@ -982,36 +957,22 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
           return x.select(in, key, kBegin);
         };
         // Every load of the step first: U tiles' key and value vectors.
-        // The key rows become A words as soon as they are loaded, ahead of
-        // the value loads: a use placed next to its load keeps the load
-        // there, so every load of the step is in flight before the first
-        // one is waited on (a load whose only uses are element reads is
-        // otherwise moved down to them).
         struct Tile {
           Value keys[2], valid[2];
-          SmallVector<Value> kword; // [step * 4 + word]
+          SmallVector<Value> kvec[2];
           SmallVector<Value> vvec[4]; // [key][run * vChunks + c]
         };
         std::vector<Tile> tilesOf(U);
         for (int64_t u = 0; u < U; ++u) {
           Tile &tl = tilesOf[u];
           Value base = x.add(step, x.idx(u * W * 16));
-          SmallVector<Value> kvec[2];
           for (int64_t r = 0; r < 2; ++r) {
             tl.keys[r] = x.add(base, x.add(g, x.idx(8 * r)));
             Value key = clamp(tl.keys[r], &tl.valid[r]);
             Value row =
                 s.paged ? x.loadIndex(a.read, ValueRange{bi, key}) : Value();
             for (int64_t j = 0; j < kChunks; ++j)
-              kvec[r].push_back(loadKey(x, key, row, j));
-          }
-          for (int64_t st = 0; st < steps; ++st) {
-            auto [c0, o0] = at(4 * st);
-            auto [c1, o1] = at(4 * st + 2);
-            tl.kword.append({pairOf(x, kvec[0][c0], o0),
-                             pairOf(x, kvec[1][c0], o0),
-                             pairOf(x, kvec[0][c1], o1),
-                             pairOf(x, kvec[1][c1], o1)});
+              tl.kvec[r].push_back(loadKey(x, key, row, j));
           }
           const int64_t offsets[4] = {0, 1, 8, 9};
           for (int64_t k = 0; k < 4; ++k) {
@@ -1029,10 +990,17 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
           Tile &tl = tilesOf[u];
           // S^T = K q^T over dk / 16 steps.
           SmallVector<Value> acc(4, x.f32(0));
-          for (int64_t st = 0; st < steps; ++st)
+          for (int64_t st = 0; st < steps; ++st) {
+            auto [c0, o0] = at(4 * st);
+            auto [c1, o1] = at(4 * st + 2);
+            SmallVector<Value> aw{pairOf(x, tl.kvec[0][c0], o0),
+                                  pairOf(x, tl.kvec[1][c0], o0),
+                                  pairOf(x, tl.kvec[0][c1], o1),
+                                  pairOf(x, tl.kvec[1][c1], o1)};
             acc = x.target.matrixTile(
-                nb, l, et, ArrayRef<Value>(tl.kword).slice(4 * st, 4),
-                ValueRange{qWord[2 * st], qWord[2 * st + 1]}, acc);
+                nb, l, et, aw, ValueRange{qWord[2 * st], qWord[2 * st + 1]},
+                acc);
+          }
           // Scores of (key r, head 2t + h); columns past the group -inf.
           Value sc[2][2];
           for (int64_t r = 0; r < 2; ++r)
@@ -1431,9 +1399,7 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
     Value gx = kb.create<gpu::GridDimOp>(loc, gpu::Dimension::x);
     Value id = e.add(bx, e.mul(by, gx));
     int64_t total = s.rows() * s.splits;
-    Value mState, lState, oState, partials, fold, rowFold, qStage;
-    if (s.matrix)
-      qStage = target.allocWorkgroup(kb, loc, fn, {s.group * s.dk}, s.storage);
+    Value mState, lState, oState, partials, fold, rowFold;
     if (s.fusedCombine)
       rowFold = target.allocWorkgroup(kb, loc, fn, {s.group * (s.splits + 2) + 1},
                                       kb.getF32Type());
@@ -1465,20 +1431,16 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
                          : e.div(e.mul(g, e.idx(s.group)), e.idx(s.nRep));
       // The keys this row visits: [0, len) clamped into [0, Lk], cut into
       // `splits` chunks by the live length at run time.
-      // The live length and the position are read first, then (matrix
-      // schedule) q is staged, so its loads are in flight while the key
-      // range waits for them.
-      Value len = s.hasLen ? e.loadIndex(a.len, ValueRange{bi}) : Value();
-      Value qpos = queryPosition(e, s, a, bi, qi);
-      if (s.matrix)
-        stageMatrixQuery(e, s, a, lane, bi, g, qi, qStage);
       Value kEnd = e.idx(s.lk);
-      if (s.hasLen)
+      if (s.hasLen) {
+        Value len = e.loadIndex(a.len, ValueRange{bi});
         kEnd = e.imin(e.imax(len, e.idx(0)), e.idx(s.lk));
+      }
       if (s.causal) {
         // Keys past the query's own position are all -inf: the loop stops
         // at qpos + 1 instead of visiting them (the causal skip; the bound
         // is clamped so a position past Lk still reads nothing outside).
+        Value qpos = queryPosition(e, s, a, bi, qi);
         Value stop = e.imax(e.add(qpos, e.idx(1)), e.idx(0));
         kEnd = e.imin(kEnd, stop);
       }
@@ -1492,7 +1454,7 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
         scratchBase = e.mul(id, e.idx(s.group));
       if (s.matrix)
         emitMatrixBody(e, s, a, lane, bi, g, kvHead, qi, kBegin, kStop,
-                       qpos, qStage, partials, fold, scratchBase);
+                       partials, fold, scratchBase);
       else if (s.subgroup)
         emitChannelBody(e, s, a, lane, bi, g, kvHead, qi, kBegin, kStop,
                         partials, fold, scratchBase);
