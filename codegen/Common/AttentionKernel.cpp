@@ -133,7 +133,6 @@ struct Spec {
   /// Split: the last workgroup of a row folds its splits (no combine
   /// kernel); a counter per row, zero between launches, finds it.
   bool fusedCombine = false;
-  bool overlapLoads = false; ///< matrix-tile: the issue fence after a step's loads
   std::optional<int64_t> window;
   std::optional<double> softcap;
   SmallVector<double> slopes;
@@ -962,7 +961,6 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
           Value keys[2], valid[2];
           SmallVector<Value> kvec[2];
           SmallVector<Value> vvec[4]; // [key][run * vChunks + c]
-          SmallVector<Value> vword;   // [value tile * 4 + word]
         };
         std::vector<Tile> tilesOf(U);
         for (int64_t u = 0; u < U; ++u) {
@@ -987,21 +985,7 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
               for (int64_t c = 0; c < vChunks; ++c)
                 tl.vvec[k].push_back(loadValue(x, key, row, r, c));
           }
-          // The value words too, next to their loads.
-          for (int64_t i = 0; i < tiles; ++i) {
-            int64_t c = i / VV, o = i % VV;
-            auto v = [&](int64_t k, int64_t r) {
-              return tl.vvec[k][r * vChunks + c];
-            };
-            tl.vword.append({zipOf(x, v(0, 0), v(1, 0), o, VV),
-                             zipOf(x, v(0, 1), v(1, 1), o, VV),
-                             zipOf(x, v(2, 0), v(3, 0), o, VV),
-                             zipOf(x, v(2, 1), v(3, 1), o, VV)});
-          }
-
         }
-        if (s.overlapLoads)
-          x.target.issueFence(nb, l);
         for (int64_t u = 0; u < U; ++u) {
           Tile &tl = tilesOf[u];
           // S^T = K q^T over dk / 16 steps.
@@ -1099,7 +1083,14 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
           }
           // o^T += V^T P^T, one product per 16 value channels.
           for (int64_t i = 0; i < tiles; ++i) {
-            ArrayRef<Value> aw = ArrayRef<Value>(tl.vword).slice(4 * i, 4);
+            int64_t c = i / VV, o = i % VV;
+            auto v = [&](int64_t k, int64_t r) {
+              return tl.vvec[k][r * vChunks + c];
+            };
+            SmallVector<Value> aw{zipOf(x, v(0, 0), v(1, 0), o, VV),
+                                  zipOf(x, v(0, 1), v(1, 1), o, VV),
+                                  zipOf(x, v(2, 0), v(3, 0), o, VV),
+                                  zipOf(x, v(2, 1), v(3, 1), o, VV)};
             SmallVector<Value> cAcc(state.begin() + 4 + i * 4,
                                     state.begin() + 8 + i * 4);
             SmallVector<Value> d = x.target.matrixTile(nb, l, et, aw, pw, cAcc);
@@ -1246,8 +1237,6 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   s.splits = getInt("splits");
   auto kind = schedule.getAs<StringAttr>("kind");
   s.split = kind && kind.getValue() == "split";
-  auto overlap = schedule.getAs<BoolAttr>("overlap_loads");
-  s.overlapLoads = overlap && overlap.getValue();
   auto fused = schedule.getAs<BoolAttr>("fused_combine");
   s.fusedCombine = s.split && fused && fused.getValue();
   if (s.fusedCombine && !target.hasDeviceFence())

@@ -94,15 +94,6 @@ public:
         /*is_align_stack=*/UnitAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
   }
 
-  // bar.warp.sync orders the warp's memory accesses, so ptxas keeps the
-  // loads before it there; it does not wait for them to complete.
-  void issueFence(OpBuilder &b, Location loc) const override {
-    b.create<LLVM::InlineAsmOp>(
-        loc, Type(), ValueRange{}, b.getStringAttr("bar.warp.sync -1;"),
-        b.getStringAttr("~{memory}"), /*has_side_effects=*/b.getUnitAttr(),
-        /*is_align_stack=*/UnitAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
-  }
-
   // The quad layout of Target.h is the fragment layout of PTX's
   // mma.sync m16n8k16 with row-major A and column-major B (sm_80 and
   // later), so one instruction is one tile; C is tied to D.

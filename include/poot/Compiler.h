@@ -43,7 +43,6 @@ struct PlanOverrides {
   bool noMatrix = false; ///< never the matrix-tile schedule
   bool noFusedCombine = false; ///< split-KV: always a combine kernel
   bool fusedCombine = false;   ///< split-KV: the combine always fused
-  bool noOverlapLoads = false; ///< matrix-tile: no issue fence
 };
 
 /// Adds the compile pipeline for `device`: canonicalize, rope, attention,

@@ -89,7 +89,6 @@ static PlanOptions planOptions(const PlanOverrides &overrides) {
   options.noMatrix = overrides.noMatrix;
   options.noFusedCombine = overrides.noFusedCombine;
   options.fusedCombine = overrides.fusedCombine;
-  options.noOverlapLoads = overrides.noOverlapLoads;
   return options;
 }
 

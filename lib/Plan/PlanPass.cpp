@@ -116,7 +116,6 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     tuning.noMatrix = noMatrix;
     tuning.noFusedCombine = noFusedCombine;
     tuning.fusedCombine = fusedCombine;
-    tuning.noOverlapLoads = noOverlapLoads;
     auto schedule = planAttention(shape, facts, tuning);
     if (!schedule) {
       op.emitError() << llvm::toString(schedule.takeError());
@@ -174,7 +173,6 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
             b.getNamedAttr("scratch_bytes",
                            b.getI64IntegerAttr(s.scratchBytes)),
             b.getNamedAttr("fused_combine", b.getBoolAttr(s.fusedCombine)),
-            b.getNamedAttr("overlap_loads", b.getBoolAttr(s.overlapLoads)),
             b.getNamedAttr("counter_bytes",
                            b.getI64IntegerAttr(s.counterBytes)),
             b.getNamedAttr("live_splits", b.getBoolAttr(s.liveSplits)),
@@ -192,10 +190,9 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
                 : (s.grouped ? "grouped" : "stream"),
         s.splits,
         s.lanes,
-        s.matrix     ? llvm::formatv("/mma/v{0}w{1}u{2}{3}{4}", s.vector,
+        s.matrix     ? llvm::formatv("/mma/v{0}w{1}u{2}{3}", s.vector,
                                      s.valueVector, s.unroll,
-                                     s.pairFold ? "/pair" : "",
-                                     s.overlapLoads ? "/overlap" : "")
+                                     s.pairFold ? "/pair" : "")
                            .str()
         : s.subgroup ? llvm::formatv("/v{0}k{1}u{2}", s.vector, s.keyLanes,
                                      s.unroll)

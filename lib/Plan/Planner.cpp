@@ -290,21 +290,12 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   // Lk=32768, 136.9 against 146.7 at 131072), and slower where two
   // workgroups share a unit (B=8, Lk=32768: 255.9 against 252.9);
   // docs/performance.md.
-  //
-  // A 16-subgroup matrix-tile workgroup is held to 128 registers a lane,
-  // one workgroup a unit: ptxas then issues a step's value loads only after
-  // its keys have arrived (two dependent DRAM round trips a step, measured
-  // with ncu at B=1 Lk=4096). The issue fence keeps them together; it costs
-  // registers, so it is only asked for where the workgroup fills the unit
-  // anyway (an 8-subgroup workgroup would drop from two a unit to one).
   auto done = [&](AttentionSchedule &o) -> AttentionSchedule {
     int64_t workgroups = o.split ? o.rows * o.splits : o.rows;
     if (sub && sub->pairFoldable && workgroups <= d.computeUnits) {
       o.pairFold = true;
       o.lanes *= 2;
     }
-    o.overlapLoads = o.matrix && !tuning.noOverlapLoads &&
-                     o.lanes >= 16 * d.subgroupSize;
     return o;
   };
   int64_t group = out.group;

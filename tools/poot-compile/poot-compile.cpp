@@ -81,11 +81,6 @@ static cl::opt<bool> noFusedCombine(
     "no-fused-combine", cl::init(false), cl::Hidden,
     cl::desc("Split-KV: always a combine kernel (comparisons)"));
 
-static cl::opt<bool> noOverlapLoads(
-    "no-overlap-loads", cl::init(false), cl::Hidden,
-    cl::desc("Matrix-tile: never fence a step's loads ahead of their uses "
-             "(comparisons)"));
-
 static cl::opt<bool> fusedCombine(
     "fused-combine", cl::init(false), cl::Hidden,
     cl::desc("Split-KV: the combine in the last workgroup on every schedule "
@@ -164,7 +159,6 @@ int main(int argc, char **argv) {
   overrides.noMatrix = noMatrix;
   overrides.noFusedCombine = noFusedCombine;
   overrides.fusedCombine = fusedCombine;
-  overrides.noOverlapLoads = noOverlapLoads;
   if (live)
     poot::addCompilePipeline(pm, live->facts, /*fuse=*/!noFusion,
                              /*explain=*/true, overrides);
@@ -293,8 +287,6 @@ int main(int argc, char **argv) {
         os << ", subgroups folding in pairs";
       if (get("fused_combine") == "yes")
         os << ", splits folded by the last workgroup of a row";
-      if (get("overlap_loads") == "yes")
-        os << ", a step's loads issued together";
       os << "\n";
     });
     os << "  " << fused << " fused, " << declined << " declined"

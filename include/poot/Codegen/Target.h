@@ -84,12 +84,6 @@ public:
   /// DeviceFacts::deviceFence says so.
   virtual bool hasDeviceFence() const { return false; }
   virtual void deviceFence(mlir::OpBuilder &b, mlir::Location loc) const;
-
-  /// Marks the end of a group of loads issued together: the target's
-  /// instruction scheduler keeps every load before it ahead of every use
-  /// after it, so their latencies overlap instead of one waiting for the
-  /// other. The subgroup must run it uniformly. Nothing by default.
-  virtual void issueFence(mlir::OpBuilder &b, mlir::Location loc) const {}
 };
 
 /// What the targets that lower through LLVM (NVVM, ROCDL) share: buffers in

@@ -200,9 +200,6 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
     Option<"fusedCombine", "fused-combine", "bool", "false",
            "Split-KV: the combine in the last workgroup of a row on every "
            "schedule and target (tests and comparisons)">,
-    Option<"noOverlapLoads", "no-overlap-loads", "bool", "false",
-           "Matrix-tile: never fence a step's loads ahead of their uses "
-           "(comparisons)">,
   ];
   let dependentDialects = ["poot::PootDialect"];
 }

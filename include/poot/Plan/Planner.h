@@ -64,7 +64,6 @@ struct ScheduleTuning {
   /// Split-KV: the combine in the last workgroup on every schedule, on any
   /// target the generator gives a device fence (tests and comparisons).
   bool fusedCombine = false;
-  bool noOverlapLoads = false; ///< matrix-tile: never the issue fence
 };
 
 /// The schedule of one attention.
@@ -108,11 +107,6 @@ struct AttentionSchedule {
   /// zero before the first launch, which the kernel leaves zero again).
   bool fusedCombine = false;
   int64_t counterBytes = 0;
-  /// Matrix-tile: a step's key and value loads are all issued before the
-  /// first is used (the target's issue fence), where the workgroup holds a
-  /// compute unit's registers anyway, so the extra live registers cost no
-  /// occupancy.
-  bool overlapLoads = false;
   bool liveSplits = false; ///< split ranges cut from len at run time
   bool causalSkip = false; ///< prefill skips key tiles past the diagonal
   std::string why;         ///< one line on the choice, for reports

@@ -17,9 +17,8 @@
 // per tile product; 8 rows x 16 splits; 16-byte vectors of 8 for key and
 // value rows, one tile in flight. 128 workgroups leave one a unit, and the
 // partials of 16 warps would not fit: they fold in pairs first.
-// The last workgroup of each row folds its splits (8 ticket counters). The
-// workgroup fills the unit, so a step's loads are fenced ahead of their uses.
-// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, counter_bytes = 32 : i64, device = "sm_90", fused_combine = true, grid = array<i64: 128, 1>, group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 512 : i64, live_splits = false, matrix = true, overlap_loads = true, pair_fold = true, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64, unroll = 1 : i64, value_vector = 8 : i64, vector = 8 : i64}
+// The last workgroup of each row folds its splits (8 ticket counters).
+// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, counter_bytes = 32 : i64, device = "sm_90", fused_combine = true, grid = array<i64: 128, 1>, group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 512 : i64, live_splits = false, matrix = true, pair_fold = true, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64, unroll = 1 : i64, value_vector = 8 : i64, vector = 8 : i64}
 // On AMD the same channel schedule over wavefronts (64 lanes on gfx942,
 // 32 on gfx1100).
 // GFX942-LABEL: func.func @llama70b_decode
