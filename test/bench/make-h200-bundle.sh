@@ -135,6 +135,11 @@ for g in "$ROOT"/test/bench/cases/*.mlir; do
   echo "$name|--seed=61" >> "$OUT/sweep.txt"
 done
 
+# Rows a tensor mask hides wholly or mostly (the sweep's masked-rows case):
+# on cuda, the matrix-tile schedule with split chunks that see no key.
+plan_pair case-masked-rows-f16 "$ROOT/test/e2e/cases/masked-rows-f16.mlir"
+echo "case-masked-rows-f16|--seed=25 --set=mask=$("$ROOT/test/e2e/cases/masked-rows-mask.sh")" >> "$OUT/sweep.txt"
+
 # Benchmark shapes (decode, one new token against a Lk-long cache).
 : > "$OUT/bench/shapes.txt"
 : > "$OUT/bench/compare.txt"

@@ -11,7 +11,7 @@
 # Head widths 40..512, Dk != Dv (MLA 192/128 and a 96-wide value), MHA, GQA,
 # MQA, causal / window / ALiBi / softcap, live lengths (including 1 and Lk),
 # split-KV on and off, paged maps with shuffled slots, prefill with every row
-# masked but its own. On the vulkan device a machine without Vulkan skips.
+# masked but its own, and rows a tensor mask hides wholly or mostly. On the vulkan device a machine without Vulkan skips.
 set -uo pipefail
 BIN="${1:?usage: sweep.sh BUILD_DIR DEVICE}"
 DEVICE="${2:-cpu}"
@@ -43,21 +43,17 @@ devflags=""
 
 failed=0
 count=0
-# name | poot-trace arguments | poot-run arguments
-while IFS='|' read -r name args runargs; do
-  [ -z "$name" ] && continue
-  case "$name" in \#*) continue ;; esac
+# One case: NAME GRAPH [poot-run arguments]: planned as the mode asks, run on
+# the device, checked against the oracle on the unfused graph.
+run_case() {
+  local name="$1" graph="$2"; shift 2
+  local runargs="$*" target="$graph"
   count=$((count + 1))
-  graph="$WORK/$name.mlir"
-  if ! "$TRACE" $args -o "$graph" 2>"$WORK/err"; then
-    echo "FAIL $name: trace: $(head -1 "$WORK/err")"; failed=1; continue
-  fi
-  target="$graph"
   if [ -n "$PLANFLAGS" ]; then
     target="$WORK/$name.plan"
     if ! "$COMPILE" "$graph" --target=vulkan $PLANFLAGS \
         -o "$target" >"$WORK/report" 2>&1; then
-      echo "FAIL $name: compile: $(grep -m1 error "$WORK/report")"; failed=1; continue
+      echo "FAIL $name: compile: $(grep -m1 error "$WORK/report")"; failed=1; return
     fi
     grep -q "folded by the last workgroup" "$WORK/report" && fusedcases=$((fusedcases + 1))
     runargs="$runargs --ref=$graph"
@@ -67,6 +63,17 @@ while IFS='|' read -r name args runargs; do
   else
     echo "FAIL $name"; echo "$out" | grep -E "FAIL|error" | head -3; failed=1
   fi
+}
+# name | poot-trace arguments | poot-run arguments
+while IFS='|' read -r name args runargs; do
+  [ -z "$name" ] && continue
+  case "$name" in \#*) continue ;; esac
+  graph="$WORK/$name.mlir"
+  if ! "$TRACE" $args -o "$graph" 2>"$WORK/err"; then
+    count=$((count + 1))
+    echo "FAIL $name: trace: $(head -1 "$WORK/err")"; failed=1; continue
+  fi
+  run_case "$name" "$graph" $runargs
 done <<'CASES'
 mha-d64|--op=attention_masked --batch=2 --heads=4 --kv-heads=4 --head-dim=64 --capacity=64|--steps=2 --seed=1
 gqa-d16|--op=attention_masked --batch=2 --heads=6 --kv-heads=2 --head-dim=16 --capacity=80|--steps=2 --seed=23
@@ -93,6 +100,12 @@ prefill-alibi|--op=attention_prefill --batch=1 --heads=4 --kv-heads=4 --head-dim
 f16-gqa|--op=attention_masked --batch=1 --heads=4 --kv-heads=2 --head-dim=64 --capacity=32 --dtype=f16|--seed=20
 f16-live-split|--op=attention_live --batch=1 --heads=2 --kv-heads=1 --head-dim=32 --capacity=1024 --dtype=f16|--seed=21 --set=len=700
 CASES
+# Rows a tensor mask hides (cases/masked-rows-f16.mlir): batch row 0 sees
+# no key at all (the output is NaN, as the unfused softmax's 0/0 is), row 1
+# only its last 124 keys (split-KV chunks with no visible key), row 2 all
+# but a scattered few.
+mask=$("$(dirname "$0")/cases/masked-rows-mask.sh")
+run_case masked-rows "$(dirname "$0")/cases/masked-rows-f16.mlir" --seed=25 --set=mask="$mask"
 # A length outside [1, Lk] fails through the validation channel and
 # publishes nothing.
 "$TRACE" --op=attention_live --batch=2 --heads=2 --kv-heads=1 --head-dim=32 \
