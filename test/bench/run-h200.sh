@@ -197,8 +197,8 @@ fi
 if has vulkan; then
   budget vulkan 60
   echo "== correctness on the machine's Vulkan driver (SPIR-V plans)"
-  # The bundle's loader where the machine has none; NVIDIA's ICD is
-  # libGLX_nvidia.so.0, described by a JSON the driver install may lack.
+  # NVIDIA's ICD is libGLX_nvidia.so.0, described by a JSON the driver
+  # install may lack (then one is written below).
   # With the GL dispatch packages in the bundle, unpack them (the ICD
   # needs libGLdispatch) and use the system loader they bring.
   if ls "$B"/gl/*.deb >/dev/null 2>&1; then

@@ -11,7 +11,8 @@
 # Head widths 40..512, Dk != Dv (MLA 192/128 and a 96-wide value), MHA, GQA,
 # MQA, causal / window / ALiBi / softcap, live lengths (including 1 and Lk),
 # split-KV on and off, paged maps with shuffled slots, prefill with every row
-# masked but its own, and rows a tensor mask hides wholly or mostly. On the vulkan device a machine without Vulkan skips.
+# masked but its own, and rows a tensor mask hides wholly or mostly. On the
+# vulkan device a machine without Vulkan skips.
 set -uo pipefail
 BIN="${1:?usage: sweep.sh BUILD_DIR DEVICE}"
 DEVICE="${2:-cpu}"
@@ -100,10 +101,8 @@ prefill-alibi|--op=attention_prefill --batch=1 --heads=4 --kv-heads=4 --head-dim
 f16-gqa|--op=attention_masked --batch=1 --heads=4 --kv-heads=2 --head-dim=64 --capacity=32 --dtype=f16|--seed=20
 f16-live-split|--op=attention_live --batch=1 --heads=2 --kv-heads=1 --head-dim=32 --capacity=1024 --dtype=f16|--seed=21 --set=len=700
 CASES
-# Rows a tensor mask hides (cases/masked-rows-f16.mlir): batch row 0 sees
-# no key at all (the output is NaN, as the unfused softmax's 0/0 is), row 1
-# only its last 124 keys (split-KV chunks with no visible key), row 2 all
-# but a scattered few.
+# Rows a tensor mask hides wholly or mostly (the mask and its rows are
+# described in cases/masked-rows-mask.sh).
 mask=$("$(dirname "$0")/cases/masked-rows-mask.sh")
 run_case masked-rows "$(dirname "$0")/cases/masked-rows-f16.mlir" --seed=25 --set=mask="$mask"
 # A length outside [1, Lk] fails through the validation channel and
