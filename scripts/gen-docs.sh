@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Regenerates docs/reference/ (the dialect and pass reference) from the ODS
-# and pass definitions.
+# and pass definitions. CI checks that the committed files match
+# (test/docs-reference.sh).
+#   scripts/gen-docs.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ninja -C build mlir-doc >/dev/null
-cp build/docs/Dialect/PootOps.md docs/reference/dialect.md
-cp build/docs/Passes/PootPasses.md docs/reference/passes.md
+BUILD="${1:-build}"
+cmake --build "$BUILD" --target mlir-doc >/dev/null
+cat "$BUILD/docs/Dialect/PootOps.md" "$BUILD/docs/Dialect/PootAttrs.md" \
+  > docs/reference/dialect.md
+cp "$BUILD/docs/Passes/PootPasses.md" docs/reference/passes.md
 echo "docs/reference updated"

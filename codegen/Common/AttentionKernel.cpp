@@ -1194,13 +1194,10 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
 }
 
 FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
-  auto schedule = op->getAttrOfType<DictionaryAttr>("poot.schedule");
+  auto schedule = op->getAttrOfType<AttentionScheduleAttr>(attrs::kSchedule);
   if (!schedule)
-    return op.emitError("expected a poot.schedule: run poot-plan first");
-  auto getInt = [&](StringRef name) {
-    auto attr = schedule.getAs<IntegerAttr>(name);
-    return attr ? attr.getInt() : 0;
-  };
+    return op.emitError("expected a #poot.attention_schedule: run poot-plan "
+                        "first");
   Spec s;
   auto q = op.getQ().getType();
   s.b = q.getDimSize(0);
@@ -1215,36 +1212,27 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   if (!target.canStore(s.storage))
     return op.emitError() << "DtypeLowering: target " << target.name()
                           << " cannot store " << s.storage << " buffers";
-  auto grouped = schedule.getAs<BoolAttr>("grouped");
-  s.group = grouped && grouped.getValue() ? s.nRep : 1;
-  if (int64_t g = getInt("group"); g > 0)
-    s.group = g;
-  if (s.nRep % s.group)
-    return op.emitError() << "expected a head group dividing n_rep "
-                          << s.nRep << ", got " << s.group;
-  s.lanes = getInt("lanes");
-  if (auto grid = schedule.getAs<DenseI64ArrayAttr>("grid"); grid && grid.size() == 2)
-    s.gridX = grid[0];
-  s.subgroup = getInt("subgroup");
-  s.vector = std::max<int64_t>(1, getInt("vector"));
-  s.keyLanes = getInt("key_lanes") > 0 ? getInt("key_lanes") : s.subgroup;
-  s.unroll = std::max<int64_t>(1, getInt("unroll"));
-  auto matrix = schedule.getAs<BoolAttr>("matrix");
-  s.matrix = matrix && matrix.getValue();
-  s.valueVector = std::max<int64_t>(1, getInt("value_vector"));
-  auto pairFold = schedule.getAs<BoolAttr>("pair_fold");
-  s.pairFold = pairFold && pairFold.getValue();
-  s.splits = getInt("splits");
-  auto kind = schedule.getAs<StringAttr>("kind");
-  s.split = kind && kind.getValue() == "split";
-  auto fused = schedule.getAs<BoolAttr>("fused_combine");
-  s.fusedCombine = s.split && fused && fused.getValue();
+  // The attribute's verifier holds the schedule's own invariants and the
+  // op's verifier that its head group divides n_rep; what is left here
+  // depends on the target.
+  s.group = schedule.getGroup();
+  s.lanes = schedule.getLanes();
+  s.gridX = schedule.getGridX();
+  s.subgroup = schedule.getSubgroup();
+  s.vector = schedule.getVector();
+  s.keyLanes = schedule.getKeyLanes() > 0 ? schedule.getKeyLanes()
+                                           : s.subgroup;
+  s.unroll = schedule.getUnroll();
+  s.matrix = schedule.getMatrix();
+  s.valueVector = schedule.getValueVector();
+  s.pairFold = schedule.getPairFold();
+  s.splits = schedule.getSplits();
+  s.split = schedule.getSplit();
+  s.fusedCombine = schedule.getFusedCombine();
   if (s.fusedCombine && !target.hasDeviceFence())
     return op.emitError() << "expected a target with a device-scope fence "
                              "for a combine fused into the partials, target "
                           << target.name() << " has none";
-  if (s.lanes < 1 || s.splits < 1)
-    return op.emitError("expected a schedule with lanes and splits");
   s.scale = op.getScale().convertToDouble();
   if (auto cap = op.getSoftcap())
     s.softcap = cap->convertToDouble();
@@ -1267,9 +1255,6 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
     s.window = static_cast<int64_t>(*w);
   if (auto slopes = op.getAlibiSlopes())
     s.slopes.assign(slopes->begin(), slopes->end());
-  if (s.pairFold && !s.matrix)
-    return op.emitError("expected a pairwise fold only on the matrix-tile "
-                        "schedule");
   if (s.matrix) {
     if (!target.hasMatrixTile(s.storage))
       return op.emitError() << "expected a target with a subgroup matrix "

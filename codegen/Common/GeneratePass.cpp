@@ -16,6 +16,7 @@
 #include "poot/Codegen/SPIRV.h"
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
+#include "poot/Plan/DeviceFacts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,17 +40,60 @@ namespace {
 struct GeneratePass : public poot::impl::GenerateBase<GeneratePass> {
   using GenerateBase::GenerateBase;
 
+  /// The target and chip to generate for: the options where given, else
+  /// those of the device the attentions were planned for. A module planned
+  /// for a device of another target is refused: its schedules assume that
+  /// device's subgroups, memory and matrix units.
+  LogicalResult resolveTarget(ModuleOp module) {
+    std::string plannedFor;
+    WalkResult walk = module.walk([&](AttentionOp op) {
+      auto schedule = op->getAttrOfType<AttentionScheduleAttr>(attrs::kSchedule);
+      if (!schedule)
+        return WalkResult::advance();
+      const DeviceFacts *facts = findDevicePreset(schedule.getDevice().str());
+      if (!facts)
+        return WalkResult::advance(); // a live device: its kind is unknown
+      if (target.empty())
+        target = facts->target;
+      if (chip.empty() && facts->target == "rocdl")
+        chip = facts->name;
+      if (facts->target != target) {
+        op.emitError() << "planned for device " << facts->name << " (target "
+                       << facts->target << "), not for target " << target;
+        return WalkResult::interrupt();
+      }
+      if (target == "rocdl" && facts->name != chip) {
+        op.emitError() << "planned for " << facts->name
+                       << ", not for chip " << chip;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    if (target.empty())
+      return module.emitError("expected a code generation target "
+                              "(target=spirv, nvvm or rocdl): no planned "
+                              "attention names a device");
+    if (target == "rocdl" && chip.empty())
+      return module.emitError("expected an AMDGPU chip (chip=gfx90a, gfx942 "
+                              "or gfx1100)");
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(resolveTarget(module)))
+      return signalPassFailure();
     std::unique_ptr<codegen::TargetHooks> hooks;
     if (target == "spirv") {
       // The channel schedule's subgroup width, which the SPIR-V module
       // must declare for its shuffles (one width per module).
       int64_t subgroup = 0;
       module.walk([&](AttentionOp op) {
-        if (auto schedule = op->getAttrOfType<DictionaryAttr>("poot.schedule"))
-          if (auto sg = schedule.getAs<IntegerAttr>("subgroup"))
-            subgroup = std::max<int64_t>(subgroup, sg.getInt());
+        if (auto schedule =
+                op->getAttrOfType<AttentionScheduleAttr>(attrs::kSchedule))
+          subgroup = std::max<int64_t>(subgroup, schedule.getSubgroup());
       });
       hooks = codegen::createSPIRVTarget(/*f16=*/true, subgroup);
     }
@@ -94,31 +138,42 @@ struct GeneratePass : public poot::impl::GenerateBase<GeneratePass> {
       }
       op->setAttr("poot.launches", b.getArrayAttr(records));
     };
-    for (AttentionOp op : ops) {
-      auto launches = codegen::buildAttentionKernels(op, gpuModule, *hooks);
-      if (failed(launches))
-        return signalPassFailure();
-      record(op, *launches);
-    }
-    // Ops with the same name, attributes and types share their kernels
-    // (a model's layers repeat them).
+    // Ops with the same name, attributes (the schedule among them) and
+    // types share their kernels: a model's layers repeat them, and each
+    // distinct kernel is built and lowered once however many layers use it.
     llvm::StringMap<std::vector<codegen::Launch>> built;
-    for (Operation *op : others) {
+    auto signature = [](Operation *op) {
       std::string key;
       llvm::raw_string_ostream os(key);
       os << op->getName() << op->getAttrDictionary() << ":";
       llvm::interleaveComma(op->getOperandTypes(), os);
       os << "->";
       llvm::interleaveComma(op->getResultTypes(), os);
-      auto it = built.find(os.str());
+      return key;
+    };
+    for (AttentionOp op : ops) {
+      std::string key = signature(op);
+      auto it = built.find(key);
+      if (it == built.end()) {
+        auto launches = codegen::buildAttentionKernels(op, gpuModule, *hooks);
+        if (failed(launches))
+          return signalPassFailure();
+        it = built.try_emplace(key, std::move(*launches)).first;
+      }
+      record(op, it->second);
+    }
+    int64_t attentionKernels = built.size();
+    for (Operation *op : others) {
+      std::string key = signature(op);
+      auto it = built.find(key);
       if (it == built.end()) {
         std::string name = op->getName().stripDialect().str() + "_" +
-                           std::to_string(built.size());
+                           std::to_string(built.size() - attentionKernels);
         auto launches =
             codegen::buildSimpleKernels(op, gpuModule, *hooks, name);
         if (failed(launches))
           return signalPassFailure();
-        it = built.try_emplace(os.str(), std::move(*launches)).first;
+        it = built.try_emplace(key, std::move(*launches)).first;
       }
       record(op, it->second);
     }

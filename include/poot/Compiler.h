@@ -8,6 +8,7 @@
 #ifndef POOT_COMPILER_H
 #define POOT_COMPILER_H
 
+#include "poot/Plan/Planner.h"
 #include "poot/Runtime/DeviceQuery.h"
 #include "poot/Runtime/PlanFile.h"
 
@@ -37,13 +38,10 @@ std::optional<std::string> deviceForTarget(llvm::StringRef target);
 llvm::Expected<rt::LiveDeviceFacts> hostDeviceFacts(llvm::StringRef target);
 
 /// Overrides of the planner's choices for tuning experiments (0: the
-/// planner decides); see poot-plan's options.
-struct PlanOverrides {
-  int64_t unroll = 0, warps = 0, heads = 0, waves = 0, splits = 0;
-  bool noMatrix = false; ///< never the matrix-tile schedule
-  bool noFusedCombine = false; ///< split-KV: always a combine kernel
-  bool fusedCombine = false;   ///< split-KV: the combine always fused
-};
+/// planner decides): the planner's own tuning struct, so the pass options,
+/// the tools and this API share one definition and one check
+/// (verifyTuning).
+using PlanOverrides = ScheduleTuning;
 
 /// Adds the compile pipeline for `device`: canonicalize, rope, attention,
 /// block selection (unless `fuse` is false), then the planner. With
@@ -56,10 +54,12 @@ void addCompilePipeline(mlir::OpPassManager &pm, const DeviceFacts &facts,
                         bool fuse = true, bool explain = false,
                         const PlanOverrides &overrides = {});
 
-/// The plan of a compiled module's graph: records plus the arena.
+/// The plan of a compiled module's graph (`graph`, or the only public
+/// function when empty): records plus the arena.
 llvm::Expected<rt::Plan> planFromModule(mlir::ModuleOp module,
                                         llvm::StringRef device,
-                                        llvm::StringRef target);
+                                        llvm::StringRef target,
+                                        llvm::StringRef graph = "");
 
 /// The lowered kernels of a plan, per target kind.
 struct GeneratedKernels {

@@ -3,12 +3,23 @@
  * Compile a model graph into a plan, load and save plans, open a device,
  * bind inputs and state buffers by name, run, and read outputs.
  *
- * Errors: every call returns a poot_status; POOT_OK is 0. On failure,
- * poot_last_error() returns a message for the last failed call made on the
- * calling thread (valid until that thread's next poot call).
+ * Errors: every call that can fail returns a poot_status; POOT_OK is 0.
+ * Each such call first clears the calling thread's message; on failure it
+ * sets it, so poot_last_error() describes the latest call made on the thread
+ * ("" after a success). A message reads "<status name>: <text>", the name
+ * being poot_status_name's ("malformed: plan line 4: ..."). The string is
+ * valid until that thread's next poot call.
+ *
+ * Sizes: every tensor type a plan declares is checked when the plan is
+ * loaded (no negative dim, no element count that overflows or passes 2^37;
+ * POOT_ERR_MALFORMED or POOT_ERR_UNSUPPORTED), so byte counts never
+ * overflow; running out of memory is POOT_ERR_UNSUPPORTED, never an abort.
  *
  * Ownership: objects returned through an out-pointer belong to the caller and
- * are released with their _free function. poot_bind_input copies the data;
+ * are released with their _free function. A session holds a reference to its
+ * plan: poot_plan_free may come before poot_session_free (it only drops the
+ * caller's reference), and the plan goes when its last holder is freed.
+ * poot_bind_input copies the data;
  * poot_bind_state does not: the caller's buffer is the state, and a
  * successful poot_run overwrites it in place. A failed run writes no output
  * and leaves every state buffer as it was.
@@ -61,7 +72,8 @@ typedef enum poot_dtype {
 typedef struct poot_plan poot_plan;
 typedef struct poot_session poot_session;
 
-/* The message of the last failed call on this thread ("" if none). */
+/* The message of this thread's latest call when it failed, "" when it
+ * succeeded: "<status name>: <text>". */
 const char *poot_last_error(void);
 /* A stable name for a status ("range-violation"). */
 const char *poot_status_name(poot_status status);
@@ -89,6 +101,7 @@ poot_status poot_compile(const char *mlir_text, size_t length,
 
 poot_status poot_plan_load(const char *path, poot_plan **out_plan);
 poot_status poot_plan_save(const poot_plan *plan, const char *path);
+/* Drops the caller's reference; sessions made from the plan keep it alive. */
 void poot_plan_free(poot_plan *plan);
 
 /* Inputs and outputs, by index: name, dtype, rank and dims (dims may be

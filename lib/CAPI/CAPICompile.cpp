@@ -7,6 +7,7 @@
 extern "C" poot_status poot_compile(const char *text, size_t length,
                                     const char *target, unsigned flags,
                                     poot_plan **out) {
+  poot::capi::clearError();
   if (!text || !out)
     return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
   poot::CompileOptions options;
@@ -27,6 +28,7 @@ extern "C" poot_status poot_compile(const char *text, size_t length,
   auto plan = poot::compileGraph(llvm::StringRef(text, length), options);
   if (!plan)
     return poot::capi::fail(POOT_ERR_COMPILE, llvm::toString(plan.takeError()));
-  *out = new poot_plan{std::move(*plan)};
+  *out = new poot_plan{
+      std::make_shared<const poot::rt::Plan>(std::move(*plan))};
   return POOT_OK;
 }

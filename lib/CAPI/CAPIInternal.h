@@ -13,12 +13,17 @@
 #include <memory>
 #include <string>
 
+/// A handle on a shared plan: poot_plan_free drops the handle's reference,
+/// and every session made from it holds another, so the plan lives until the
+/// last of them is freed.
 struct poot_plan {
-  poot::rt::Plan plan;
+  std::shared_ptr<const poot::rt::Plan> plan;
 };
 
 struct poot_session {
-  const poot_plan *plan = nullptr;
+  /// First, so it is destroyed last: the runner and devices below refer to
+  /// the plan.
+  std::shared_ptr<const poot::rt::Plan> plan;
   bool reference = false;
   /// The device that runs the plan's kernels (null for cpu and oracle).
   std::unique_ptr<poot::rt::VulkanDevice> vulkan;
@@ -31,7 +36,11 @@ struct poot_session {
 };
 
 namespace poot::capi {
-/// Records `message` as this thread's last error and returns `status`.
+/// Clears this thread's last error: every call that returns a poot_status
+/// does this first, so poot_last_error() describes only the latest call.
+void clearError();
+/// Records "<status name>: <message>" as this thread's last error and
+/// returns `status`.
 poot_status fail(poot_status status, const std::string &message);
 poot_status fail(const rt::Status &status);
 } // namespace poot::capi

@@ -1,7 +1,8 @@
 //===- CAPIRuntime.cpp - The C API over the runtime -----------------------===//
 //
 // Plans, sessions, bindings and runs for C callers. No LLVM: this part is in
-// the runtime-only library too. Errors set a per-thread message.
+// the runtime-only library too. Every call that returns a poot_status clears
+// the per-thread message first; a failure sets it to "<status name>: text".
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #include "poot/Runtime/Evaluator.h"
 
 #include <cstring>
+#include <new>
 
 using namespace poot::rt;
 
@@ -36,8 +38,11 @@ poot_dtype fromDType(DType d) {
   return POOT_F32;
 }
 
+/// Storage bytes of `t`; the plan loader has checked every type it holds,
+/// and storageBytes never overflows (it gives -1, which no buffer matches).
 size_t bytesOf(const TensorType &t) {
-  return static_cast<size_t>(numElements(t.shape) * dtypeBytes(t.dtype));
+  int64_t bytes = storageBytes(t);
+  return bytes < 0 ? SIZE_MAX : static_cast<size_t>(bytes);
 }
 
 const GraphInput *findInput(const Plan &plan, const char *name) {
@@ -61,193 +66,9 @@ poot_status describe(const Plan &plan, const TensorType &type,
   return POOT_OK;
 }
 
-} // namespace
-
-poot_status poot::capi::fail(poot_status status, const std::string &message) {
-  lastError = message;
-  return status;
-}
-
-poot_status poot::capi::fail(const Status &status) {
-  return fail(static_cast<poot_status>(status.code()), status.toString());
-}
-
-extern "C" {
-
-const char *poot_last_error(void) { return lastError.c_str(); }
-
-const char *poot_status_name(poot_status status) {
-  int i = static_cast<int>(status);
-  if (i < 0 || i >= static_cast<int>(sizeof(kStatusNames) / sizeof(*kStatusNames)))
-    return "unknown";
-  return kStatusNames[i];
-}
-
-poot_status poot_plan_load(const char *path, poot_plan **out) {
-  if (!path || !out)
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
-  auto *plan = new poot_plan();
-  if (Status s = readPlanFile(path, plan->plan); !s.isOk()) {
-    delete plan;
-    return poot::capi::fail(s);
-  }
-  *out = plan;
-  return POOT_OK;
-}
-
-poot_status poot_plan_save(const poot_plan *plan, const char *path) {
-  if (!plan || !path)
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
-  if (Status s = writePlanFile(path, plan->plan); !s.isOk())
-    return poot::capi::fail(s);
-  return POOT_OK;
-}
-
-void poot_plan_free(poot_plan *plan) { delete plan; }
-
-int poot_plan_num_inputs(const poot_plan *plan) {
-  return plan ? static_cast<int>(plan->plan.graph.inputs.size()) : 0;
-}
-
-int poot_plan_num_outputs(const poot_plan *plan) {
-  return plan ? static_cast<int>(plan->plan.graph.outputs.size()) : 0;
-}
-
-poot_status poot_plan_input(const poot_plan *plan, int index,
-                            const char **name, poot_dtype *dtype, int *rank,
-                            int64_t *dims, int maxRank, int *isState) {
-  if (!plan || index < 0 || index >= poot_plan_num_inputs(plan))
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "no input at that index");
-  const GraphInput &in = plan->plan.graph.inputs[index];
-  if (isState)
-    *isState = !in.state.empty();
-  return describe(plan->plan, plan->plan.graph.values[in.value], in.name, name,
-                  dtype, rank, dims, maxRank);
-}
-
-poot_status poot_plan_output(const poot_plan *plan, int index,
-                             const char **name, poot_dtype *dtype, int *rank,
-                             int64_t *dims, int maxRank, int *isState) {
-  if (!plan || index < 0 || index >= poot_plan_num_outputs(plan))
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "no output at that index");
-  const GraphOutput &out = plan->plan.graph.outputs[index];
-  if (isState)
-    *isState = !out.state.empty();
-  return describe(plan->plan, plan->plan.graph.values[out.value], out.name,
-                  name, dtype, rank, dims, maxRank);
-}
-
-poot_status poot_session_create(const poot_plan *plan, const char *device,
-                                poot_session **out) {
-  if (!plan || !out)
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
-  std::string dev = device ? device : "cpu";
-  const std::string &target = plan->plan.target;
-  bool cudaPlan = target.rfind("cuda:", 0) == 0;
-  bool rocmPlan = target.rfind("rocm:", 0) == 0;
-  if (dev != "cpu" && dev != "oracle" && dev != "vulkan" && dev != "cuda" &&
-      dev != "hip")
-    return poot::capi::fail(POOT_ERR_UNSUPPORTED,
-                            "device '" + dev +
-                                "' is not in this build (cpu, oracle, "
-                                "vulkan, cuda, hip)");
-  // A plan runs on the device it was compiled for; the cpu and the oracle
-  // run a cpu plan.
-  bool matches = (dev == "vulkan" && target == "vulkan") ||
-                 (dev == "cuda" && cudaPlan) || (dev == "hip" && rocmPlan) ||
-                 ((dev == "cpu" || dev == "oracle") && target == "cpu");
-  if (!matches)
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
-                            "the plan is for target " + target +
-                                ", not the " + dev + " device");
-  auto s = std::make_unique<poot_session>();
-  s->plan = plan;
-  s->reference = dev == "oracle";
-  if (dev == "vulkan") {
-    if (Status st = VulkanDevice::create(s->vulkan); !st.isOk())
-      return poot::capi::fail(st);
-    s->runner = std::make_unique<VulkanRunner>(*s->vulkan, plan->plan);
-  } else if (dev == "cuda") {
-    if (Status st = CudaDevice::create(s->cuda); !st.isOk())
-      return poot::capi::fail(st);
-    s->runner = std::make_unique<CudaRunner>(*s->cuda, plan->plan);
-  } else if (dev == "hip") {
-    if (Status st = HipDevice::create(s->hip); !st.isOk())
-      return poot::capi::fail(st);
-    s->runner = std::make_unique<HipRunner>(*s->hip, plan->plan);
-  }
-  *out = s.release();
-  return POOT_OK;
-}
-
-void poot_session_free(poot_session *session) { delete session; }
-
-poot_status poot_bind_input(poot_session *s, const char *name,
-                            const void *data, size_t bytes) {
-  if (!s || !name || !data)
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
-  const GraphInput *in = findInput(s->plan->plan, name);
-  if (!in)
-    return poot::capi::fail(POOT_ERR_UNKNOWN_NAME,
-                            std::string("the plan has no input '") + name + "'");
-  if (!in->state.empty())
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
-                            std::string("'") + name +
-                                "' is state: bind it with poot_bind_state");
-  const TensorType &type = s->plan->plan.graph.values[in->value];
-  if (bytes != bytesOf(type))
-    return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
-                            std::string("input '") + name + "': expected " +
-                                std::to_string(bytesOf(type)) + " bytes (" +
-                                type.toString() + "), got " +
-                                std::to_string(bytes));
-  s->inputs[name] = decodeStorage(type, data);
-  return POOT_OK;
-}
-
-poot_status poot_bind_slot(poot_session *s, const char *slot,
-                           const void *data, size_t bytes) {
-  if (!s || !slot)
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
-  const GraphInput *found = nullptr;
-  for (const GraphInput &in : s->plan->plan.graph.inputs) {
-    if (in.slot != slot)
-      continue;
-    if (found)
-      return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
-                              std::string("several inputs are slot '") + slot +
-                                  "': bind them by name");
-    found = &in;
-  }
-  if (!found)
-    return poot::capi::fail(POOT_ERR_UNKNOWN_NAME,
-                            std::string("the plan has no slot '") + slot + "'");
-  return poot_bind_input(s, found->name.c_str(), data, bytes);
-}
-
-poot_status poot_bind_state(poot_session *s, const char *name, void *data,
-                            size_t bytes) {
-  if (!s || !name || !data)
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
-  const GraphInput *in = findInput(s->plan->plan, name);
-  if (!in || in->state.empty())
-    return poot::capi::fail(POOT_ERR_UNKNOWN_NAME,
-                            std::string("the plan has no state '") + name + "'");
-  const TensorType &type = s->plan->plan.graph.values[in->value];
-  if (bytes != bytesOf(type))
-    return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
-                            std::string("state '") + name + "': expected " +
-                                std::to_string(bytesOf(type)) + " bytes (" +
-                                type.toString() + "), got " +
-                                std::to_string(bytes));
-  s->state[name] = data;
-  return POOT_OK;
-}
-
-poot_status poot_run(poot_session *s) {
-  if (!s)
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null session");
-  const Graph &g = s->plan->plan.graph;
+/// poot_run after its argument check.
+poot_status runSession(poot_session *s) {
+  const Graph &g = s->plan->graph;
   // State enters as tensors decoded from the caller's buffers; they go back
   // into those buffers only when the whole run succeeded.
   std::map<std::string, Tensor> state;
@@ -277,8 +98,224 @@ poot_status poot_run(poot_session *s) {
   return POOT_OK;
 }
 
+} // namespace
+
+void poot::capi::clearError() { lastError.clear(); }
+
+poot_status poot::capi::fail(poot_status status, const std::string &message) {
+  lastError = std::string(poot_status_name(status)) + ": " + message;
+  return status;
+}
+
+poot_status poot::capi::fail(const Status &status) {
+  // ErrorCode and poot_status number the runtime's codes alike.
+  return fail(static_cast<poot_status>(status.code()), status.message());
+}
+
+extern "C" {
+
+const char *poot_last_error(void) { return lastError.c_str(); }
+
+const char *poot_status_name(poot_status status) {
+  int i = static_cast<int>(status);
+  if (i < 0 || i >= static_cast<int>(sizeof(kStatusNames) / sizeof(*kStatusNames)))
+    return "unknown";
+  return kStatusNames[i];
+}
+
+poot_status poot_plan_load(const char *path, poot_plan **out) {
+  poot::capi::clearError();
+  if (!path || !out)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  auto plan = std::make_shared<Plan>();
+  if (Status s = readPlanFile(path, *plan); !s.isOk())
+    return poot::capi::fail(s);
+  *out = new poot_plan{std::move(plan)};
+  return POOT_OK;
+}
+
+poot_status poot_plan_save(const poot_plan *plan, const char *path) {
+  poot::capi::clearError();
+  if (!plan || !path)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  if (Status s = writePlanFile(path, *plan->plan); !s.isOk())
+    return poot::capi::fail(s);
+  return POOT_OK;
+}
+
+/// Drops the handle's reference: sessions made from the plan keep it alive.
+void poot_plan_free(poot_plan *plan) { delete plan; }
+
+int poot_plan_num_inputs(const poot_plan *plan) {
+  return plan ? static_cast<int>(plan->plan->graph.inputs.size()) : 0;
+}
+
+int poot_plan_num_outputs(const poot_plan *plan) {
+  return plan ? static_cast<int>(plan->plan->graph.outputs.size()) : 0;
+}
+
+poot_status poot_plan_input(const poot_plan *plan, int index,
+                            const char **name, poot_dtype *dtype, int *rank,
+                            int64_t *dims, int maxRank, int *isState) {
+  poot::capi::clearError();
+  if (!plan || index < 0 || index >= poot_plan_num_inputs(plan))
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "no input at that index");
+  const GraphInput &in = plan->plan->graph.inputs[index];
+  if (isState)
+    *isState = !in.state.empty();
+  return describe(*plan->plan, plan->plan->graph.values[in.value], in.name,
+                  name, dtype, rank, dims, maxRank);
+}
+
+poot_status poot_plan_output(const poot_plan *plan, int index,
+                             const char **name, poot_dtype *dtype, int *rank,
+                             int64_t *dims, int maxRank, int *isState) {
+  poot::capi::clearError();
+  if (!plan || index < 0 || index >= poot_plan_num_outputs(plan))
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "no output at that index");
+  const GraphOutput &out = plan->plan->graph.outputs[index];
+  if (isState)
+    *isState = !out.state.empty();
+  return describe(*plan->plan, plan->plan->graph.values[out.value], out.name,
+                  name, dtype, rank, dims, maxRank);
+}
+
+poot_status poot_session_create(const poot_plan *plan, const char *device,
+                                poot_session **out) {
+  poot::capi::clearError();
+  if (!plan || !out)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  std::string dev = device ? device : "cpu";
+  const std::string &target = plan->plan->target;
+  bool cudaPlan = target.rfind("cuda:", 0) == 0;
+  bool rocmPlan = target.rfind("rocm:", 0) == 0;
+  if (dev != "cpu" && dev != "oracle" && dev != "vulkan" && dev != "cuda" &&
+      dev != "hip")
+    return poot::capi::fail(POOT_ERR_UNSUPPORTED,
+                            "device '" + dev +
+                                "' is not in this build (cpu, oracle, "
+                                "vulkan, cuda, hip)");
+  // A plan runs on the device it was compiled for; the cpu and the oracle
+  // run a cpu plan.
+  bool matches = (dev == "vulkan" && target == "vulkan") ||
+                 (dev == "cuda" && cudaPlan) || (dev == "hip" && rocmPlan) ||
+                 ((dev == "cpu" || dev == "oracle") && target == "cpu");
+  if (!matches)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
+                            "the plan is for target " + target +
+                                ", not the " + dev + " device");
+  auto s = std::make_unique<poot_session>();
+  s->plan = plan->plan; // shared: the session keeps the plan alive
+  s->reference = dev == "oracle";
+  if (dev == "vulkan") {
+    if (Status st = VulkanDevice::create(s->vulkan); !st.isOk())
+      return poot::capi::fail(st);
+    s->runner = std::make_unique<VulkanRunner>(*s->vulkan, *s->plan);
+  } else if (dev == "cuda") {
+    if (Status st = CudaDevice::create(s->cuda); !st.isOk())
+      return poot::capi::fail(st);
+    s->runner = std::make_unique<CudaRunner>(*s->cuda, *s->plan);
+  } else if (dev == "hip") {
+    if (Status st = HipDevice::create(s->hip); !st.isOk())
+      return poot::capi::fail(st);
+    s->runner = std::make_unique<HipRunner>(*s->hip, *s->plan);
+  }
+  *out = s.release();
+  return POOT_OK;
+}
+
+void poot_session_free(poot_session *session) { delete session; }
+
+poot_status poot_bind_input(poot_session *s, const char *name,
+                            const void *data, size_t bytes) {
+  poot::capi::clearError();
+  if (!s || !name || !data)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  const GraphInput *in = findInput(*s->plan, name);
+  if (!in)
+    return poot::capi::fail(POOT_ERR_UNKNOWN_NAME,
+                            std::string("the plan has no input '") + name + "'");
+  if (!in->state.empty())
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
+                            std::string("'") + name +
+                                "' is state: bind it with poot_bind_state");
+  const TensorType &type = s->plan->graph.values[in->value];
+  if (bytes != bytesOf(type))
+    return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
+                            std::string("input '") + name + "': expected " +
+                                std::to_string(bytesOf(type)) + " bytes (" +
+                                type.toString() + "), got " +
+                                std::to_string(bytes));
+  // The values are held as doubles, up to 8 times the caller's bytes.
+  try {
+    s->inputs[name] = decodeStorage(type, data);
+  } catch (const std::bad_alloc &) {
+    return poot::capi::fail(POOT_ERR_UNSUPPORTED,
+                            std::string("input '") + name +
+                                "': out of memory allocating " +
+                                type.toString());
+  }
+  return POOT_OK;
+}
+
+poot_status poot_bind_slot(poot_session *s, const char *slot,
+                           const void *data, size_t bytes) {
+  poot::capi::clearError();
+  if (!s || !slot)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  const GraphInput *found = nullptr;
+  for (const GraphInput &in : s->plan->graph.inputs) {
+    if (in.slot != slot)
+      continue;
+    if (found)
+      return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
+                              std::string("several inputs are slot '") + slot +
+                                  "': bind them by name");
+    found = &in;
+  }
+  if (!found)
+    return poot::capi::fail(POOT_ERR_UNKNOWN_NAME,
+                            std::string("the plan has no slot '") + slot + "'");
+  return poot_bind_input(s, found->name.c_str(), data, bytes);
+}
+
+poot_status poot_bind_state(poot_session *s, const char *name, void *data,
+                            size_t bytes) {
+  poot::capi::clearError();
+  if (!s || !name || !data)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  const GraphInput *in = findInput(*s->plan, name);
+  if (!in || in->state.empty())
+    return poot::capi::fail(POOT_ERR_UNKNOWN_NAME,
+                            std::string("the plan has no state '") + name + "'");
+  const TensorType &type = s->plan->graph.values[in->value];
+  if (bytes != bytesOf(type))
+    return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
+                            std::string("state '") + name + "': expected " +
+                                std::to_string(bytesOf(type)) + " bytes (" +
+                                type.toString() + "), got " +
+                                std::to_string(bytes));
+  s->state[name] = data;
+  return POOT_OK;
+}
+
+poot_status poot_run(poot_session *s) {
+  poot::capi::clearError();
+  if (!s)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null session");
+  // The allocation boundary: evaluate() reports its own; decoding the
+  // state and publishing the outputs allocate too.
+  try {
+    return runSession(s);
+  } catch (const std::bad_alloc &) {
+    return poot::capi::fail(POOT_ERR_UNSUPPORTED,
+                            "out of memory (nothing published)");
+  }
+}
+
 poot_status poot_read_output(const poot_session *s, const char *name,
                              void *data, size_t bytes) {
+  poot::capi::clearError();
   if (!s || !name || !data)
     return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
   auto it = s->outputs.find(name);

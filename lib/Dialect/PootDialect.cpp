@@ -8,18 +8,129 @@
 
 #include "poot/Dialect/PootDialect.h"
 
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace poot;
 
 #include "poot/Dialect/PootDialect.cpp.inc"
 
+FailureOr<bool> poot::detail::parseFlag(AsmParser &parser) {
+  if (succeeded(parser.parseOptionalKeyword("true")))
+    return true;
+  if (succeeded(parser.parseOptionalKeyword("false")))
+    return false;
+  return parser.emitError(parser.getCurrentLocation(),
+                          "expected 'true' or 'false'");
+}
+
+#define GET_ATTRDEF_CLASSES
+#include "poot/Dialect/PootAttrs.cpp.inc"
+
+static bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// The invariants every kernel the generator builds relies on. The planner
+/// only writes schedules that hold them; this catches hand-written and
+/// damaged ones.
+LogicalResult AttentionScheduleAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, bool split, bool grouped,
+    int64_t group, int64_t lanes, int64_t subgroup, int64_t vector,
+    int64_t keyLanes, int64_t unroll, bool matrix, bool pairFold,
+    int64_t valueVector, int64_t splits, int64_t chunk, int64_t gridX,
+    int64_t gridY, int64_t stateBytes, int64_t scratchBytes,
+    bool fusedCombine, int64_t counterBytes, bool liveSplits,
+    bool causalSkip, StringRef device) {
+  auto positive = [&](int64_t v, const char *name) -> LogicalResult {
+    if (v >= 1)
+      return success();
+    return emitError() << "expected " << name << " >= 1, got " << v;
+  };
+  if (failed(positive(group, "group")) || failed(positive(lanes, "lanes")) ||
+      failed(positive(splits, "splits")) ||
+      failed(positive(unroll, "unroll")) ||
+      failed(positive(gridX, "grid_x")) || failed(positive(gridY, "grid_y")))
+    return failure();
+  if (group > 1 && !grouped)
+    return emitError() << "expected grouped = true for a head group of "
+                       << group;
+  if (subgroup != 0 && !isPowerOfTwo(subgroup))
+    return emitError() << "expected a subgroup of 0 or a power of two, got "
+                       << subgroup;
+  if (subgroup != 0 && lanes % subgroup)
+    return emitError() << "expected lanes " << lanes
+                       << " to be a multiple of the subgroup " << subgroup;
+  if (!isPowerOfTwo(vector) || !isPowerOfTwo(valueVector))
+    return emitError() << "expected power-of-two load widths, got vector "
+                       << vector << " and value_vector " << valueVector;
+  if (keyLanes < 0 || (keyLanes > 0 && (subgroup == 0 || subgroup % keyLanes)))
+    return emitError() << "expected key_lanes to divide the subgroup "
+                       << subgroup << ", got " << keyLanes;
+  if (matrix && subgroup == 0)
+    return emitError() << "expected a subgroup for the matrix-tile schedule";
+  if (pairFold && !matrix)
+    return emitError() << "expected a pairwise fold only on the matrix-tile "
+                     "schedule";
+  if (!split && splits != 1)
+    return emitError() << "expected 1 split on a streaming schedule, got "
+                       << splits;
+  if (split && splits < 2)
+    return emitError() << "expected at least 2 splits on a split schedule, "
+                          "got "
+                       << splits;
+  if (chunk < 0 || stateBytes < 0 || scratchBytes < 0 || counterBytes < 0)
+    return emitError() << "expected non-negative chunk and byte counts";
+  if (split && scratchBytes == 0)
+    return emitError() << "expected scratch_bytes for the split partials";
+  if (!split && (scratchBytes != 0 || fusedCombine || liveSplits))
+    return emitError() << "expected no scratch, fused combine or live splits on "
+                     "a streaming schedule";
+  if (fusedCombine != (counterBytes > 0))
+    return emitError() << "expected counter_bytes exactly when the combine "
+                          "is fused, got "
+                       << counterBytes;
+  return success();
+}
+
+DictionaryAttr AttentionScheduleAttr::toDictionary() const {
+  Builder b(getContext());
+  auto i = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  return b.getDictionaryAttr({
+      b.getNamedAttr("kind", b.getStringAttr(getSplit() ? "split"
+                                                          : "streaming")),
+      b.getNamedAttr("grouped", b.getBoolAttr(getGrouped())),
+      b.getNamedAttr("group", i(getGroup())),
+      b.getNamedAttr("lanes", i(getLanes())),
+      b.getNamedAttr("subgroup", i(getSubgroup())),
+      b.getNamedAttr("vector", i(getVector())),
+      b.getNamedAttr("key_lanes", i(getKeyLanes())),
+      b.getNamedAttr("unroll", i(getUnroll())),
+      b.getNamedAttr("matrix", b.getBoolAttr(getMatrix())),
+      b.getNamedAttr("pair_fold", b.getBoolAttr(getPairFold())),
+      b.getNamedAttr("value_vector", i(getValueVector())),
+      b.getNamedAttr("splits", i(getSplits())),
+      b.getNamedAttr("chunk", i(getChunk())),
+      b.getNamedAttr("grid", b.getDenseI64ArrayAttr({getGridX(), getGridY()})),
+      b.getNamedAttr("state_bytes", i(getStateBytes())),
+      b.getNamedAttr("scratch_bytes", i(getScratchBytes())),
+      b.getNamedAttr("fused_combine", b.getBoolAttr(getFusedCombine())),
+      b.getNamedAttr("counter_bytes", i(getCounterBytes())),
+      b.getNamedAttr("live_splits", b.getBoolAttr(getLiveSplits())),
+      b.getNamedAttr("causal_skip", b.getBoolAttr(getCausalSkip())),
+      b.getNamedAttr("device", b.getStringAttr(getDevice())),
+  });
+}
+
 void PootDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "poot/Dialect/PootOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "poot/Dialect/PootAttrs.cpp.inc"
       >();
 }
 

@@ -180,5 +180,17 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "expected result [" << b << ", " << hq << ", "
                          << lq << ", " << dv << "] of " << et << ", got "
                          << out;
+  // The planner's schedule, where there is one: typed, and its head group
+  // a divisor of n_rep (the kernels assume whole groups).
+  if (Attribute attr = (*this)->getAttr(attrs::kSchedule)) {
+    auto schedule = dyn_cast<AttentionScheduleAttr>(attr);
+    if (!schedule)
+      return emitOpError() << "expected " << attrs::kSchedule
+                           << " to be a #poot.attention_schedule, got "
+                           << attr;
+    if (getNRep() % schedule.getGroup())
+      return emitOpError() << "expected a schedule head group dividing n_rep "
+                           << getNRep() << ", got " << schedule.getGroup();
+  }
   return success();
 }

@@ -209,10 +209,13 @@ llvm::Expected<rt::Graph> poot::toGraphRecords(func::FuncOp fn) {
         return id.takeError();
       eqn.results.push_back(*id);
     }
-    // Dictionaries (the planner's request and schedule) flatten into
+    // Dictionaries (the planner's request, and its typed schedule spelled
+    // out) flatten into
     // dotted names: poot.schedule.lanes.
     std::function<llvm::Error(StringRef, Attribute)> record =
         [&](StringRef name, Attribute value) -> llvm::Error {
+      if (auto schedule = dyn_cast<AttentionScheduleAttr>(value))
+        value = schedule.toDictionary();
       if (auto dict = dyn_cast<DictionaryAttr>(value)) {
         for (NamedAttribute entry : dict)
           if (llvm::Error err = record(

@@ -48,8 +48,19 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     const DeviceFacts *preset =
         liveFacts ? &*liveFacts : findDevicePreset(device);
     if (!preset) {
-      getOperation().emitError() << "unknown device preset '" << device
-                                 << "'";
+      std::string names;
+      for (const DeviceFacts &d : devicePresets())
+        names += (names.empty() ? "" : ", ") + d.name;
+      if (device.empty())
+        getOperation().emitError() << "expected a device preset (device="
+                                   << names << ")";
+      else
+        getOperation().emitError() << "unknown device preset '" << device
+                                   << "' (" << names << ")";
+      return signalPassFailure();
+    }
+    if (llvm::Error err = verifyTuning(tuning())) {
+      getOperation().emitError() << llvm::toString(std::move(err));
       return signalPassFailure();
     }
     DeviceFacts facts = *preset;
@@ -73,6 +84,20 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
       if (isa<DynamicUpdateSliceOp, ScatterUpdateOp>(op))
         markInPlace(op);
     });
+  }
+
+  /// The pass's tuning options as the planner reads them.
+  ScheduleTuning tuning() const {
+    ScheduleTuning t;
+    t.unroll = unroll;
+    t.warps = warps;
+    t.heads = heads;
+    t.waves = waves;
+    t.splits = splits;
+    t.noMatrix = noMatrix;
+    t.noFusedCombine = noFusedCombine;
+    t.fusedCombine = fusedCombine;
+    return t;
   }
 
   /// A cache write (dynamic_update_slice, scatter_update) whose operand 0
@@ -107,16 +132,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
       shape.sharedKeyWidth =
           cast<RankedTensorType>(shared.getType()).getDimSize(3);
 
-    ScheduleTuning tuning;
-    tuning.unroll = unroll;
-    tuning.warps = warps;
-    tuning.heads = heads;
-    tuning.waves = waves;
-    tuning.splits = splits;
-    tuning.noMatrix = noMatrix;
-    tuning.noFusedCombine = noFusedCombine;
-    tuning.fusedCombine = fusedCombine;
-    auto schedule = planAttention(shape, facts, tuning);
+    auto schedule = planAttention(shape, facts, tuning());
     if (!schedule) {
       op.emitError() << llvm::toString(schedule.takeError());
       return false;
@@ -150,35 +166,13 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
                     b.getNamedAttr("key_bound", b.getStringAttr(bound)),
                 }));
     const AttentionSchedule &s = *schedule;
-    op->setAttr(
-        "poot.schedule",
-        b.getDictionaryAttr({
-            b.getNamedAttr("kind",
-                           b.getStringAttr(s.split ? "split" : "streaming")),
-            b.getNamedAttr("grouped", b.getBoolAttr(s.grouped)),
-            b.getNamedAttr("group", b.getI64IntegerAttr(s.group)),
-            b.getNamedAttr("lanes", b.getI64IntegerAttr(s.lanes)),
-            b.getNamedAttr("subgroup", b.getI64IntegerAttr(s.subgroup)),
-            b.getNamedAttr("vector", b.getI64IntegerAttr(s.vector)),
-            b.getNamedAttr("key_lanes", b.getI64IntegerAttr(s.keyLanes)),
-            b.getNamedAttr("unroll", b.getI64IntegerAttr(s.unroll)),
-            b.getNamedAttr("matrix", b.getBoolAttr(s.matrix)),
-            b.getNamedAttr("pair_fold", b.getBoolAttr(s.pairFold)),
-            b.getNamedAttr("value_vector", b.getI64IntegerAttr(s.valueVector)),
-            b.getNamedAttr("splits", b.getI64IntegerAttr(s.splits)),
-            b.getNamedAttr("chunk", b.getI64IntegerAttr(s.chunk)),
-            b.getNamedAttr("grid",
-                           b.getDenseI64ArrayAttr({s.gridX, s.gridY})),
-            b.getNamedAttr("state_bytes", b.getI64IntegerAttr(s.stateBytes)),
-            b.getNamedAttr("scratch_bytes",
-                           b.getI64IntegerAttr(s.scratchBytes)),
-            b.getNamedAttr("fused_combine", b.getBoolAttr(s.fusedCombine)),
-            b.getNamedAttr("counter_bytes",
-                           b.getI64IntegerAttr(s.counterBytes)),
-            b.getNamedAttr("live_splits", b.getBoolAttr(s.liveSplits)),
-            b.getNamedAttr("causal_skip", b.getBoolAttr(s.causalSkip)),
-            b.getNamedAttr("device", b.getStringAttr(facts.name)),
-        }));
+    op->setAttr(attrs::kSchedule,
+                AttentionScheduleAttr::get(
+                    op.getContext(), s.split, s.grouped, s.group, s.lanes,
+                    s.subgroup, s.vector, s.keyLanes, s.unroll, s.matrix,
+                    s.pairFold, s.valueVector, s.splits, s.chunk, s.gridX,
+                    s.gridY, s.stateBytes, s.scratchBytes, s.fusedCombine,
+                    s.counterBytes, s.liveSplits, s.causalSkip, facts.name));
     std::string key = llvm::formatv(
         "{0}/attention/{1}/{2}/{3}/{4}/{5}/{6}/{7}{8}x{9}{10}", facts.name,
         keyForm, llvm::join(llvm::map_range(dims, [](int64_t d) {

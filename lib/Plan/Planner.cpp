@@ -230,6 +230,36 @@ static std::optional<ChannelPlan> planMatrix(const AttentionShape &s,
   return p;
 }
 
+llvm::Error poot::verifyTuning(const ScheduleTuning &t) {
+  auto check = [](const char *name, int64_t v, int64_t max,
+                  bool powerOfTwo) -> llvm::Error {
+    bool ok = v >= 0 && v <= max && (!powerOfTwo || (v & (v - 1)) == 0);
+    if (ok)
+      return llvm::Error::success();
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("expected {0} to be 0 (the planner decides) or {1} up "
+                      "to {2}, got {3}",
+                      name, powerOfTwo ? "a power of two" : "a count", max, v)
+            .str());
+  };
+  if (llvm::Error e = check("unroll", t.unroll, 16, true))
+    return e;
+  if (llvm::Error e = check("warps", t.warps, 32, true))
+    return e;
+  if (llvm::Error e = check("heads", t.heads, 64, false))
+    return e;
+  if (llvm::Error e = check("waves", t.waves, 64, false))
+    return e;
+  if (llvm::Error e = check("splits", t.splits, 16, false))
+    return e;
+  if (t.fusedCombine && t.noFusedCombine)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "expected at most one of fused-combine "
+                                   "and no-fused-combine");
+  return llvm::Error::success();
+}
+
 llvm::Expected<AttentionSchedule>
 poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
                     const ScheduleTuning &tuning) {

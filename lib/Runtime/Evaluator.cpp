@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <new>
 #include <unordered_map>
 
 namespace poot::rt {
@@ -1276,9 +1277,8 @@ Status evaluateEqn(const Eqn &eqn, const std::vector<const Tensor *> &operands,
                          std::to_string(t->size()) + " values");
   }
   for (const TensorType &type : resultTypes)
-    if (!validShape(type.shape))
-      return ctx.invalid("result type " + type.toString() +
-                         " has a negative dim");
+    if (Status s = checkTensorType(type); !s.isOk())
+      return ctx.error(s.code(), "result type: " + s.message());
   POOT_RETURN_IF_ERROR(it->second(ctx));
   if (produced.size() != resultTypes.size())
     return ctx.invalid("produced " + std::to_string(produced.size()) +
@@ -1399,8 +1399,11 @@ Status EqnRunner::runGraph(const Graph &, std::vector<Tensor> &,
   return Status::ok();
 }
 
-Status evaluate(const Graph &graph, const Bindings &bindings, NumericMode mode,
-                std::map<std::string, Tensor> &outputs, EqnRunner *runner) {
+namespace {
+
+Status evaluateGraph(const Graph &graph, const Bindings &bindings,
+                     NumericMode mode, std::map<std::string, Tensor> &outputs,
+                     EqnRunner *runner) {
   POOT_RETURN_IF_ERROR(checkBindings(graph, bindings));
 
   // The value table is private: inputs are copied in so that state buffers
@@ -1464,20 +1467,14 @@ Status evaluate(const Graph &graph, const Bindings &bindings, NumericMode mode,
                           "' is false at flat index " + std::to_string(i));
   }
 
-  // Nothing below can fail, so publishing is all or nothing.
+  // The outputs are gathered first (that allocates, and may run out of
+  // memory); the state copies after cannot fail, so publishing is all or
+  // nothing.
   std::map<std::string, Tensor> published;
   for (const GraphOutput &output : graph.outputs) {
     const Tensor &value = table[output.value];
-    if (!output.state.empty()) {
-      const std::string &inputName =
-          graph.inputs[stateInput(graph, output.state)].name;
-      // Copy into the existing storage: the caller's buffer (and any pointer
-      // into its data) stays the same object, only the values change.
-      Tensor *buffer = bindings.state.at(inputName);
-      std::copy(value.values().begin(), value.values().end(),
-                buffer->values().begin());
+    if (!output.state.empty())
       continue;
-    }
     if (output.validation && value.dtype() != DType::I1) {
       Tensor witness({DType::I1, value.shape()});
       for (int64_t i = 0; i < value.size(); ++i)
@@ -1487,8 +1484,35 @@ Status evaluate(const Graph &graph, const Bindings &bindings, NumericMode mode,
       published[output.name] = value;
     }
   }
+  for (const GraphOutput &output : graph.outputs) {
+    if (output.state.empty())
+      continue;
+    const Tensor &value = table[output.value];
+    const std::string &inputName =
+        graph.inputs[stateInput(graph, output.state)].name;
+    // Copy into the existing storage: the caller's buffer (and any pointer
+    // into its data) stays the same object, only the values change.
+    Tensor *buffer = bindings.state.at(inputName);
+    std::copy(value.values().begin(), value.values().end(),
+              buffer->values().begin());
+  }
   outputs.swap(published);
   return Status::ok();
+}
+
+} // namespace
+
+Status evaluate(const Graph &graph, const Bindings &bindings, NumericMode mode,
+                std::map<std::string, Tensor> &outputs, EqnRunner *runner) {
+  // The allocation boundary of a run: the types are checked, but a large
+  // graph may still need more memory than the machine has. Nothing has been
+  // published when an allocation fails.
+  try {
+    return evaluateGraph(graph, bindings, mode, outputs, runner);
+  } catch (const std::bad_alloc &) {
+    return Status(ErrorCode::Unsupported,
+                  "graph '" + graph.name + "': out of memory");
+  }
 }
 
 } // namespace poot::rt

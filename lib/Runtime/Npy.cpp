@@ -10,12 +10,16 @@
 
 #include "poot/Runtime/Npy.h"
 
+#include <sys/stat.h>
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 namespace poot::rt {
 
@@ -354,6 +358,13 @@ Status readNpy(const std::string &path, const TensorType *expected,
   if (header.fortranOrder)
     return Status(ErrorCode::Unsupported,
                   path + ": Fortran-ordered arrays are not supported");
+  // Checked before any count is computed from the shape: huge dims must not
+  // overflow their way past the size check (a zero dim among them too).
+  if (Status s = checkTensorType({naturalDType(kind), header.shape});
+      !s.isOk())
+    return Status(s.code() == ErrorCode::Unsupported ? ErrorCode::Unsupported
+                                                     : ErrorCode::Malformed,
+                  path + ": " + s.message());
 
   int64_t itemBytes = fileKindBytes(kind);
   size_t dataStart = prefix + headerLen;
@@ -387,7 +398,9 @@ Status readNpy(const std::string &path, const TensorType *expected,
     return Status(ErrorCode::DtypeMismatch,
                   path + ": file holds " + fileKindName(kind) + ", expected " +
                       dtypeName(target));
-  Tensor result({target, header.shape});
+  Tensor result;
+  if (Status s = Tensor::create({target, header.shape}, result); !s.isOk())
+    return Status(s.code(), path + ": " + s.message());
   bool exact = target == natural;
   for (int64_t i = 0; i < count; ++i) {
     double v = decodeElement(kind, data + dataStart + i * itemBytes);
@@ -517,6 +530,63 @@ Status writeNpy(const std::string &path, const Tensor &tensor) {
   file.close();
   if (!file)
     return Status(ErrorCode::Io, path + ": write failed");
+  return Status::ok();
+}
+
+bool isPlainFileName(const std::string &name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find_first_of(std::string("/\\\0", 3)) == std::string::npos;
+}
+
+Status writeNpyFiles(
+    const std::string &dir,
+    const std::vector<std::pair<std::string, const Tensor *>> &files) {
+  std::set<std::string> names;
+  for (const auto &[name, tensor] : files) {
+    (void)tensor;
+    if (!isPlainFileName(name))
+      return Status(ErrorCode::InvalidArgument,
+                    "output name '" + name +
+                        "' is not a plain file name (empty, or with '/', "
+                        "'\\', a NUL or a '.'/'..' name): nothing written");
+    if (!names.insert(name).second)
+      return Status(ErrorCode::InvalidArgument,
+                    "two outputs named '" + name + "': nothing written");
+  }
+  auto pathOf = [&](const std::string &name) {
+    return dir + "/" + name + ".npy";
+  };
+  // Each file first goes to a temporary next to it, so a failure part way
+  // leaves no mix of new and old results.
+  std::vector<std::string> temporaries;
+  auto removeAll = [](const std::vector<std::string> &paths) {
+    for (const std::string &p : paths)
+      std::remove(p.c_str());
+  };
+  for (const auto &[name, tensor] : files) {
+    std::string tmp = pathOf(name) + ".tmp";
+    if (Status s = writeNpy(tmp, *tensor); !s.isOk()) {
+      removeAll(temporaries);
+      // Half a file of ours, unless something else holds the name.
+      struct stat st;
+      if (::stat(tmp.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        std::remove(tmp.c_str());
+      return Status(s.code(), s.message() + " (nothing written)");
+    }
+    temporaries.push_back(tmp);
+  }
+  std::vector<std::string> published;
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string path = pathOf(files[i].first);
+    if (std::rename(temporaries[i].c_str(), path.c_str()) != 0) {
+      std::string why = std::strerror(errno);
+      removeAll(published);
+      removeAll(temporaries);
+      return Status(ErrorCode::Io, path + ": cannot be written: " + why +
+                                       " (nothing written)");
+    }
+    published.push_back(path);
+  }
   return Status::ok();
 }
 

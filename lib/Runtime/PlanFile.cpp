@@ -7,10 +7,16 @@
 
 #include "poot/Runtime/PlanFile.h"
 
+#include "poot/Runtime/Npy.h"
+
+#include <cctype>
+#include <cerrno>
 #include <cinttypes>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 using namespace poot::rt;
@@ -101,16 +107,34 @@ struct Line {
   size_t number = 0;
 };
 
+/// A whole decimal int64: the entire token (a NUL inside it included) and
+/// inside int64's range; strtoll's clamping on ERANGE is refused.
 bool parseInt(const std::string &s, int64_t &v) {
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])))
+    return false;
+  errno = 0;
   char *end = nullptr;
   v = std::strtoll(s.c_str(), &end, 10);
-  return !s.empty() && *end == 0;
+  return errno == 0 && end == s.c_str() + s.size();
 }
 
+/// parseInt for a field held as an int (a value or eqn index).
+bool parseIndex(const std::string &s, int &v) {
+  int64_t wide;
+  if (!parseInt(s, wide) || wide < INT_MIN || wide > INT_MAX)
+    return false;
+  v = static_cast<int>(wide);
+  return true;
+}
+
+/// A whole float token; an underflow to a subnormal or zero is fine (ERANGE
+/// is not consulted), trailing bytes are not.
 bool parseDouble(const std::string &s, double &v) {
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])))
+    return false;
   char *end = nullptr;
   v = std::strtod(s.c_str(), &end);
-  return !s.empty() && *end == 0;
+  return end == s.c_str() + s.size();
 }
 
 bool parseInts(const std::string &s, std::vector<int64_t> &out) {
@@ -126,6 +150,31 @@ bool parseInts(const std::string &s, std::vector<int64_t> &out) {
     out.push_back(v);
   }
   return true;
+}
+
+/// parseInts for a list of value indices (each held as an int).
+bool parseIndices(const std::string &s, std::vector<int> &out) {
+  std::vector<int64_t> wide;
+  if (!parseInts(s, wide))
+    return false;
+  out.clear();
+  for (int64_t v : wide) {
+    if (v < INT_MIN || v > INT_MAX)
+      return false;
+    out.push_back(static_cast<int>(v));
+  }
+  return true;
+}
+
+/// The fewest fields (the kind included) each record has: a known record
+/// with fewer was cut, which is reported as such rather than as unknown.
+const std::map<std::string, size_t> &recordFields() {
+  static const std::map<std::string, size_t> fields = {
+      {"device", 2}, {"target", 2}, {"graph", 2},  {"value", 4},
+      {"input", 6},  {"output", 5}, {"eqn", 5},    {"attr", 4},
+      {"arena", 2},  {"spirv", 2},  {"ptx", 3},    {"hsaco", 4},
+      {"slot", 5}};
+  return fields;
 }
 
 /// The value of one hex digit, or -1.
@@ -267,7 +316,15 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
   size_t nl2 = nl1 == std::string::npos ? nl1 : text.find('\n', nl1 + 1);
   if (!looksLikePlan(text) || nl2 == std::string::npos)
     return Status(ErrorCode::Malformed, "not a poot plan file");
-  int version = std::atoi(text.c_str() + std::string(kMagic).size());
+  // "poot-plan <version>": the whole rest of the line is the number.
+  std::string magicLine = text.substr(0, nl1);
+  size_t magicLen = std::string(kMagic).size();
+  int64_t version = 0;
+  if (magicLine.size() < magicLen + 2 || magicLine[magicLen] != ' ' ||
+      !std::isdigit(static_cast<unsigned char>(magicLine[magicLen + 1])) ||
+      !parseInt(magicLine.substr(magicLen + 1), version))
+    return Status(ErrorCode::Malformed,
+                  "bad plan header (expected 'poot-plan <version>')");
   if (version < kOldestPlanVersion || version > kPlanVersion)
     return Status(ErrorCode::Unsupported,
                   "plan format version " + std::to_string(version) +
@@ -286,6 +343,18 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
                   "plan checksum mismatch: the file is damaged (" + sumLine +
                       ", contents give " + std::string(want + 9) + ")");
 
+  // A type the runtime could not hold is refused here, before anything
+  // sizes a buffer by it: a negative dim or an overflowing count is a
+  // damaged or forged record, a type past the size limit is unsupported.
+  auto badType = [&](size_t line, const TensorType &type) {
+    Status s = checkTensorType(type);
+    if (s.isOk())
+      return s;
+    return Status(s.code() == ErrorCode::Unsupported ? ErrorCode::Unsupported
+                                                     : ErrorCode::Malformed,
+                  "plan line " + std::to_string(line) + ": " + s.message());
+  };
+
   Plan plan;
   Graph &g = plan.graph;
   std::istringstream lines(body);
@@ -302,78 +371,95 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
       continue;
     const std::string &kind = t[0];
     auto need = [&](size_t n) { return t.size() >= n; };
-    if (kind == "device" && need(2)) {
+    // A known record with too few fields was cut: say so, and how many it
+    // needs (version 1 has no hsaco record, so there it stays unknown).
+    auto fields = recordFields().find(kind);
+    if (fields != recordFields().end() && !need(fields->second) &&
+        (kind != "hsaco" || version >= 2))
+      return bad(number, "'" + kind + "' record cut short (" +
+                             std::to_string(t.size()) + " fields, needs " +
+                             std::to_string(fields->second) + ")");
+    if (kind == "device") {
       if (!decode(t[1], plan.device))
         return bad(number, "bad string");
-    } else if (kind == "target" && need(2)) {
+    } else if (kind == "target") {
       if (!decode(t[1], plan.target))
         return bad(number, "bad string");
-    } else if (kind == "graph" && need(2)) {
+    } else if (kind == "graph") {
       if (!decode(t[1], g.name))
         return bad(number, "bad string");
-    } else if (kind == "value" && need(4)) {
+    } else if (kind == "value") {
+      // Values are numbered in order: an index out of place would silently
+      // shift every reference after it.
+      int64_t index;
+      if (!parseInt(t[1], index) ||
+          index != static_cast<int64_t>(g.values.size()))
+        return bad(number, "value index '" + t[1] +
+                               "' out of order (expected " +
+                               std::to_string(g.values.size()) + ")");
       TensorType type;
-      std::vector<int64_t> shape;
-      if (!parseDType(t[2], type.dtype) || !parseInts(t[3], shape))
+      if (!parseDType(t[2], type.dtype) || !parseInts(t[3], type.shape))
         return bad(number, "bad value type");
-      type.shape = shape;
+      POOT_RETURN_IF_ERROR(badType(number, type));
       g.values.push_back(type);
-    } else if (kind == "input" && need(6)) {
+    } else if (kind == "input") {
       GraphInput in;
-      int64_t v;
-      if (!parseInt(t[1], v) || !decode(t[2], in.name) ||
+      if (!parseIndex(t[1], in.value) || !decode(t[2], in.name) ||
           !decode(t[3], in.slot) || !decode(t[4], in.state))
         return bad(number, "bad input");
-      in.value = static_cast<int>(v);
       if (t[5] != "-") {
         std::vector<int64_t> r;
         if (!parseInts(t[5], r) || r.size() != 2)
           return bad(number, "bad range");
+        if (r[0] >= r[1])
+          return bad(number, "empty range [" + std::to_string(r[0]) + ", " +
+                                 std::to_string(r[1]) + ")");
         in.range = std::make_pair(r[0], r[1]);
       }
+      if (g.findInput(in.name) >= 0)
+        return bad(number, "a second input named '" + in.name + "'");
       g.inputs.push_back(in);
-    } else if (kind == "output" && need(5)) {
+    } else if (kind == "output") {
       GraphOutput o;
-      int64_t v, val;
-      if (!parseInt(t[1], v) || !decode(t[2], o.name) ||
-          !decode(t[3], o.state) || !parseInt(t[4], val))
+      int64_t val;
+      if (!parseIndex(t[1], o.value) || !decode(t[2], o.name) ||
+          !decode(t[3], o.state) || !parseInt(t[4], val) ||
+          (val != 0 && val != 1))
         return bad(number, "bad output");
-      o.value = static_cast<int>(v);
       o.validation = val != 0;
       g.outputs.push_back(o);
-    } else if (kind == "eqn" && need(5)) {
+    } else if (kind == "eqn") {
       Eqn e;
-      std::vector<int64_t> ops, res;
       if (!decode(t[1], e.op) || !decode(t[2], e.location) ||
-          !parseInts(t[3], ops) || !parseInts(t[4], res))
+          !parseIndices(t[3], e.operands) || !parseIndices(t[4], e.results))
         return bad(number, "bad eqn");
-      e.operands.assign(ops.begin(), ops.end());
-      e.results.assign(res.begin(), res.end());
       g.eqns.push_back(std::move(e));
       current = &g.eqns.back();
-    } else if (kind == "attr" && need(3) && current) {
+    } else if (kind == "attr") {
+      if (!current)
+        return bad(number, "an attribute before any eqn");
       std::string name;
       if (!decode(t[1], name))
         return bad(number, "bad attribute name");
       Attr a;
       const std::string &ak = t[2];
-      if (ak == "int" && need(4)) {
+      if (ak == "int") {
         a.kind = Attr::Kind::Int;
         if (!parseInt(t[3], a.i))
           return bad(number, "bad int");
-      } else if (ak == "float" && need(4)) {
+      } else if (ak == "float") {
         a.kind = Attr::Kind::Float;
         if (!parseDouble(t[3], a.f))
           return bad(number, "bad float");
-      } else if (ak == "string" && need(4)) {
+      } else if (ak == "string") {
         a.kind = Attr::Kind::String;
         if (!decode(t[3], a.s))
           return bad(number, "bad string");
-      } else if (ak == "ints" && need(4)) {
+      } else if (ak == "ints") {
         a.kind = Attr::Kind::Ints;
         if (!parseInts(t[3], a.ints))
           return bad(number, "bad ints");
-      } else if (ak == "floats" && need(4)) {
+      } else if (ak == "floats") {
         a.kind = Attr::Kind::Floats;
         if (t[3] != "-") {
           std::stringstream ss(t[3]);
@@ -384,13 +470,16 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
             a.floats.push_back(d);
           }
         }
-      } else if (ak == "tensor" && need(5)) {
+      } else if (ak == "tensor") {
         a.kind = Attr::Kind::Tensor;
+        if (!need(5))
+          return bad(number, "'attr tensor' record cut short (" +
+                                 std::to_string(t.size()) +
+                                 " fields, needs at least 5)");
         TensorType type;
-        std::vector<int64_t> shape;
-        if (!parseDType(t[3], type.dtype) || !parseInts(t[4], shape))
+        if (!parseDType(t[3], type.dtype) || !parseInts(t[4], type.shape))
           return bad(number, "bad tensor type");
-        type.shape = shape;
+        POOT_RETURN_IF_ERROR(badType(number, type));
         std::vector<double> values;
         for (size_t i = 5; i < t.size(); ++i) {
           double d;
@@ -398,31 +487,41 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
             return bad(number, "bad tensor value");
           values.push_back(d);
         }
-        if (static_cast<int64_t>(values.size()) != numElements(shape))
+        if (static_cast<int64_t>(values.size()) != numElements(type.shape))
           return bad(number, "tensor holds the wrong number of values");
         a.tensor = Tensor(type, std::move(values));
       } else {
         return bad(number, "unknown attribute kind '" + ak + "'");
       }
       current->attrs[name] = std::move(a);
-    } else if (kind == "arena" && need(2)) {
-      if (!parseInt(t[1], plan.arenaBytes))
+    } else if (kind == "arena") {
+      if (!parseInt(t[1], plan.arenaBytes) || plan.arenaBytes < 0)
         return bad(number, "bad arena size");
-    } else if (kind == "spirv" && need(2)) {
+    } else if (kind == "spirv") {
+      // The count is compared with the words there are, never computed
+      // from: a forged count cannot overflow anything.
       int64_t count;
-      if (!parseInt(t[1], count) || static_cast<int64_t>(t.size()) != count + 2)
+      if (!parseInt(t[1], count) || count < 0 ||
+          static_cast<uint64_t>(count) != t.size() - 2)
         return bad(number, "bad spirv record");
       for (size_t i = 2; i < t.size(); ++i) {
-        char *end = nullptr;
-        unsigned long w = std::strtoul(t[i].c_str(), &end, 16);
-        if (*end != 0)
+        const std::string &word = t[i];
+        uint32_t w = 0;
+        bool digits = !word.empty() && word.size() <= 8;
+        for (size_t k = 0; digits && k < word.size(); ++k) {
+          int d = hexDigit(word[k]);
+          digits = d >= 0;
+          w = w * 16 + static_cast<uint32_t>(d);
+        }
+        if (!digits)
           return bad(number, "bad spirv word");
-        plan.spirv.push_back(static_cast<uint32_t>(w));
+        plan.spirv.push_back(w);
       }
     } else if (kind == "ptx") {
       int64_t count;
       if (t.size() != 3 || !parseInt(t[1], count) || count <= 0 ||
-          static_cast<int64_t>(t[2].size()) != 2 * count)
+          t[2].size() % 2 != 0 ||
+          static_cast<uint64_t>(count) != t[2].size() / 2)
         return bad(number, "bad ptx record (expected 'ptx <bytes> <hex>' "
                            "with two hex digits a byte)");
       if (!plan.ptx.empty())
@@ -439,7 +538,8 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
     } else if (kind == "hsaco" && version >= 2) {
       int64_t count;
       if (t.size() != 4 || t[1].empty() || !parseInt(t[2], count) ||
-          count <= 0 || static_cast<int64_t>(t[3].size()) != 2 * count)
+          count <= 0 || t[3].size() % 2 != 0 ||
+          static_cast<uint64_t>(count) != t[3].size() / 2)
         return bad(number, "bad hsaco record (expected 'hsaco <chip> "
                            "<bytes> <hex>' with two hex digits a byte)");
       if (!plan.hsaco.empty())
@@ -447,14 +547,11 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
       if (!fromHex(t[3], plan.hsaco))
         return bad(number, "bad hsaco byte");
       plan.hsacoChip = t[1];
-    } else if (kind == "slot" && need(5)) {
+    } else if (kind == "slot") {
       ArenaSlot s;
-      int64_t v, e;
-      if (!parseInt(t[1], v) || !parseInt(t[2], e) ||
+      if (!parseIndex(t[1], s.value) || !parseIndex(t[2], s.eqn) ||
           !parseInt(t[3], s.offset) || !parseInt(t[4], s.bytes))
         return bad(number, "bad arena slot");
-      s.value = static_cast<int>(v);
-      s.eqn = static_cast<int>(e);
       plan.arena.push_back(s);
     } else {
       // Refused rather than skipped: a record this runtime does not know
@@ -480,6 +577,20 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
   for (const GraphOutput &o : g.outputs)
     if (!valid(o.value))
       return Status(ErrorCode::Malformed, "plan output names an unknown value");
+  // Tools write outputs and state as NAME.npy in an output directory: a
+  // name that is not a plain file name could reach outside it.
+  for (const GraphInput &in : g.inputs)
+    if (in.name.empty() || (!in.state.empty() && !isPlainFileName(in.name)))
+      return Status(ErrorCode::Malformed,
+                    "plan input name '" + in.name +
+                        "' is not a plain file name (empty, or with '/', "
+                        "'\\', a NUL or a '.'/'..' name)");
+  for (const GraphOutput &o : g.outputs)
+    if (!isPlainFileName(o.name))
+      return Status(ErrorCode::Malformed,
+                    "plan output name '" + o.name +
+                        "' is not a plain file name (empty, or with '/', "
+                        "'\\', a NUL or a '.'/'..' name)");
   out = std::move(plan);
   return Status::ok();
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 #include <numeric>
 #include <random>
 
@@ -48,8 +49,13 @@ Tensor poot::rt::randomInput(const Graph &graph, const GraphInput &input,
   }
   if (input.slot == "write_map") {
     // Distinct pool slots (never -1, so every new row lands somewhere).
+    // Only `n` distinct slots are needed: of a range wider than max(n, 2^24)
+    // slots only that many first ones are drawn from, so a huge declared
+    // range allocates nothing huge.
     int64_t start = std::max<int64_t>(lo, 0);
-    std::vector<int64_t> slots(std::max<int64_t>(hi - start, 0));
+    int64_t pool = std::min(std::max<int64_t>(hi - start, 0),
+                            std::max<int64_t>(n, int64_t(1) << 24));
+    std::vector<int64_t> slots(pool);
     std::iota(slots.begin(), slots.end(), start);
     std::shuffle(slots.begin(), slots.end(), rng);
     for (int64_t i = 0; i < n; ++i)
@@ -57,10 +63,35 @@ Tensor poot::rt::randomInput(const Graph &graph, const GraphInput &input,
                               : static_cast<double>(slots[i % slots.size()]);
     return t;
   }
-  if (input.slot == "pos" || input.slot == "len")
-    hi = std::max(lo + 1, hi - headroom);
+  int64_t lowered;
+  if ((input.slot == "pos" || input.slot == "len") &&
+      !__builtin_sub_overflow(hi, headroom, &lowered))
+    hi = std::max(lo + 1, lowered);
   std::uniform_int_distribution<int64_t> dist(lo, hi - 1);
   for (int64_t i = 0; i < n; ++i)
     t.at(i) = static_cast<double>(dist(rng));
   return t;
+}
+
+Status poot::rt::randomInput(const Graph &graph, const GraphInput &input,
+                             uint64_t seed, int64_t headroom, Tensor &out) {
+  if (input.value < 0 ||
+      static_cast<size_t>(input.value) >= graph.values.size())
+    return Status(ErrorCode::InvalidArgument,
+                  "input '" + input.name + "' names no value of the graph");
+  const TensorType &type = graph.values[input.value];
+  if (Status s = checkTensorType(type); !s.isOk())
+    return Status(s.code(), "input '" + input.name + "': " + s.message());
+  if (input.range && input.range->first >= input.range->second)
+    return Status(ErrorCode::InvalidArgument,
+                  "input '" + input.name + "': its range is empty");
+  // The allocation boundary: the type is sane, the memory may still lack.
+  try {
+    out = randomInput(graph, input, seed, headroom);
+  } catch (const std::bad_alloc &) {
+    return Status(ErrorCode::Unsupported, "input '" + input.name +
+                                              "': out of memory allocating " +
+                                              type.toString());
+  }
+  return Status::ok();
 }

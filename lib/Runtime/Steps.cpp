@@ -4,6 +4,9 @@
 
 #include "poot/Runtime/Check.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 using namespace poot::rt;
 
 Bindings poot::rt::bindStep(const Graph &graph, const TensorMap &inputs,
@@ -45,4 +48,81 @@ void poot::rt::advanceStep(const Graph &graph, TensorMap &inputs) {
     if (input.slot == "pos" || input.slot == "len")
       for (double &v : inputs[input.name].values())
         v += 1;
+}
+
+namespace {
+
+/// Parses one token of an inline binding as a value of `dtype`; false with
+/// `why` set when it is not one.
+bool parseValue(const std::string &token, DType dtype, double &value,
+                std::string &why) {
+  why = "'" + token + "' is not a number";
+  if (token.empty())
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  if (isFloat(dtype)) {
+    // Past the float range is inf, below it zero: both what the dtype
+    // holds, so ERANGE is not an error here.
+    double v = std::strtod(token.c_str(), &end);
+    if (end != token.c_str() + token.size())
+      return false;
+    value = roundTo(dtype, v);
+    return true;
+  }
+  // Integers: an optional sign and decimal digits, nothing else.
+  size_t digits = token[0] == '-' || token[0] == '+' ? 1 : 0;
+  if (digits == token.size() ||
+      token.find_first_not_of("0123456789", digits) != std::string::npos) {
+    why = "'" + token + "' is not an integer (the input is " +
+          dtypeName(dtype) + ")";
+    return false;
+  }
+  long long v = std::strtoll(token.c_str(), &end, 10);
+  int64_t lo = dtype == DType::I32   ? INT32_MIN
+               : dtype == DType::I1  ? 0
+                                     : -(int64_t(1) << 53);
+  int64_t hi = dtype == DType::I32   ? INT32_MAX
+               : dtype == DType::I1  ? 1
+                                     : int64_t(1) << 53;
+  if (errno == ERANGE || end != token.c_str() + token.size() || v < lo ||
+      v > hi) {
+    why = "'" + token + "' is outside " + dtypeName(dtype) + " (" +
+          std::to_string(lo) + " to " + std::to_string(hi) + ")";
+    return false;
+  }
+  value = static_cast<double>(v);
+  return true;
+}
+
+} // namespace
+
+Status poot::rt::parseValues(const std::string &list, const TensorType &type,
+                             std::vector<double> &values) {
+  values.clear();
+  size_t start = 0;
+  while (true) {
+    size_t comma = list.find(',', start);
+    std::string part = list.substr(start, comma == std::string::npos
+                                              ? std::string::npos
+                                              : comma - start);
+    size_t b = part.find_first_not_of(" \t");
+    size_t e = part.find_last_not_of(" \t");
+    part = b == std::string::npos ? "" : part.substr(b, e - b + 1);
+    double v;
+    std::string why;
+    if (!parseValue(part, type.dtype, v, why))
+      return Status(ErrorCode::InvalidArgument, why);
+    values.push_back(v);
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  int64_t want = numElements(type.shape);
+  if (static_cast<int64_t>(values.size()) != want)
+    return Status(ErrorCode::InvalidArgument,
+                  "expected " + std::to_string(want) + " values for " +
+                      type.toString() + ", got " +
+                      std::to_string(values.size()));
+  return Status::ok();
 }

@@ -7,7 +7,10 @@
 using namespace poot::rt;
 
 int64_t poot::rt::storageBytes(const TensorType &type) {
-  return numElements(type.shape) * dtypeBytes(type.dtype);
+  int64_t n = numElements(type.shape), bytes;
+  if (n < 0 || __builtin_mul_overflow(n, dtypeBytes(type.dtype), &bytes))
+    return -1;
+  return bytes;
 }
 
 Tensor poot::rt::decodeStorage(const TensorType &type, const void *data) {

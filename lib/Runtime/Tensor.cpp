@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
 
 namespace poot::rt {
 
@@ -222,11 +223,50 @@ float bf16BitsToFloat(uint16_t bits) {
   return value;
 }
 
+/// The product of the nonzero dims of `shape` and whether a dim is zero;
+/// false when a dim is negative or the product overflows int64.
+static bool nonzeroProduct(const Shape &shape, int64_t &product,
+                           bool &hasZero) {
+  product = 1;
+  hasZero = false;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return false;
+    if (d == 0) {
+      hasZero = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(product, d, &product))
+      return false;
+  }
+  return true;
+}
+
 int64_t numElements(const Shape &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  int64_t product;
+  bool hasZero;
+  if (!nonzeroProduct(shape, product, hasZero))
+    return -1;
+  return hasZero ? 0 : product;
+}
+
+Status checkTensorType(const TensorType &type) {
+  int64_t product;
+  bool hasZero;
+  for (int64_t d : type.shape)
+    if (d < 0)
+      return Status(ErrorCode::InvalidArgument,
+                    type.toString() + " has a negative dim");
+  if (!nonzeroProduct(type.shape, product, hasZero))
+    return Status(ErrorCode::InvalidArgument,
+                  type.toString() + ": its element count overflows int64");
+  if (product > kMaxElements)
+    return Status(ErrorCode::Unsupported,
+                  type.toString() + " has " + std::to_string(product) +
+                      (hasZero ? " elements in its nonzero dims"
+                               : " elements") +
+                      ", past the runtime's limit of 2^37");
+  return Status::ok();
 }
 
 std::string shapeString(const Shape &shape) {
@@ -254,6 +294,19 @@ Tensor::Tensor(TensorType type)
 
 Tensor::Tensor(TensorType type, std::vector<double> values)
     : type_(std::move(type)), values_(std::move(values)) {}
+
+Status Tensor::create(TensorType type, Tensor &out) {
+  POOT_RETURN_IF_ERROR(checkTensorType(type));
+  // The one place an allocation failure becomes a value: the size is sane,
+  // but the machine may still not have the memory.
+  try {
+    out = Tensor(type);
+  } catch (const std::bad_alloc &) {
+    return Status(ErrorCode::Unsupported,
+                  "out of memory allocating " + type.toString());
+  }
+  return Status::ok();
+}
 
 std::vector<int64_t> Tensor::strides() const {
   std::vector<int64_t> result(type_.shape.size(), 1);

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -309,6 +310,96 @@ TEST_F(NpyTest, WrongShapeWithExpected) {
   EXPECT_EQ(st.code(), ErrorCode::ShapeMismatch);
   EXPECT_NE(st.message().find("[2, 3]"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("[3, 2]"), std::string::npos) << st.message();
+}
+
+// The fuzzer's finds: dims whose product passes int64 next to a zero dim
+// (so the data is empty and the byte check alone would pass). Refused from
+// the header, before any element count is computed.
+TEST_F(NpyTest, HugeDimsBesideAZeroAreMalformed) {
+  for (const char *name : {"ub-npy-numel.npy", "npy-fuzz-found-min.npy"}) {
+    std::string p = std::string(POOT_TEST_INPUTS_DIR) + "/" + name;
+    Tensor t({DType::F32, {1}}, {5.0});
+    Status st = readNpy(p, nullptr, t);
+    EXPECT_EQ(st.code(), ErrorCode::Malformed) << name << ": " << st.toString();
+    EXPECT_NE(st.message().find("overflows"), std::string::npos)
+        << st.message();
+    EXPECT_EQ(t.at(0), 5.0) << name;
+  }
+  // Within int64 but past the runtime's limit: unsupported, not allocated.
+  std::string big = path("big");
+  writeRaw(big,
+           "{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, "
+           "1048576, 0), }",
+           "");
+  Tensor t;
+  EXPECT_EQ(readNpy(big, nullptr, t).code(), ErrorCode::Unsupported);
+}
+
+/// A fresh, empty directory in the test temp dir, removed at the end.
+class NpyFilesTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir = ::testing::TempDir() + "poot_npy_files_" +
+          ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+  /// The names in `dir`, sorted.
+  std::vector<std::string> listing() const {
+    std::vector<std::string> names;
+    for (const auto &entry : std::filesystem::directory_iterator(dir))
+      names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  std::string dir;
+};
+
+TEST_F(NpyFilesTest, RefusesNamesOutsideTheDirectory) {
+  Tensor t({DType::F32, {2}}, {1, 2});
+  for (const std::string &bad :
+       {std::string("../../x"), std::string("a/b"), std::string("a\\b"),
+        std::string(".."), std::string("."), std::string(""),
+        std::string("nul\0tail", 8)}) {
+    EXPECT_FALSE(isPlainFileName(bad)) << bad;
+    Status st = writeNpyFiles(dir, {{"good", &t}, {bad, &t}});
+    EXPECT_EQ(st.code(), ErrorCode::InvalidArgument) << bad;
+    EXPECT_TRUE(listing().empty()) << bad;
+  }
+  EXPECT_TRUE(isPlainFileName("l0.k_cache"));
+  EXPECT_TRUE(isPlainFileName("..x"));
+  EXPECT_EQ(writeNpyFiles(dir, {{"y", &t}, {"y", &t}}).code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_TRUE(listing().empty());
+}
+
+TEST_F(NpyFilesTest, WritesEveryFileOrNone) {
+  Tensor a({DType::F32, {2}}, {1, 2}), b({DType::I32, {1}}, {3});
+  ASSERT_TRUE(writeNpyFiles(dir, {{"a", &a}, {"b", &b}}).isOk());
+  EXPECT_EQ(listing(), (std::vector<std::string>{"a.npy", "b.npy"}));
+  Tensor back;
+  ASSERT_TRUE(readNpy(dir + "/b.npy", nullptr, back).isOk());
+  EXPECT_EQ(back.at(0), 3.0);
+  std::filesystem::remove(dir + "/a.npy");
+  std::filesystem::remove(dir + "/b.npy");
+
+  // The second file cannot be written (a directory holds its temporary's
+  // name): the first is not published and no temporary is left.
+  std::filesystem::create_directory(dir + "/b.npy.tmp");
+  Status st = writeNpyFiles(dir, {{"a", &a}, {"b", &b}});
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("nothing written"), std::string::npos)
+      << st.message();
+  EXPECT_EQ(listing(), (std::vector<std::string>{"b.npy.tmp"}));
+  std::filesystem::remove(dir + "/b.npy.tmp");
+
+  // The second cannot be renamed into place (a non-empty directory holds
+  // its name): the first, already renamed, is taken back.
+  std::filesystem::create_directories(dir + "/b.npy/inside");
+  st = writeNpyFiles(dir, {{"a", &a}, {"b", &b}});
+  EXPECT_EQ(st.code(), ErrorCode::Io);
+  EXPECT_EQ(listing(), (std::vector<std::string>{"b.npy"}));
 }
 
 TEST_F(NpyTest, MissingFileIsIo) {

@@ -6,6 +6,8 @@
 #include "gtest/gtest.h"
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 using namespace poot::rt;
 
@@ -238,6 +240,166 @@ TEST(PlanFile, RefusesBadHsacoRecords) {
         << record;
     EXPECT_TRUE(q.hsaco.empty()) << record;
   }
+}
+
+/// The bytes of a file of test/unit/inputs (the fuzzers' and the probe's
+/// reproducers).
+std::string inputFile(const std::string &name) {
+  std::ifstream f(std::string(POOT_TEST_INPUTS_DIR) + "/" + name,
+                  std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+Status readInput(const std::string &name, Plan &out) {
+  return readPlanFile(std::string(POOT_TEST_INPUTS_DIR) + "/" + name, out);
+}
+
+// Counts and dims that overflow int64 arithmetic (UBSan's finds) are refused
+// at load as Malformed; a type within int64 but past the size limit is
+// Unsupported. Nothing sizes a buffer by them.
+TEST(PlanFile, RefusesSizesThatOverflow) {
+  for (const char *name :
+       {"ub-ptx-count.plan", "ub-hsaco-count.plan", "ub-spirv-count.plan",
+        "ub-tensor-attr-numel.plan", "ub-value-numel-run.plan"}) {
+    Plan q;
+    Status s = readInput(name, q);
+    EXPECT_EQ(s.code(), ErrorCode::Malformed) << name << ": " << s.toString();
+    EXPECT_TRUE(q.graph.values.empty()) << name;
+  }
+  Plan q;
+  Status s = readInput("crash-length-error.plan", q);
+  EXPECT_EQ(s.code(), ErrorCode::Unsupported) << s.toString();
+  EXPECT_NE(s.message().find("past the runtime's limit"), std::string::npos)
+      << s.message();
+  // 2^32 elements is within the limit: the plan loads (running it is a
+  // matter of memory, StepsTest).
+  s = readInput("crash-bad-alloc.plan", q);
+  EXPECT_TRUE(s.isOk()) << s.toString();
+
+  // The C API fuzzer's dim: out of int64's range, which strtoll clamps to
+  // INT64_MIN. The file's header lacks its space; with a good one the dim
+  // itself is refused.
+  std::string capi = inputFile("capi-int64min-dim.plan");
+  EXPECT_EQ(parsePlan(capi, q).code(), ErrorCode::Malformed);
+  s = parsePlan(withChecksum(bodyOf(capi)), q);
+  EXPECT_EQ(s.code(), ErrorCode::Malformed);
+  EXPECT_NE(s.message().find("bad value type"), std::string::npos)
+      << s.message();
+  std::string body = bodyOf(serializePlan(samplePlan()));
+  for (const char *dims :
+       {"-9223372036854775808", "2,-3", "4294967296,4294967296",
+        "281474976710656,281474976710656,0"}) {
+    std::string forged = body;
+    forged.replace(forged.find("value 0 f32 2,3"), 15,
+                   std::string("value 0 f32 ") + dims);
+    EXPECT_EQ(parsePlan(withChecksum(forged), q).code(), ErrorCode::Malformed)
+        << dims;
+  }
+}
+
+// Numbers are whole tokens inside their type: no atoi prefix, no NUL ending
+// a token early, no ERANGE clamp, no silent narrowing to int.
+TEST(PlanFile, ParsesNumbersStrictly) {
+  Plan q;
+  Status s = readInput("version-wraps-to-2.plan", q);
+  EXPECT_EQ(s.code(), ErrorCode::Unsupported) << s.toString();
+  EXPECT_NE(s.message().find("version 4294967298"), std::string::npos)
+      << s.message();
+  s = readInput("nul-in-number.plan", q);
+  EXPECT_EQ(s.code(), ErrorCode::Malformed) << s.toString();
+  EXPECT_NE(s.message().find("plan line 6"), std::string::npos)
+      << s.message();
+
+  std::string text = serializePlan(samplePlan());
+  std::string body = bodyOf(text);
+  for (const char *header :
+       {"poot-plan 2garbage", "poot-plan2", "poot-plan  2", "poot-plan 2 ",
+        "poot-plan +2", "poot-plan 99999999999999999999"}) {
+    std::string forged = text;
+    forged.replace(0, std::string("poot-plan 2").size(), header);
+    EXPECT_EQ(parsePlan(forged, q).code(), ErrorCode::Malformed) << header;
+  }
+  for (const std::string &record :
+       {std::string("input 4294967296 x2 % % -\n"),
+        std::string("eqn add l 0,4294967296 3\n"),
+        std::string("attr n int 99999999999999999999\n"),
+        std::string("attr n int 12x\n"), std::string("arena 1x\n"),
+        std::string("attr n int 1\0" "23\n", 16),
+        std::string("spirv 1 123456789\n"), std::string("spirv 1 -1\n"),
+        std::string("slot 0 2147483648 0 4\n")}) {
+    Status st = parsePlan(withChecksum(body + record), q);
+    EXPECT_EQ(st.code(), ErrorCode::Malformed) << record;
+  }
+  ASSERT_TRUE(parsePlan(withChecksum(body + "spirv 2 07230203 ffffffff\n"), q)
+                  .isOk());
+  EXPECT_EQ(q.spirv, (std::vector<uint32_t>{0x07230203u, 0xffffffffu}));
+}
+
+// Records a compiler never writes: values numbered out of order, a second
+// input of one name, an empty range, a line cut mid-record (reported as cut,
+// not as an unknown record).
+TEST(PlanFile, RefusesForgedRecords) {
+  std::string body = bodyOf(serializePlan(samplePlan()));
+  Plan q;
+  std::string shifted = body;
+  shifted.replace(shifted.find("value 1 "), 8, "value 2 ");
+  Status s = parsePlan(withChecksum(shifted), q);
+  EXPECT_EQ(s.code(), ErrorCode::Malformed);
+  EXPECT_NE(s.message().find("out of order"), std::string::npos)
+      << s.message();
+
+  s = parsePlan(withChecksum(body + "input 2 x % % -\n"), q);
+  EXPECT_EQ(s.code(), ErrorCode::Malformed);
+  EXPECT_NE(s.message().find("a second input named 'x'"), std::string::npos)
+      << s.message();
+
+  s = parsePlan(withChecksum(body + "input 1 p pos % 5,5\n"), q);
+  EXPECT_EQ(s.code(), ErrorCode::Malformed);
+  EXPECT_NE(s.message().find("empty range"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(parsePlan(withChecksum(body + "output 3 z % 2\n"), q).code(),
+            ErrorCode::Malformed);
+
+  for (const char *cut : {"eqn add l 0,2\n", "attr scale float\n",
+                          "value 4 f32\n", "input 0 x2 % %\n", "slot 0\n"}) {
+    s = parsePlan(withChecksum(body + cut), q);
+    EXPECT_EQ(s.code(), ErrorCode::Malformed) << cut;
+    std::string kind = std::string(cut).substr(0, std::string(cut).find(' '));
+    EXPECT_NE(s.message().find("'" + kind + "' record cut short"),
+              std::string::npos)
+        << s.message();
+    EXPECT_EQ(s.message().find("unknown record"), std::string::npos)
+        << s.message();
+  }
+  s = parsePlan(withChecksum("attr n int 1\n" + body), q);
+  EXPECT_NE(s.message().find("before any eqn"), std::string::npos)
+      << s.message();
+}
+
+// Outputs (and state, written under its input's name) become NAME.npy in an
+// output directory: a name that could leave it is refused at load.
+TEST(PlanFile, RefusesNamesThatLeaveTheOutputDirectory) {
+  Plan q;
+  Status s = readInput("p-tiny-output-traversal.plan", q);
+  EXPECT_EQ(s.code(), ErrorCode::Malformed) << s.toString();
+  EXPECT_NE(s.message().find("'../../trav-escaped'"), std::string::npos)
+      << s.message();
+  std::string body = bodyOf(serializePlan(samplePlan()));
+  for (const char *name : {"..", "a%5Cb", "%", "a%00b", "sub/y"}) {
+    std::string forged = body;
+    forged.replace(forged.find("output 3 y "), 11,
+                   std::string("output 3 ") + name + " ");
+    EXPECT_EQ(parsePlan(withChecksum(forged), q).code(), ErrorCode::Malformed)
+        << name;
+  }
+  // A state input is written under its name; a plain input never is.
+  EXPECT_EQ(parsePlan(withChecksum(body + "input 2 ../c % c -\n"), q).code(),
+            ErrorCode::Malformed);
+  EXPECT_TRUE(parsePlan(withChecksum(body + "input 2 w/q % % -\n"), q).isOk());
+  EXPECT_EQ(parsePlan(withChecksum(body + "input 2 % % % -\n"), q).code(),
+            ErrorCode::Malformed);
 }
 
 } // namespace

@@ -206,6 +206,55 @@ TEST(TensorTest, IntegerRoundingWraps) {
   EXPECT_EQ(roundTo(DType::I1, -0.0), 0.0);
 }
 
+// Element counts are checked products: a shape whose count passes int64
+// (the fuzzers' .npy headers, a plan dim clamped to INT64_MIN) is -1 or a
+// typed error, never undefined behaviour or a wrapped small count.
+TEST(TensorTest, ElementCountsAreChecked) {
+  const int64_t big = int64_t(1) << 48;
+  EXPECT_EQ(numElements({2, 3, 4}), 24);
+  EXPECT_EQ(numElements({}), 1);
+  EXPECT_EQ(numElements({0, 5}), 0);
+  EXPECT_EQ(numElements({big, big}), -1);
+  // A zero dim does not hide dims whose product overflows.
+  EXPECT_EQ(numElements({big, big, 0}), -1);
+  EXPECT_EQ(numElements({0, big, big}), -1);
+  EXPECT_EQ(numElements({2, -3}), -1);
+  EXPECT_EQ(numElements({std::numeric_limits<int64_t>::min(), 4}), -1);
+  EXPECT_EQ(numElements({int64_t(1) << 32, int64_t(1) << 32}), -1);
+
+  EXPECT_EQ(storageBytes({DType::F32, {2, 3}}), 24);
+  EXPECT_EQ(storageBytes({DType::F32, {big, big}}), -1);
+  EXPECT_EQ(storageBytes({DType::F64, {int64_t(1) << 61}}), -1);
+
+  EXPECT_TRUE(checkTensorType({DType::F32, {2, 3}}).isOk());
+  EXPECT_TRUE(checkTensorType({DType::F32, {0, 4}}).isOk());
+  EXPECT_TRUE(checkTensorType({DType::F32, {kMaxElements}}).isOk());
+  EXPECT_EQ(checkTensorType({DType::F32, {2, -1}}).code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(checkTensorType({DType::F32, {big, big, 0}}).code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(checkTensorType({DType::F32, {kMaxElements + 1}}).code(),
+            ErrorCode::Unsupported);
+  EXPECT_EQ(checkTensorType({DType::F32, {65536, 65536, 65536}}).code(),
+            ErrorCode::Unsupported);
+  // Past the limit in its nonzero dims even with a zero among them.
+  EXPECT_EQ(checkTensorType({DType::F32, {kMaxElements, 2, 0}}).code(),
+            ErrorCode::Unsupported);
+}
+
+TEST(TensorTest, CreateRefusesWhatCannotBeHeld) {
+  Tensor t;
+  ASSERT_TRUE(Tensor::create({DType::I32, {2, 2}}, t).isOk());
+  EXPECT_EQ(t.size(), 4);
+  EXPECT_EQ(t.at(3), 0.0);
+  Tensor untouched({DType::F32, {1}}, {7.0});
+  EXPECT_EQ(Tensor::create({DType::F32, {-1}}, untouched).code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(Tensor::create({DType::F32, {int64_t(1) << 38}}, untouched).code(),
+            ErrorCode::Unsupported);
+  EXPECT_EQ(untouched.at(0), 7.0);
+}
+
 TEST(StatusTest, CodesAndMessages) {
   Status ok = Status::ok();
   EXPECT_TRUE(ok.isOk());

@@ -20,6 +20,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -30,61 +32,80 @@
 using namespace llvm;
 namespace rt = poot::rt;
 
+static cl::OptionCategory mainOptions("Compile options");
+static cl::OptionCategory tuningOptions(
+    "Planner overrides (tuning experiments and comparisons; 0: the planner "
+    "decides)");
+
 static cl::opt<std::string> inputPath(cl::Positional, cl::Required,
-                                      cl::desc("<model.mlir>"));
+                                      cl::desc("<model.mlir>"), cl::cat(mainOptions));
 static cl::opt<std::string>
     target("target", cl::init("cpu"),
            cl::desc("cpu, vulkan, cuda:sm_80, cuda:sm_90, rocm:gfx90a, "
-                    "rocm:gfx942, rocm:gfx1100"));
+                    "rocm:gfx942, rocm:gfx1100"), cl::cat(mainOptions));
 static cl::opt<std::string> outputPath("o", cl::init(""),
-                                       cl::desc("Output file"));
+                                       cl::desc("Output file"), cl::cat(mainOptions));
 static cl::opt<std::string>
     emit("emit", cl::init("plan"),
          cl::desc("What to write: plan (default), ir (the planned IR), "
                   "spirv, ptx, hsaco (AMDGPU code object), amdgcn (its "
-                  "assembly)"));
+                  "assembly)"), cl::cat(mainOptions));
 static cl::opt<bool> explain("explain",
                              cl::desc("Verbose report: declines and reasons "
-                                      "of every candidate"));
+                                      "of every candidate"), cl::cat(mainOptions));
 static cl::opt<bool> deviceFromHost(
     "device-from-host",
     cl::desc("Plan against the facts of this host's device of the target's "
              "kind (the Vulkan device, the CUDA device of the target's chip, "
-             "the cpu) instead of the target's preset"));
-static cl::opt<bool> quiet("quiet", cl::desc("No report"));
+             "the cpu) instead of the target's preset"), cl::cat(mainOptions));
+static cl::opt<bool> quiet("quiet", cl::desc("No report"), cl::cat(mainOptions));
+static cl::opt<std::string>
+    graphName("graph", cl::init(""),
+              cl::desc("The graph to compile, where the module holds several "
+                       "(its function name, without @)"),
+              cl::cat(mainOptions));
+static cl::opt<bool> printOpOnDiagnostic(
+    "print-op-on-diagnostic", cl::init(false),
+    cl::desc("Attach the failing operation's IR to error diagnostics"),
+    cl::cat(mainOptions));
+static cl::opt<bool> timing(
+    "timing", cl::init(false),
+    cl::desc("Print the time of each stage (parse, each pass, kernel "
+             "generation and lowering, plan records, write) to stderr"),
+    cl::cat(mainOptions));
 static cl::opt<bool> noFusion(
     "no-fusion",
     cl::desc("Plan the graph as written (the reference a fused plan is "
-             "checked against)"));
+             "checked against)"), cl::cat(mainOptions));
 
 static cl::opt<int64_t> unroll(
-    "unroll", cl::init(0), cl::Hidden,
-    cl::desc("Override the channel schedule's keys in flight (tuning)"));
+    "unroll", cl::init(0),
+    cl::desc("Override the channel schedule's keys in flight (tuning)"), cl::cat(tuningOptions));
 static cl::opt<int64_t> warps(
-    "warps", cl::init(0), cl::Hidden,
-    cl::desc("Override the channel schedule's subgroups (tuning)"));
+    "warps", cl::init(0),
+    cl::desc("Override the channel schedule's subgroups (tuning)"), cl::cat(tuningOptions));
 static cl::opt<int64_t> heads(
-    "heads", cl::init(0), cl::Hidden,
-    cl::desc("Most query heads of one workgroup (tuning)"));
+    "heads", cl::init(0),
+    cl::desc("Most query heads of one workgroup (tuning)"), cl::cat(tuningOptions));
 static cl::opt<int64_t> waves(
-    "waves", cl::init(0), cl::Hidden,
-    cl::desc("Split-KV workgroups per compute unit to aim for (tuning)"));
+    "waves", cl::init(0),
+    cl::desc("Split-KV workgroups per compute unit to aim for (tuning)"), cl::cat(tuningOptions));
 static cl::opt<int64_t> splits(
-    "splits", cl::init(0), cl::Hidden,
-    cl::desc("Split-KV: at most this many splits, 1 to stream (tuning)"));
+    "splits", cl::init(0),
+    cl::desc("Split-KV: at most this many splits, 1 to stream (tuning)"), cl::cat(tuningOptions));
 
 static cl::opt<bool> noMatrix(
-    "no-matrix", cl::init(false), cl::Hidden,
-    cl::desc("Never plan the matrix-tile schedule (comparisons)"));
+    "no-matrix", cl::init(false),
+    cl::desc("Never plan the matrix-tile schedule (comparisons)"), cl::cat(tuningOptions));
 
 static cl::opt<bool> noFusedCombine(
-    "no-fused-combine", cl::init(false), cl::Hidden,
-    cl::desc("Split-KV: always a combine kernel (comparisons)"));
+    "no-fused-combine", cl::init(false),
+    cl::desc("Split-KV: always a combine kernel (comparisons)"), cl::cat(tuningOptions));
 
 static cl::opt<bool> fusedCombine(
-    "fused-combine", cl::init(false), cl::Hidden,
+    "fused-combine", cl::init(false),
     cl::desc("Split-KV: the combine in the last workgroup on every schedule "
-             "and target (tests)"));
+             "and target (tests)"), cl::cat(tuningOptions));
 
 static int fail(const Twine &message) {
   errs() << "poot-compile: error: " << message << "\n";
@@ -93,7 +114,16 @@ static int fail(const Twine &message) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv, "poot model compiler\n");
+  cl::HideUnrelatedOptions({&mainOptions, &tuningOptions});
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << "poot-compile " << POOT_VERSION << " (MLIR " << LLVM_VERSION_STRING
+       << ")\n";
+  });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "poot model compiler: fuses a model graph's attention, RoPE and block "
+      "selection, plans\nthe fused ops for a target and writes the plan file "
+      "the runtime loads\n");
 
   std::string device = poot::deviceForTarget(target).value_or("");
   if (device.empty())
@@ -104,6 +134,19 @@ int main(int argc, char **argv) {
       emit != "hsaco" && emit != "amdgcn")
     return fail("unknown --emit '" + emit +
                 "' (plan, ir, spirv, ptx, hsaco, amdgcn)");
+  if (emit == "plan" && outputPath.empty())
+    return fail("-o PLAN is required to write a plan (-o - for stdout)");
+  poot::PlanOverrides overrides;
+  overrides.unroll = unroll;
+  overrides.warps = warps;
+  overrides.heads = heads;
+  overrides.waves = waves;
+  overrides.splits = splits;
+  overrides.noMatrix = noMatrix;
+  overrides.noFusedCombine = noFusedCombine;
+  overrides.fusedCombine = fusedCombine;
+  if (Error err = poot::verifyTuning(overrides))
+    return fail(toString(std::move(err)));
   std::optional<rt::LiveDeviceFacts> live;
   if (deviceFromHost) {
     auto facts = poot::hostDeviceFacts(target);
@@ -126,6 +169,8 @@ int main(int argc, char **argv) {
 
   mlir::MLIRContext ctx;
   ctx.loadDialect<poot::PootDialect, mlir::func::FuncDialect>();
+  // One line per diagnostic; the failing op's IR only when asked for.
+  ctx.printOpOnDiagnostic(printOpOnDiagnostic);
   SourceMgr sourceMgr;
   // Remarks are the fusion report; everything else goes to stderr.
   std::vector<std::string> report;
@@ -142,6 +187,10 @@ int main(int argc, char **argv) {
     return mlir::success();
   });
 
+  mlir::DefaultTimingManager timingManager;
+  timingManager.setEnabled(timing);
+  mlir::TimingScope rootTiming = timingManager.getRootScope();
+  mlir::TimingScope parseTiming = rootTiming.nest("parse and verify");
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(inputPath, sourceMgr, &ctx);
   if (!module)
@@ -149,16 +198,10 @@ int main(int argc, char **argv) {
   if (failed(mlir::verify(*module)))
     return fail("'" + inputPath + "' does not verify");
 
+  parseTiming.stop();
   mlir::PassManager pm(&ctx);
-  poot::PlanOverrides overrides;
-  overrides.unroll = unroll;
-  overrides.warps = warps;
-  overrides.heads = heads;
-  overrides.waves = waves;
-  overrides.splits = splits;
-  overrides.noMatrix = noMatrix;
-  overrides.noFusedCombine = noFusedCombine;
-  overrides.fusedCombine = fusedCombine;
+  mlir::TimingScope passTiming = rootTiming.nest("fusion and planning passes");
+  pm.enableTiming(passTiming);
   if (live)
     poot::addCompilePipeline(pm, live->facts, /*fuse=*/!noFusion,
                              /*explain=*/true, overrides);
@@ -167,6 +210,7 @@ int main(int argc, char **argv) {
                              overrides);
   if (failed(pm.run(*module)))
     return fail("compilation for " + target + " failed (see above)");
+  passTiming.stop();
   if (emit == "amdgcn") {
     auto assembly = poot::generateAMDGPUAssembly(*module, target);
     if (failed(assembly))
@@ -182,8 +226,11 @@ int main(int argc, char **argv) {
     return 0;
   }
   poot::GeneratedKernels kernels;
+  mlir::TimingScope generateTiming =
+      rootTiming.nest("kernel generation and lowering");
   if (emit != "ir" && failed(poot::generateKernels(*module, target, kernels)))
     return fail("kernel generation for " + target + " failed (see above)");
+  generateTiming.stop();
   const std::vector<uint32_t> &spirv = kernels.spirv;
   if (emit == "ptx") {
     if (kernels.ptx.empty())
@@ -221,10 +268,12 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  auto fn = poot::findGraph(*module, "");
+  auto fn = poot::findGraph(*module, graphName);
   if (!fn)
     return fail(toString(fn.takeError()));
-  auto planOr = poot::planFromModule(*module, device, target);
+  mlir::TimingScope recordTiming = rootTiming.nest("plan records");
+  auto planOr = poot::planFromModule(*module, device, target, graphName);
+  recordTiming.stop();
   if (!planOr)
     return fail(toString(planOr.takeError()));
   rt::Plan plan = std::move(*planOr);
@@ -250,42 +299,28 @@ int main(int argc, char **argv) {
         os << "  " << line << "\n";
     }
     fn->walk([&](poot::AttentionOp op) {
-      auto s = op->getAttrOfType<mlir::DictionaryAttr>("poot.schedule");
+      auto s = op->getAttrOfType<poot::AttentionScheduleAttr>(
+          poot::attrs::kSchedule);
       if (!s)
         return;
-      auto get = [&](StringRef k) {
-        std::string v;
-        raw_string_ostream vs(v);
-        if (auto a = s.get(k)) {
-          if (auto b = dyn_cast<mlir::BoolAttr>(a))
-            vs << (b.getValue() ? "yes" : "no");
-          else if (auto i = dyn_cast<mlir::IntegerAttr>(a))
-            vs << i.getInt();
-          else if (auto str = dyn_cast<mlir::StringAttr>(a))
-            vs << str.getValue();
-          else if (auto arr = dyn_cast<mlir::DenseI64ArrayAttr>(a))
-            vs << arr[0] << "x" << arr[1];
-        }
-        return vs.str();
-      };
       os << "  schedule";
       if (auto loc = dyn_cast<mlir::FileLineColLoc>(op.getLoc()))
         os << " (line " << loc.getLine() << ")";
-      os << ": " << get("kind") << ", lanes " << get("lanes") << ", splits "
-         << get("splits") << " of " << get("chunk") << " keys, grid "
-         << get("grid") << ", " << get("group")
-         << (get("group") == "1" ? " head" : " heads") << " a workgroup";
-      if (get("matrix") == "yes")
-        os << ", matrix tiles of 16 keys, " << get("vector") << "/"
-           << get("value_vector") << "-wide key/value loads, "
-           << get("unroll") << (get("unroll") == "1" ? " tile" : " tiles")
-           << " in flight";
-      else if (get("subgroup") != "0")
-        os << ", " << get("key_lanes") << " lanes a key, " << get("vector")
-           << "-wide loads, " << get("unroll") << " keys in flight";
-      if (get("pair_fold") == "yes")
+      os << ": " << (s.getSplit() ? "split" : "streaming") << ", lanes "
+         << s.getLanes() << ", splits " << s.getSplits() << " of "
+         << s.getChunk() << " keys, grid " << s.getGridX() << "x"
+         << s.getGridY() << ", " << s.getGroup()
+         << (s.getGroup() == 1 ? " head" : " heads") << " a workgroup";
+      if (s.getMatrix())
+        os << ", matrix tiles of 16 keys, " << s.getVector() << "/"
+           << s.getValueVector() << "-wide key/value loads, " << s.getUnroll()
+           << (s.getUnroll() == 1 ? " tile" : " tiles") << " in flight";
+      else if (s.getSubgroup())
+        os << ", " << s.getKeyLanes() << " lanes a key, " << s.getVector()
+           << "-wide loads, " << s.getUnroll() << " keys in flight";
+      if (s.getPairFold())
         os << ", subgroups folding in pairs";
-      if (get("fused_combine") == "yes")
+      if (s.getFusedCombine())
         os << ", splits folded by the last workgroup of a row";
       os << "\n";
     });
@@ -306,8 +341,12 @@ int main(int argc, char **argv) {
     file.keep();
     return 0;
   }
-  if (outputPath.empty())
-    return fail("-o PLAN is required to write a plan");
+  if (outputPath == "-") {
+    outs() << rt::serializePlan(plan);
+    outs().flush();
+    return outs().has_error() ? fail("cannot write the plan to stdout") : 0;
+  }
+  mlir::TimingScope writeTiming = rootTiming.nest("write the plan");
   if (rt::Status s = rt::writePlanFile(outputPath, plan); !s.isOk())
     return fail(s.toString());
   return 0;

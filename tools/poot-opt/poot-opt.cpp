@@ -2,14 +2,25 @@
 //
 // Parses, verifies and transforms poot graphs with any prefix of the poot
 // pipeline, printing IR. Every poot pass is registered, plus MLIR's generic
-// canonicalize and cse.
+// canonicalize and cse, and every dialect the generator writes, so the output
+// of any prefix (--poot-generate's kernels included) reads back in.
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -23,7 +34,12 @@ static llvm::cl::opt<bool> explainAll(
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<poot::PootDialect, mlir::func::FuncDialect>();
+  registry.insert<poot::PootDialect, mlir::func::FuncDialect,
+                  mlir::gpu::GPUDialect, mlir::arith::ArithDialect,
+                  mlir::scf::SCFDialect, mlir::math::MathDialect,
+                  mlir::memref::MemRefDialect, mlir::vector::VectorDialect,
+                  mlir::spirv::SPIRVDialect, mlir::LLVM::LLVMDialect,
+                  mlir::NVVM::NVVMDialect, mlir::ROCDL::ROCDLDialect>();
   poot::registerPootPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

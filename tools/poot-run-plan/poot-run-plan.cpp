@@ -242,39 +242,6 @@ std::string preview(const rt::Tensor &t) {
   return text + (t.size() > 4 ? ", ...]" : "]");
 }
 
-/// Parses "v0,v1,..." into exactly `count` numbers rounded to `dtype`.
-bool parseValues(const std::string &list, const rt::TensorType &type,
-                 std::vector<double> &values, std::string &error) {
-  values.clear();
-  size_t start = 0;
-  while (true) {
-    size_t comma = list.find(',', start);
-    std::string part = list.substr(start, comma == std::string::npos
-                                              ? std::string::npos
-                                              : comma - start);
-    size_t b = part.find_first_not_of(" \t");
-    size_t e = part.find_last_not_of(" \t");
-    part = b == std::string::npos ? "" : part.substr(b, e - b + 1);
-    char *end = nullptr;
-    double v = std::strtod(part.c_str(), &end);
-    if (part.empty() || *end != 0) {
-      error = "'" + part + "' is not a number";
-      return false;
-    }
-    values.push_back(rt::roundTo(type.dtype, v));
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
-  int64_t want = rt::numElements(type.shape);
-  if (static_cast<int64_t>(values.size()) != want) {
-    error = "expected " + std::to_string(want) + " values for " +
-            type.toString() + ", got " + std::to_string(values.size());
-    return false;
-  }
-  return true;
-}
-
 /// mkdir -p.
 bool makeDirectories(const std::string &path, std::string &error) {
   for (size_t at = 1; at <= path.size(); ++at) {
@@ -567,14 +534,19 @@ int main(int argc, char **argv) {
       return fail("unknown input '" + name + "' (the graph has no such input)");
     const rt::TensorType &type = graph.values[graph.inputs[index].value];
     std::vector<double> values;
-    if (!parseValues(list, type, values, error))
-      return fail("--set " + name + ": " + error);
+    if (rt::Status s = rt::parseValues(list, type, values); !s.isOk())
+      return fail("--set " + name + ": " + s.message());
     bound[name] = rt::Tensor(type, std::move(values));
   }
   int64_t headroom = static_cast<int64_t>(o.steps) - 1;
-  for (const rt::GraphInput &input : graph.inputs)
-    if (!bound.count(input.name))
-      bound[input.name] = rt::randomInput(graph, input, o.seed, headroom);
+  for (const rt::GraphInput &input : graph.inputs) {
+    if (bound.count(input.name))
+      continue;
+    if (rt::Status s = rt::randomInput(graph, input, o.seed, headroom,
+                                       bound[input.name]);
+        !s.isOk())
+      return fail(s.toString());
+  }
 
   // State buffers: the device's and the oracle's evolve side by side.
   std::map<std::string, rt::Tensor> state, refState;
@@ -583,9 +555,12 @@ int main(int argc, char **argv) {
       state[input.name] = bound[input.name];
   if (check)
     for (const rt::GraphInput &input : refGraph.inputs) {
-      if (!bound.count(input.name))
-        bound[input.name] =
-            rt::randomInput(refGraph, input, o.seed, headroom);
+      if (!bound.count(input.name)) {
+        if (rt::Status s = rt::randomInput(refGraph, input, o.seed, headroom,
+                                           bound[input.name]);
+            !s.isOk())
+          return fail("--ref: " + s.toString());
+      }
       if (!input.state.empty())
         refState[input.name] = bound[input.name];
     }
@@ -723,20 +698,21 @@ int main(int argc, char **argv) {
   }
 
   if (!o.outDir.empty()) {
+    // Every file or none: names are checked before anything is created,
+    // and the files are renamed into place only once all were written.
+    std::vector<std::pair<std::string, const rt::Tensor *>> files;
+    for (auto &[name, t] : outputs)
+      files.emplace_back(name, &t);
+    for (auto &[name, t] : state)
+      files.emplace_back(name, &t);
+    for (const auto &file : files)
+      if (!rt::isPlainFileName(file.first))
+        return fail("output '" + file.first +
+                    "' is not a plain file name (nothing written)");
     if (!makeDirectories(o.outDir, error))
       return fail(error);
-    auto write = [&](const std::string &name, const rt::Tensor &t) {
-      rt::Status s = rt::writeNpy(o.outDir + "/" + name + ".npy", t);
-      if (!s.isOk())
-        fail(s.toString());
-      return s.isOk();
-    };
-    for (auto &[name, t] : outputs)
-      if (!write(name, t))
-        return 1;
-    for (auto &[name, t] : state)
-      if (!write(name, t))
-        return 1;
+    if (rt::Status s = rt::writeNpyFiles(o.outDir, files); !s.isOk())
+      return fail(s.toString());
   }
   std::fflush(stdout);
   return 0;

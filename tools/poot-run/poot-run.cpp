@@ -199,25 +199,22 @@ int main(int argc, char **argv) {
     if (index < 0)
       return fail("unknown input '" + name + "' (the graph has no such input)");
     const rt::TensorType &type = graph.values[graph.inputs[index].value];
-    SmallVector<StringRef> parts;
-    list.split(parts, ',');
-    if (static_cast<int64_t>(parts.size()) != rt::numElements(type.shape))
-      return fail("--set " + name + ": expected " +
-                  Twine(rt::numElements(type.shape)) + " values for " +
-                  type.toString() + ", got " + Twine(parts.size()));
+    // Strict: an integer input refuses "2.5", "nan" or a value past its
+    // dtype rather than rounding or wrapping it.
     std::vector<double> values;
-    for (StringRef part : parts) {
-      double v;
-      if (part.trim().getAsDouble(v))
-        return fail("--set " + name + ": '" + part + "' is not a number");
-      values.push_back(rt::roundTo(type.dtype, v));
-    }
+    if (rt::Status s = rt::parseValues(list.str(), type, values); !s.isOk())
+      return fail("--set " + name + ": " + s.message());
     bound[name.str()] = rt::Tensor(type, std::move(values));
   }
-  for (const rt::GraphInput &input : graph.inputs)
-    if (!bound.count(input.name))
-      bound[input.name] =
-          rt::randomInput(graph, input, seed, /*headroom=*/steps - 1);
+  for (const rt::GraphInput &input : graph.inputs) {
+    if (bound.count(input.name))
+      continue;
+    if (rt::Status s = rt::randomInput(graph, input, seed,
+                                       /*headroom=*/steps - 1,
+                                       bound[input.name]);
+        !s.isOk())
+      return fail(s.toString());
+  }
 
   // State buffers: the device's and the oracle's evolve side by side.
   std::map<std::string, rt::Tensor> state, refState;
@@ -226,9 +223,13 @@ int main(int argc, char **argv) {
       state[input.name] = bound[input.name];
   if (check)
     for (const rt::GraphInput &input : refGraph.inputs) {
-      if (!bound.count(input.name))
-        bound[input.name] =
-            rt::randomInput(refGraph, input, seed, /*headroom=*/steps - 1);
+      if (!bound.count(input.name)) {
+        if (rt::Status s = rt::randomInput(refGraph, input, seed,
+                                           /*headroom=*/steps - 1,
+                                           bound[input.name]);
+            !s.isOk())
+          return fail("--check: " + s.toString());
+      }
       if (!input.state.empty())
         refState[input.name] = bound[input.name];
     }
@@ -313,22 +314,21 @@ int main(int argc, char **argv) {
     outs() << "check passed against the oracle\n";
 
   if (!outDir.empty()) {
+    // Every file or none: names are checked before anything is created,
+    // and the files are renamed into place only once all were written.
+    std::vector<std::pair<std::string, const rt::Tensor *>> files;
+    for (auto &[name, t] : outputs)
+      files.emplace_back(name, &t);
+    for (auto &[name, t] : state)
+      files.emplace_back(name, &t);
+    for (const auto &file : files)
+      if (!rt::isPlainFileName(file.first))
+        return fail("output '" + file.first +
+                    "' is not a plain file name (nothing written)");
     if (std::error_code ec = sys::fs::create_directories(outDir))
       return fail("cannot create '" + outDir + "': " + ec.message());
-    auto write = [&](const std::string &name, const rt::Tensor &t) -> bool {
-      SmallString<256> path(outDir);
-      sys::path::append(path, name + ".npy");
-      rt::Status s = rt::writeNpy(std::string(path), t);
-      if (!s.isOk())
-        errs() << "poot-run: error: " << s.toString() << "\n";
-      return s.isOk();
-    };
-    for (auto &[name, t] : outputs)
-      if (!write(name, t))
-        return 1;
-    for (auto &[name, t] : state)
-      if (!write(name, t))
-        return 1;
+    if (rt::Status s = rt::writeNpyFiles(outDir, files); !s.isOk())
+      return fail(s.toString());
   }
   return 0;
 }

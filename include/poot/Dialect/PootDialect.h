@@ -20,6 +20,14 @@
 #include "poot/Dialect/PootDialect.h.inc"
 #include "poot/Dialect/PootEnums.h.inc"
 
+namespace poot::detail {
+/// Parses a boolean attribute field written `true` or `false`.
+mlir::FailureOr<bool> parseFlag(mlir::AsmParser &parser);
+} // namespace poot::detail
+
+#define GET_ATTRDEF_CLASSES
+#include "poot/Dialect/PootAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "poot/Dialect/PootOps.h.inc"
 
@@ -35,6 +43,8 @@ inline constexpr llvm::StringLiteral kName = "poot.name";
 /// On a dynamic_update_slice or scatter_update: its result takes operand
 /// 0's storage, so the device kernel writes only the updated elements.
 inline constexpr llvm::StringLiteral kInPlace = "poot.in_place";
+/// On a poot.attention: its `#poot.attention_schedule`, written by poot-plan.
+inline constexpr llvm::StringLiteral kSchedule = "poot.schedule";
 } // namespace attrs
 
 /// The slot names a graph input may declare.

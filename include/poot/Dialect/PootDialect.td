@@ -25,7 +25,7 @@ def Poot_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
-  let useDefaultAttributePrinterParser = 0;
+  let useDefaultAttributePrinterParser = 1;
   // Inherent attributes live in the attribute dictionary so type inference
   // can read them while the op is still being parsed.
   let usePropertiesForAttributes = 0;

@@ -162,14 +162,15 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
     ```mlir
     %o = poot.attention %q, %k, %v {n_rep = 8, scale = 0.088} ...
     // on sm_90, B=1, Hq=64, Lk=32768, becomes
-    %o = poot.attention %q, %k, %v {..., poot.schedule = {grouped = true,
-           kind = "split", lanes = 32, splits = 16, chunk = 2048, ...}}
+    %o = poot.attention %q, %k, %v {..., poot.schedule =
+           #poot.attention_schedule<split = true, grouped = true, group = 4,
+           lanes = 32, splits = 16, chunk = 2048, ...>}
     ```
   }];
   let options = [
-    Option<"device", "device", "std::string", "\"sm_90\"",
-           "Device preset: sm_80, sm_89, sm_90, gfx90a, gfx942, gfx1100, "
-           "vulkan, cpu">,
+    Option<"device", "device", "std::string", "",
+           "Device preset (required): sm_80, sm_89, sm_90, gfx90a, gfx942, "
+           "gfx1100, vulkan, cpu">,
     Option<"workgroupMemory", "workgroup-memory", "int64_t", "0",
            "Override the preset's workgroup memory bytes">,
     Option<"computeUnits", "compute-units", "int64_t", "0",
@@ -233,10 +234,12 @@ def Generate : Pass<"poot-generate", "mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"spirv\"",
-           "Code generation target: spirv, nvvm, rocdl">,
-    Option<"chip", "chip", "std::string", "\"gfx942\"",
-           "AMDGPU chip of the rocdl target: gfx90a, gfx942, gfx1100">,
+    Option<"target", "target", "std::string", "",
+           "Code generation target: spirv, nvvm, rocdl (default: the target "
+           "of the device the module was planned for)">,
+    Option<"chip", "chip", "std::string", "",
+           "AMDGPU chip of the rocdl target: gfx90a, gfx942, gfx1100 "
+           "(default: the planned device)">,
   ];
   let dependentDialects = [
     "poot::PootDialect", "mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",

@@ -66,6 +66,13 @@ struct ScheduleTuning {
   bool fusedCombine = false;
 };
 
+/// Checks that every override is one the planner can honour: 0 (the
+/// planner decides) or a power of two within the generator's limits for
+/// unroll (16) and warps (32); heads 0 to 64, waves 0 to 64, splits 0 to
+/// 16.
+/// Pass options, the tools and the C++ API all refuse a bad value here.
+llvm::Error verifyTuning(const ScheduleTuning &tuning);
+
 /// The schedule of one attention.
 struct AttentionSchedule {
   bool split = false;      ///< split-KV (partials + combine) or streaming

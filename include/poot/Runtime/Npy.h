@@ -13,6 +13,8 @@
 #include "poot/Runtime/Tensor.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace poot::rt {
 
@@ -26,6 +28,19 @@ Status readNpy(const std::string &path, const TensorType *expected,
 
 /// Writes `tensor` to `path` (bf16 widened to f4, i1 as b1).
 Status writeNpy(const std::string &path, const Tensor &tensor);
+
+/// Whether `name` names a file inside a directory as NAME.npy: not empty,
+/// not "." or "..", and without '/', '\\' or a NUL.
+bool isPlainFileName(const std::string &name);
+
+/// Writes each (name, tensor) as DIR/NAME.npy, all or nothing: every name is
+/// checked first (isPlainFileName, no name twice; InvalidArgument, nothing
+/// written), each file goes to a temporary in `dir`, and only when all were
+/// written are they renamed into place. On any failure the temporaries (and
+/// the files already renamed) are removed and the error names the file.
+Status writeNpyFiles(
+    const std::string &dir,
+    const std::vector<std::pair<std::string, const Tensor *>> &files);
 
 } // namespace poot::rt
 

@@ -12,6 +12,7 @@
 #define POOT_RUNTIME_RANDOMINPUTS_H
 
 #include "poot/Runtime/Graph.h"
+#include "poot/Runtime/Status.h"
 
 #include <cstdint>
 
@@ -21,6 +22,12 @@ namespace poot::rt {
 /// `len` slot must stay below its range's end (steps still to run).
 Tensor randomInput(const Graph &graph, const GraphInput &input, uint64_t seed,
                    int64_t headroom = 0);
+
+/// randomInput into `out`, or a typed error (nothing thrown) when the
+/// input's type is one the runtime cannot hold (checkTensorType) or its
+/// memory cannot be allocated.
+Status randomInput(const Graph &graph, const GraphInput &input, uint64_t seed,
+                   int64_t headroom, Tensor &out);
 
 } // namespace poot::rt
 

@@ -35,6 +35,16 @@ bool checkStep(const TensorMap &outputs, const TensorMap &refOutputs,
 /// Moves every `pos` and `len` slot input on by one token.
 void advanceStep(const Graph &graph, TensorMap &inputs);
 
+/// Parses an inline binding "v0,v1,..." (what --set gives) into exactly as
+/// many values as `type` has elements, row-major. Each value is a whole
+/// token: for a float dtype a number (nan and inf included), rounded to the
+/// dtype; for an integer dtype a decimal integer inside the dtype (i32's
+/// range, i64's up to 2^53 where a double is exact, 0 or 1 for i1), so
+/// "2.5", "nan", "1e10" or "7x" are refused rather than rounded or wrapped.
+/// InvalidArgument naming the value otherwise.
+Status parseValues(const std::string &list, const TensorType &type,
+                   std::vector<double> &values);
+
 } // namespace poot::rt
 
 #endif // POOT_RUNTIME_STEPS_H

@@ -10,6 +10,8 @@
 #ifndef POOT_RUNTIME_TENSOR_H
 #define POOT_RUNTIME_TENSOR_H
 
+#include "poot/Runtime/Status.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,6 +42,14 @@ float bf16BitsToFloat(uint16_t bits);
 uint16_t doubleToBf16Bits(double value);
 
 using Shape = std::vector<int64_t>;
+
+/// The most elements one tensor may have: 2^37, so that its values (held as
+/// doubles) and its raw storage both stay within 2^40 bytes. Every partial
+/// product of the dims of a shape within it fits, so strides cannot overflow.
+inline constexpr int64_t kMaxElements = int64_t(1) << 37;
+
+/// The number of elements of `shape`, or -1 when a dim is negative or the
+/// product of its nonzero dims does not fit int64 (checked arithmetic).
 int64_t numElements(const Shape &shape);
 /// "[1, 8, 1, 64]"
 std::string shapeString(const Shape &shape);
@@ -55,12 +65,21 @@ struct TensorType {
   std::string toString() const;
 };
 
+/// Whether the runtime can hold a tensor of `type`: InvalidArgument for a
+/// negative dim or a count that overflows, Unsupported past kMaxElements
+/// (counting the nonzero dims, so a zero dim does not hide huge ones).
+Status checkTensorType(const TensorType &type);
+
 class Tensor {
 public:
   Tensor() = default;
   /// A tensor of `type` with every element zero.
   explicit Tensor(TensorType type);
   Tensor(TensorType type, std::vector<double> values);
+  /// A tensor of `type` with every element zero, or a typed error when
+  /// checkTensorType refuses `type` or its memory cannot be allocated
+  /// (Unsupported): what paths reached from files and plans use.
+  static Status create(TensorType type, Tensor &out);
 
   const TensorType &type() const { return type_; }
   DType dtype() const { return type_.dtype; }
@@ -87,7 +106,8 @@ Tensor decodeStorage(const TensorType &type, const void *data);
 /// Writes `tensor` as raw storage of its dtype (rounding values the f64
 /// reference mode left unrounded).
 void encodeStorage(const Tensor &tensor, void *data);
-/// Bytes of `type` in raw storage.
+/// Bytes of `type` in raw storage, or -1 where numElements gives -1 or the
+/// byte count overflows.
 int64_t storageBytes(const TensorType &type);
 
 } // namespace poot::rt

@@ -26,7 +26,7 @@
 // weights handed to the lanes that need them with 4 indexed shuffles.
 // CHECK-LABEL: func.func @decode70b
 // CHECK: poot.launches = [{args = ["q", "k", "v", "pos", "out", "scratch", "counters"], grid = array<i64: 64, 1>, kernel = "attention_0_partial"
-// CHECK-SAME: poot.schedule = {{{.*}}matrix = true
+// CHECK-SAME: poot.schedule = #poot.attention_schedule<{{.*}}matrix = true
 // CHECK: gpu.func @attention_0_partial
 // CHECK-COUNT-4: vector.load %{{.*}} : memref<1x64x1x128xbf16, #gpu.address_space<global>>, vector<8xbf16>
 // CHECK: scf.for
@@ -58,6 +58,6 @@ func.func @decode70b(%q: tensor<1x64x1x128xbf16>, %k: tensor<1x8x1024x128xbf16>,
 // the generator, naming the type and the target.
 // REFUSE: error: expected a target with a subgroup matrix tile for 'f16', target spirv has none
 func.func @refused(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x64x64xf16>, %v: tensor<1x2x64x64xf16>) -> tensor<1x8x1x64xf16> {
-  %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 4 : i64, poot.schedule = {kind = "streaming", grouped = true, group = 4 : i64, lanes = 256 : i64, subgroup = 32 : i64, vector = 8 : i64, value_vector = 4 : i64, unroll = 1 : i64, matrix = true, splits = 1 : i64, chunk = 64 : i64, grid = array<i64: 2, 1>}} : tensor<1x8x1x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x8x1x64xf16>
+  %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 4 : i64, poot.schedule = #poot.attention_schedule<grouped = true, group = 4, lanes = 256, subgroup = 32, vector = 8, value_vector = 4, matrix = true, chunk = 64, grid_x = 2>} : tensor<1x8x1x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x8x1x64xf16>
   return %o : tensor<1x8x1x64xf16>
 }

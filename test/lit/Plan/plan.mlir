@@ -18,24 +18,19 @@
 // value rows, one tile in flight. 128 workgroups leave one a unit, and the
 // partials of 16 warps would not fit: they fold in pairs first.
 // The last workgroup of each row folds its splits (8 ticket counters).
-// SM90-SAME: poot.schedule = {causal_skip = false, chunk = 2048 : i64, counter_bytes = 32 : i64, device = "sm_90", fused_combine = true, grid = array<i64: 128, 1>, group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 512 : i64, live_splits = false, matrix = true, pair_fold = true, scratch_bytes = 532480 : i64, splits = 16 : i64, state_bytes = 33280 : i64, subgroup = 32 : i64, unroll = 1 : i64, value_vector = 8 : i64, vector = 8 : i64}
+// SM90-SAME: poot.schedule = #poot.attention_schedule<split = true, grouped = true, group = 8, lanes = 512, subgroup = 32, vector = 8, matrix = true, pair_fold = true, value_vector = 8, splits = 16, chunk = 2048, grid_x = 128, state_bytes = 33280, scratch_bytes = 532480, fused_combine = true, counter_bytes = 32, device = "sm_90">
 // On AMD the same channel schedule over wavefronts (64 lanes on gfx942,
 // 32 on gfx1100).
 // GFX942-LABEL: func.func @llama70b_decode
-// GFX942: kind = "split", lanes = 1024 : i64
-// GFX942-SAME: splits = 16 : i64
-// GFX942-SAME: subgroup = 64 : i64
+// GFX942: #poot.attention_schedule<split = true, grouped = true, group = 4, lanes = 1024, subgroup = 64,
+// GFX942-SAME: splits = 16,
 // GFX1100-LABEL: func.func @llama70b_decode
-// GFX1100: kind = "split", lanes = 512 : i64
-// GFX1100-SAME: splits = 12 : i64
-// GFX1100-SAME: subgroup = 32 : i64
+// GFX1100: #poot.attention_schedule<split = true, grouped = true, group = 4, lanes = 512, subgroup = 32,
+// GFX1100-SAME: splits = 12,
 // VULKAN-LABEL: func.func @llama70b_decode
-// VULKAN: grouped = false, key_lanes = 0 : i64, kind = "streaming", lanes = 16 : i64
+// VULKAN: #poot.attention_schedule<lanes = 16, chunk = 32768, grid_x = 64,
 // SM80-LABEL: func.func @llama70b_decode
-// SM80: chunk = 2048 : i64
-// SM80-SAME: group = 8 : i64, grouped = true, key_lanes = 0 : i64, kind = "split", lanes = 256 : i64
-// SM80-SAME: matrix = true
-// SM80-SAME: splits = 16 : i64
+// SM80: #poot.attention_schedule<split = true, grouped = true, group = 8, lanes = 256, subgroup = 32, vector = 8, matrix = true, value_vector = 8, splits = 16, chunk = 2048,
 func.func @llama70b_decode(%q: tensor<1x64x1x128xf16>, %k: tensor<1x8x32768x128xf16>, %v: tensor<1x8x32768x128xf16>, %pos: tensor<i32>) -> tensor<1x64x1x128xf16> {
   %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 8 : i64, causal} : tensor<1x64x1x128xf16>, tensor<1x8x32768x128xf16>, tensor<1x8x32768x128xf16> -> tensor<1x64x1x128xf16>
   return %o : tensor<1x64x1x128xf16>
@@ -45,10 +40,9 @@ func.func @llama70b_decode(%q: tensor<1x64x1x128xf16>, %k: tensor<1x8x32768x128x
 
 // B=128, Lk=8192: 1024 grouped rows already fill every device: streaming.
 // SM90-LABEL: func.func @llama70b_batch128
-// SM90: group = 4 : i64, grouped = true, key_lanes = 16 : i64, kind = "streaming"
-// SM90-SAME: splits = 1 : i64
+// SM90: #poot.attention_schedule<grouped = true, group = 4, lanes = 512, subgroup = 32, vector = 4, key_lanes = 16, unroll = 4, chunk = 8192,
 // GFX942-LABEL: func.func @llama70b_batch128
-// GFX942: kind = "streaming"
+// GFX942: #poot.attention_schedule<grouped = true, group = 4, lanes = 1024, subgroup = 64, vector = 4, key_lanes = 16, unroll = 4, chunk = 8192, grid_x = 2048, state_bytes = 33280, device = "gfx942">
 func.func @llama70b_batch128(%q: tensor<128x64x1x128xf32>, %k: tensor<128x8x8192x128xf32>, %v: tensor<128x8x8192x128xf32>) -> tensor<128x64x1x128xf32> {
   %o = poot.attention %q, %k, %v {scale = 0.088388 : f64, n_rep = 8 : i64} : tensor<128x64x1x128xf32>, tensor<128x8x8192x128xf32>, tensor<128x8x8192x128xf32> -> tensor<128x64x1x128xf32>
   return %o : tensor<128x64x1x128xf32>
@@ -60,12 +54,10 @@ func.func @llama70b_batch128(%q: tensor<128x64x1x128xf32>, %k: tensor<128x8x8192
 // skipped; never split.
 // SM90-LABEL: func.func @prefill_causal
 // SM90: poot.request = {dtype = "f32", key_bound = "capacity", key_form = "dense", mask = "causal", score = "scale", shape = array<i64: 1, 32, 8, 4096, 4096, 128, 128>}
-// SM90-SAME: causal_skip = true
-// SM90-SAME: grid = array<i64: 131072, 1>
-// SM90-SAME: grouped = false, key_lanes = 16 : i64, kind = "streaming", lanes = 512 : i64
+// SM90-SAME: #poot.attention_schedule<lanes = 512, subgroup = 32, vector = 4, key_lanes = 16, unroll = 4, chunk = 4096, grid_x = 131072, state_bytes = 8320, causal_skip = true, device = "sm_90">
 // On Vulkan the 131072 rows pass the 65535 X limit and fold into Y.
 // VULKAN-LABEL: func.func @prefill_causal
-// VULKAN: grid = array<i64: 65535, 3>
+// VULKAN: grid_x = 65535, grid_y = 3,
 func.func @prefill_causal(%q: tensor<1x32x4096x128xf32>, %k: tensor<1x8x4096x128xf32>, %v: tensor<1x8x4096x128xf32>) -> tensor<1x32x4096x128xf32> {
   %o = poot.attention %q, %k, %v {scale = 0.088388 : f64, n_rep = 4 : i64, causal} : tensor<1x32x4096x128xf32>, tensor<1x8x4096x128xf32>, tensor<1x8x4096x128xf32> -> tensor<1x32x4096x128xf32>
   return %o : tensor<1x32x4096x128xf32>
@@ -77,12 +69,11 @@ func.func @prefill_causal(%q: tensor<1x32x4096x128xf32>, %k: tensor<1x8x4096x128
 // a value width of 512 still runs, with fewer lanes (16 KiB / (514 * 4)).
 // SM90-LABEL: func.func @live_wide
 // SM90: key_bound = "live"
-// SM90-SAME: kind = "split"
+// SM90-SAME: #poot.attention_schedule<split = true,
 // SM90-SAME: live_splits = true
 // VULKAN-LABEL: func.func @live_wide
 // 2 rows on 16 units: min(16, ceil(2 * 16 / 2), 4096 / 128) = 16 splits.
-// VULKAN: kind = "split", lanes = 4 : i64
-// VULKAN-SAME: splits = 16 : i64
+// VULKAN: #poot.attention_schedule<split = true, lanes = 4, splits = 16,
 func.func @live_wide(%q: tensor<1x2x1x512xf32>, %k: tensor<1x2x4096x512xf32>, %v: tensor<1x2x4096x512xf32>, %len: tensor<1xi32>) -> tensor<1x2x1x512xf32> {
   %o = poot.attention %q, %k, %v len(%len : tensor<1xi32>) {scale = 0.044 : f64, n_rep = 1 : i64} : tensor<1x2x1x512xf32>, tensor<1x2x4096x512xf32>, tensor<1x2x4096x512xf32> -> tensor<1x2x1x512xf32>
   return %o : tensor<1x2x1x512xf32>

@@ -78,17 +78,17 @@ static void addFusionPasses(OpPassManager &fpm, bool explain) {
   fpm.addPass(createBlockSelect(select));
 }
 
-/// The planner's options for `overrides`.
-static PlanOptions planOptions(const PlanOverrides &overrides) {
+/// The pass options that carry `tuning`.
+static PlanOptions planOptions(const ScheduleTuning &tuning) {
   PlanOptions options;
-  options.unroll = overrides.unroll;
-  options.warps = overrides.warps;
-  options.heads = overrides.heads;
-  options.waves = overrides.waves;
-  options.splits = overrides.splits;
-  options.noMatrix = overrides.noMatrix;
-  options.noFusedCombine = overrides.noFusedCombine;
-  options.fusedCombine = overrides.fusedCombine;
+  options.unroll = tuning.unroll;
+  options.warps = tuning.warps;
+  options.heads = tuning.heads;
+  options.waves = tuning.waves;
+  options.splits = tuning.splits;
+  options.noMatrix = tuning.noMatrix;
+  options.noFusedCombine = tuning.noFusedCombine;
+  options.fusedCombine = tuning.fusedCombine;
   return options;
 }
 
@@ -114,8 +114,9 @@ void poot::addCompilePipeline(OpPassManager &pm, llvm::StringRef device,
 
 llvm::Expected<rt::Plan> poot::planFromModule(ModuleOp module,
                                               llvm::StringRef device,
-                                              llvm::StringRef target) {
-  auto fn = findGraph(module, "");
+                                              llvm::StringRef target,
+                                              llvm::StringRef graphName) {
+  auto fn = findGraph(module, graphName);
   if (!fn)
     return fn.takeError();
   auto graph = toGraphRecords(*fn);
