@@ -91,6 +91,9 @@ struct CompileOptions {
   bool deviceFromHost = false;
   /// Overrides of the planner's choices (tuning and comparisons).
   PlanOverrides overrides;
+  /// The graph to compile where the module holds several (its function
+  /// name); empty for the module's only public function.
+  std::string graph;
 };
 
 /// Parses `mlirText`, compiles it for `options.target` and returns the plan.

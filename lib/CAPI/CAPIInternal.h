@@ -2,10 +2,8 @@
 #ifndef POOT_LIB_CAPI_CAPIINTERNAL_H
 #define POOT_LIB_CAPI_CAPIINTERNAL_H
 
-#include "poot/Runtime/CudaRunner.h"
-#include "poot/Runtime/HipRunner.h"
+#include "poot/Runtime/Device.h"
 #include "poot/Runtime/PlanFile.h"
-#include "poot/Runtime/VulkanRunner.h"
 #include "poot/Runtime/Status.h"
 #include "poot/poot.h"
 
@@ -26,10 +24,7 @@ struct poot_session {
   std::shared_ptr<const poot::rt::Plan> plan;
   bool reference = false;
   /// The device that runs the plan's kernels (null for cpu and oracle).
-  std::unique_ptr<poot::rt::VulkanDevice> vulkan;
-  std::unique_ptr<poot::rt::CudaDevice> cuda;
-  std::unique_ptr<poot::rt::HipDevice> hip;
-  std::unique_ptr<poot::rt::EqnRunner> runner;
+  std::unique_ptr<poot::rt::PlanDevice> device;
   std::map<std::string, poot::rt::Tensor> inputs;
   std::map<std::string, void *> state;
   std::map<std::string, poot::rt::Tensor> outputs;

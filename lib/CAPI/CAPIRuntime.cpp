@@ -89,7 +89,7 @@ poot_status runSession(poot_session *s) {
   Status st = evaluate(g, b,
                        s->reference ? NumericMode::Reference
                                     : NumericMode::Native,
-                       outputs, s->runner.get());
+                       outputs, s->device.get());
   if (!st.isOk())
     return poot::capi::fail(st);
   for (auto &[name, t] : state)
@@ -207,19 +207,10 @@ poot_status poot_session_create(const poot_plan *plan, const char *device,
   auto s = std::make_unique<poot_session>();
   s->plan = plan->plan; // shared: the session keeps the plan alive
   s->reference = dev == "oracle";
-  if (dev == "vulkan") {
-    if (Status st = VulkanDevice::create(s->vulkan); !st.isOk())
+  if (dev != "cpu" && dev != "oracle")
+    if (Status st = openDevice(dev, *s->plan, DeviceOptions(), s->device);
+        !st.isOk())
       return poot::capi::fail(st);
-    s->runner = std::make_unique<VulkanRunner>(*s->vulkan, *s->plan);
-  } else if (dev == "cuda") {
-    if (Status st = CudaDevice::create(s->cuda); !st.isOk())
-      return poot::capi::fail(st);
-    s->runner = std::make_unique<CudaRunner>(*s->cuda, *s->plan);
-  } else if (dev == "hip") {
-    if (Status st = HipDevice::create(s->hip); !st.isOk())
-      return poot::capi::fail(st);
-    s->runner = std::make_unique<HipRunner>(*s->hip, *s->plan);
-  }
   *out = s.release();
   return POOT_OK;
 }

@@ -195,7 +195,7 @@ llvm::Expected<rt::Plan> poot::compileGraph(llvm::StringRef mlirText,
   GeneratedKernels kernels;
   if (failed(generateKernels(*module, options.target, kernels)))
     return fail("kernel generation failed");
-  auto plan = planFromModule(*module, *device, options.target);
+  auto plan = planFromModule(*module, *device, options.target, options.graph);
   if (plan)
     kernels.moveInto(*plan);
   return plan;

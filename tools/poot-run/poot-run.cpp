@@ -15,7 +15,7 @@
 #include "poot/Runtime/Evaluator.h"
 #include "poot/Runtime/Npy.h"
 #include "poot/Runtime/PlanFile.h"
-#include "poot/Runtime/VulkanRunner.h"
+#include "poot/Runtime/Device.h"
 #include "poot/Compiler.h"
 #include "poot/Runtime/RandomInputs.h"
 #include "poot/Runtime/Steps.h"
@@ -25,6 +25,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -43,7 +44,12 @@ namespace rt = poot::rt;
 static cl::opt<std::string> graphPath(cl::Positional, cl::Required,
                                       cl::desc("<graph.mlir | plan>"));
 static cl::opt<std::string> device("device", cl::init("cpu"),
-                                   cl::desc("Device to run on (cpu)"));
+                                   cl::desc("Device to run on: cpu, vulkan, "
+                                            "cuda, hip"));
+static cl::opt<std::string> targetOpt(
+    "target", cl::init(""),
+    cl::desc("Target to compile a graph for (default: cpu, vulkan, the "
+             "CUDA device's own chip; hip needs rocm:gfx*)"));
 static cl::opt<std::string> funcName("func", cl::init(""),
                                      cl::desc("Graph function to run"));
 static cl::list<std::string>
@@ -67,11 +73,11 @@ static cl::opt<bool> quiet("quiet", cl::desc("Print only errors"));
 static cl::opt<bool>
     deviceOnly("device-only",
                cl::desc("Fail if any eqn would run on the host instead of "
-                        "the device (vulkan)"));
+                        "the device (vulkan, cuda, hip)"));
 static cl::opt<bool>
     noFusion("no-fusion",
-             cl::desc("Compile the graph for the device as written, "
-                      "without the fusion passes (vulkan)"));
+             cl::desc("Compile the graph as written, without the fusion "
+                      "passes"));
 
 namespace {
 
@@ -80,12 +86,40 @@ int fail(const Twine &message) {
   return 1;
 }
 
-/// The plan poot-run runs on the vulkan device: read from a plan file, or
-/// compiled here for Vulkan from a graph.
+/// The plan poot-run runs: read from a plan file, or compiled here from a
+/// graph for the device's target.
 rt::Plan runnablePlan;
 
+/// The target a graph is compiled for on `device`.
+Expected<std::string> targetFor(StringRef kind) {
+  if (!targetOpt.empty()) {
+    if (rt::deviceKindForTarget(targetOpt) != kind.str())
+      return createStringError(inconvertibleErrorCode(),
+                               "--target=%s does not run on the %s device",
+                               targetOpt.c_str(), kind.str().c_str());
+    return targetOpt.getValue();
+  }
+  if (kind == "cpu" || kind == "vulkan")
+    return kind.str();
+  if (kind == "cuda") {
+    // The chip of this host's CUDA device.
+    rt::LiveDeviceFacts live;
+    if (rt::Status s = rt::queryDeviceFacts("cuda", live); !s.isOk())
+      return createStringError(inconvertibleErrorCode(), "cuda: %s",
+                               s.toString().c_str());
+    return "cuda:" + live.facts.name;
+  }
+  return createStringError(inconvertibleErrorCode(),
+                           "the %s device needs --target (rocm:gfx90a, "
+                           "rocm:gfx942, rocm:gfx1100)",
+                           kind.str().c_str());
+}
+
 /// Loads a compiled plan, or parses, verifies and records a graph
-/// (diagnostics go to stderr with their location).
+/// (diagnostics go to stderr with their location). With `forDevice`, a
+/// graph is compiled (fused unless --no-fusion) for the device's target
+/// and the plan kept in `runnablePlan`, so what runs is what a plan for
+/// the device holds, on the cpu too.
 Expected<rt::Graph> loadGraph(mlir::MLIRContext &ctx, StringRef path,
                               bool forDevice = false) {
   if (auto buffer = MemoryBuffer::getFile(path);
@@ -93,7 +127,7 @@ Expected<rt::Graph> loadGraph(mlir::MLIRContext &ctx, StringRef path,
     rt::Plan plan;
     if (rt::Status s = rt::readPlanFile(path.str(), plan); !s.isOk())
       return createStringError(inconvertibleErrorCode(), s.toString().c_str());
-    if (forDevice && plan.target != device)
+    if (forDevice && rt::deviceKindForTarget(plan.target) != device)
       return createStringError(inconvertibleErrorCode(),
                                "plan '%s' is for target %s, not the %s device",
                                path.str().c_str(), plan.target.c_str(),
@@ -101,20 +135,6 @@ Expected<rt::Graph> loadGraph(mlir::MLIRContext &ctx, StringRef path,
     if (forDevice)
       runnablePlan = plan;
     return std::move(plan.graph);
-  }
-  if (forDevice && device == "vulkan") {
-    auto buffer = MemoryBuffer::getFile(path);
-    if (!buffer)
-      return createStringError(inconvertibleErrorCode(), "cannot parse '%s'",
-                               path.str().c_str());
-    poot::CompileOptions options;
-    options.target = "vulkan";
-    options.fuse = !noFusion;
-    auto plan = poot::compileGraph((*buffer)->getBuffer(), options);
-    if (!plan)
-      return plan.takeError();
-    runnablePlan = *plan;
-    return std::move(plan->graph);
   }
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
@@ -129,6 +149,26 @@ Expected<rt::Graph> loadGraph(mlir::MLIRContext &ctx, StringRef path,
   auto fn = poot::findGraph(*module, funcName);
   if (!fn)
     return fn.takeError();
+  if (forDevice) {
+    // Parsed and verified above, so a malformed graph is reported at its
+    // file and line; the compile reads the same text again.
+    auto buffer = MemoryBuffer::getFile(path);
+    if (!buffer)
+      return createStringError(inconvertibleErrorCode(), "cannot parse '%s'",
+                               path.str().c_str());
+    auto target = targetFor(device);
+    if (!target)
+      return target.takeError();
+    poot::CompileOptions options;
+    options.target = *target;
+    options.fuse = !noFusion;
+    options.graph = funcName;
+    auto plan = poot::compileGraph((*buffer)->getBuffer(), options);
+    if (!plan)
+      return plan.takeError();
+    runnablePlan = *plan;
+    return std::move(plan->graph);
+  }
   return poot::toGraphRecords(*fn);
 }
 
@@ -148,12 +188,12 @@ std::string preview(const rt::Tensor &t) {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "poot graph runner\n");
-  if (device != "cpu" && device != "vulkan")
-    return fail("unknown device '" + device + "' (available: cpu, vulkan)");
+  if (!llvm::is_contained(rt::deviceKinds(), device.getValue()))
+    return fail("unknown device '" + device + "' (cpu, vulkan, cuda, hip)");
   if (steps < 1)
     return fail("--steps must be at least 1");
   if (deviceOnly && device == "cpu")
-    return fail("--device-only needs a GPU device (--device=vulkan)");
+    return fail("--device-only needs a GPU device (vulkan, cuda, hip)");
 
   mlir::MLIRContext ctx;
   ctx.loadDialect<poot::PootDialect, mlir::func::FuncDialect>();
@@ -239,23 +279,22 @@ int main(int argc, char **argv) {
            << " eqns, " << graph.inputs.size() << " inputs, "
            << graph.outputs.size() << " outputs; device " << device << "\n";
 
-  // The vulkan device dispatches the plan's kernels; every other eqn runs in
-  // the evaluator on the host.
-  std::unique_ptr<rt::VulkanDevice> vulkan;
-  std::unique_ptr<rt::VulkanRunner> runner;
-  if (device == "vulkan") {
-    if (rt::Status s = rt::VulkanDevice::create(vulkan); !s.isOk())
-      return fail("vulkan: " + s.toString());
-    runner = std::make_unique<rt::VulkanRunner>(*vulkan, runnablePlan);
-    runner->setDeviceOnly(deviceOnly);
-    if (!quiet)
-      outs() << "vulkan device: " << vulkan->description() << "\n";
-  }
+  // A GPU device dispatches the plan's kernels; every other eqn runs in the
+  // evaluator on the host.
+  std::unique_ptr<rt::PlanDevice> runner;
+  rt::DeviceOptions deviceOptions;
+  deviceOptions.deviceOnly = deviceOnly;
+  if (rt::Status s = rt::openDevice(device, runnablePlan, deviceOptions, runner);
+      !s.isOk())
+    return fail(device + ": " + s.toString());
+  if (runner && !quiet)
+    outs() << device << " device: " << runner->description() << "\n";
 
   std::map<std::string, rt::Tensor> outputs;
   bool checkFailed = false;
   for (unsigned step = 0; step < steps; ++step) {
     std::map<std::string, rt::Tensor> stepOutputs;
+    int64_t dispatchedBefore = runner ? runner->dispatchedEqns() : 0;
     auto start = std::chrono::steady_clock::now();
     rt::Status status = rt::evaluate(graph, rt::bindStep(graph, bound, state),
                                      rt::NumericMode::Native, stepOutputs,
@@ -273,12 +312,8 @@ int main(int argc, char **argv) {
           outs() << " " << input.name << "=" << preview(bound[input.name]);
       outs() << ": ran in " << format("%.2f", ms) << " ms";
       if (runner)
-        outs() << " (" << runner->dispatchedEqns() << " eqns on the device"
-               << (runner->arenaBindings()
-                       ? ", " + std::to_string(runner->arenaBindings()) +
-                             " values in the arena"
-                       : std::string())
-               << ")";
+        outs() << " (" << runner->dispatchedEqns() - dispatchedBefore
+               << " eqns on the device)";
       outs() << "\n";
     }
 

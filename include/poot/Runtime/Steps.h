@@ -2,7 +2,7 @@
 //
 // What every runner of a decode loop does around evaluate(): bind the
 // current inputs and state buffers, compare a step's outputs and state with
-// the oracle's, and move the position slots on by one token. Shared by
+// the oracle's, and move the position slots on by the step's tokens. Shared by
 // poot-run (with LLVM) and poot-run-plan (without).
 //
 //===----------------------------------------------------------------------===//
@@ -32,7 +32,13 @@ bool checkStep(const TensorMap &outputs, const TensorMap &refOutputs,
                const TensorMap &state, const TensorMap &refState, bool quiet,
                std::vector<std::string> &lines);
 
-/// Moves every `pos` and `len` slot input on by one token.
+/// The new tokens one step of `graph` writes per row: the rows a cache
+/// write adds to a state buffer (fixed caches), or the write map's slots
+/// per row (paged pools); 1 when the graph shows neither.
+int64_t tokensPerStep(const Graph &graph);
+
+/// Moves every `pos` and `len` slot input on by the step's tokens
+/// (tokensPerStep), so the next step writes after this one's rows.
 void advanceStep(const Graph &graph, TensorMap &inputs);
 
 /// Parses an inline binding "v0,v1,..." (what --set gives) into exactly as

@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FusedOps.h"
-#include "EqnContext.h"
+#include "Reference/FusedOps.h"
+#include "Reference/EqnContext.h"
 
 #include <algorithm>
 #include <cmath>

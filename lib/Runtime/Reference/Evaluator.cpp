@@ -10,8 +10,8 @@
 
 #include "poot/Runtime/Evaluator.h"
 
-#include "FusedOps.h"
-#include "SparseOps.h"
+#include "Reference/FusedOps.h"
+#include "Reference/SparseOps.h"
 
 #include <algorithm>
 #include <cmath>

@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SparseOps.h"
-#include "EqnContext.h"
+#include "Reference/SparseOps.h"
+#include "Reference/EqnContext.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 
 #include "poot/Runtime/VulkanRunner.h"
 
-#include "DeviceEqn.h"
+#include "Device/DeviceEqn.h"
 
 #include <algorithm>
 #include <cstring>

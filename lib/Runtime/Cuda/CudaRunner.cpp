@@ -10,7 +10,7 @@
 
 #include "poot/Runtime/CudaRunner.h"
 
-#include "DeviceEqn.h"
+#include "Device/DeviceEqn.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 //===- DeviceEqn.cpp - What the GPU runners share about an eqn ------------===//
 
-#include "DeviceEqn.h"
+#include "Device/DeviceEqn.h"
 
 #include "poot/Runtime/Evaluator.h"
 

@@ -12,7 +12,7 @@
 
 #include "poot/Runtime/HipRunner.h"
 
-#include "DeviceEqn.h"
+#include "Device/DeviceEqn.h"
 
 #include <algorithm>
 

@@ -43,11 +43,53 @@ bool poot::rt::checkStep(const TensorMap &outputs, const TensorMap &refOutputs,
   return ok;
 }
 
+int64_t poot::rt::tokensPerStep(const Graph &graph) {
+  // A fixed cache: the rows a cache write puts into a state buffer, along
+  // the one axis where the update is shorter than the cache.
+  std::vector<bool> isState(graph.values.size(), false);
+  const GraphInput *slotMap = nullptr, *writeMap = nullptr;
+  for (const GraphInput &input : graph.inputs) {
+    if (!input.state.empty() && input.value >= 0 &&
+        input.value < static_cast<int>(isState.size()))
+      isState[input.value] = true;
+    if (input.slot == "slot_map")
+      slotMap = &input;
+    if (input.slot == "write_map")
+      writeMap = &input;
+  }
+  for (const Eqn &eqn : graph.eqns) {
+    if (eqn.op != "dynamic_update_slice" || eqn.operands.size() < 2 ||
+        !isState[eqn.operands[0]])
+      continue;
+    const std::vector<int64_t> &cache = graph.values[eqn.operands[0]].shape;
+    const std::vector<int64_t> &update = graph.values[eqn.operands[1]].shape;
+    if (cache.size() != update.size())
+      continue;
+    int64_t tokens = 0, differing = 0;
+    for (size_t a = 0; a < cache.size(); ++a)
+      if (update[a] != cache[a]) {
+        ++differing;
+        tokens = update[a];
+      }
+    if (differing == 1 && tokens > 0)
+      return tokens;
+  }
+  // A paged pool: the write map names rows * tokens slots.
+  if (slotMap && writeMap) {
+    const std::vector<int64_t> &rows = graph.values[slotMap->value].shape;
+    int64_t slots = numElements(graph.values[writeMap->value].shape);
+    if (!rows.empty() && rows[0] > 0 && slots > 0 && slots % rows[0] == 0)
+      return slots / rows[0];
+  }
+  return 1;
+}
+
 void poot::rt::advanceStep(const Graph &graph, TensorMap &inputs) {
+  int64_t tokens = tokensPerStep(graph);
   for (const GraphInput &input : graph.inputs)
     if (input.slot == "pos" || input.slot == "len")
       for (double &v : inputs[input.name].values())
-        v += 1;
+        v += static_cast<double>(tokens);
 }
 
 namespace {
