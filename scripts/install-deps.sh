@@ -9,6 +9,7 @@ PACKAGES=(
   libfmt-dev libgtest-dev
   libvulkan-dev mesa-vulkan-drivers spirv-tools glslang-tools
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev libffi-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
 )
 
 SUDO=""
@@ -34,5 +35,10 @@ if [ "${POOT_SKIP_PY:-0}" != "1" ]; then
   fi
   if ! "$ROOT/.venv/bin/python" -c "import numpy, ml_dtypes" 2>/dev/null; then
     "$ROOT/.venv/bin/pip" install --quiet numpy ml-dtypes
+  fi
+  # The ONNX front end's tests: onnx builds the test models, onnxruntime
+  # is the reference their outputs are compared with.
+  if ! "$ROOT/.venv/bin/python" -c "import onnx, onnxruntime" 2>/dev/null; then
+    "$ROOT/.venv/bin/pip" install --quiet onnx onnxruntime
   fi
 fi

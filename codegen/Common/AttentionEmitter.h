@@ -49,6 +49,7 @@ struct Spec {
   }
   int64_t valueVector = 1; ///< matrix-tile schedule: value vector width
   int64_t sharedWidth = 0; ///< width of k_shared (split key), else 0
+  int64_t poolSlots = 0;   ///< paged: slots of the K/V pools
   int64_t maskB = 0, maskH = 0;
   bool paged = false, hasMask = false, hasLen = false, hasPos = false;
   bool posPerRow = false, causal = false, split = false;
@@ -117,6 +118,15 @@ public:
     if (!v.getType().isInteger(32))
       v = b.create<arith::TruncIOp>(loc, b.getI32Type(), v);
     return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
+  }
+  /// The pool row a paged read word names, clamped into [0, slots): the
+  /// binders refuse a word outside the pool before anything runs, but a
+  /// kernel does not rely on a declared range for memory safety (a damaged
+  /// plan can widen it), so a bad word reads some row of the pool, never
+  /// memory outside it.
+  Value loadPoolRow(Value read, ValueRange indices, int64_t slots) {
+    Value row = loadIndex(read, indices);
+    return imin(imax(row, idx(0)), idx(slots - 1));
   }
   void storeAs(Value f32Value, Value memref, ValueRange indices) {
     Type et = mlir::cast<mlir::MemRefType>(memref.getType()).getElementType();

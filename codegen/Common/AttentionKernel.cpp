@@ -78,6 +78,8 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   if (auto cap = op.getSoftcap())
     s.softcap = cap->convertToDouble();
   s.paged = op.getRead() != nullptr;
+  if (s.paged)
+    s.poolSlots = op.getK().getType().getDimSize(0);
   if (auto shared = op.getKShared())
     s.sharedWidth = cast<RankedTensorType>(shared.getType()).getDimSize(3);
   if (auto mask = op.getMask()) {

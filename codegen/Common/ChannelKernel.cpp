@@ -121,7 +121,7 @@ void emitChannelBody(Emitter &e, const Spec &s, const Args &a, Value tid,
         for (int64_t u = 0; u < U; ++u) {
           Value t = keys[u];
           Value row =
-              s.paged ? x.loadIndex(a.read, ValueRange{bi, t}) : Value();
+              s.paged ? x.loadPoolRow(a.read, ValueRange{bi, t}, s.poolSlots) : Value();
           for (int64_t i = 0; i < nk; ++i) {
             Value c = channel(x, i);
             if (s.sharedWidth && i * L * V >= kd) {

@@ -168,7 +168,7 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
             tl.keys[r] = x.add(base, x.add(g, x.idx(8 * r)));
             Value key = clamp(tl.keys[r], &tl.valid[r]);
             Value row =
-                s.paged ? x.loadIndex(a.read, ValueRange{bi, key}) : Value();
+                s.paged ? x.loadPoolRow(a.read, ValueRange{bi, key}, s.poolSlots) : Value();
             for (int64_t j = 0; j < kChunks; ++j)
               tl.kvec[r].push_back(loadKey(x, key, row, j));
           }
@@ -178,7 +178,7 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
                 x.add(base, x.add(x.mul(t, x.idx(2)), x.idx(offsets[k]))),
                 nullptr);
             Value row =
-                s.paged ? x.loadIndex(a.read, ValueRange{bi, key}) : Value();
+                s.paged ? x.loadPoolRow(a.read, ValueRange{bi, key}, s.poolSlots) : Value();
             for (int64_t r = 0; r < 2; ++r)
               for (int64_t c = 0; c < vChunks; ++c)
                 tl.vvec[k].push_back(loadValue(x, key, row, r, c));

@@ -67,7 +67,7 @@ void emitStreamingBody(Emitter &e, const Spec &s, const Args &a, Value lane,
   e.loop(start, kEnd, lanes, [&](Value t) {
     // The key row: dense [b, g, t], paged pool [read[b, t], g], split adds
     // k_shared [b, 0, t].
-    Value row = s.paged ? e.loadIndex(a.read, ValueRange{bi, t}) : Value();
+    Value row = s.paged ? e.loadPoolRow(a.read, ValueRange{bi, t}, s.poolSlots) : Value();
     auto keyAt = [&](Value d) -> Value {
       if (s.paged)
         return e.loadF32(a.k, ValueRange{row, kv, d});

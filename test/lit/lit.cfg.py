@@ -21,9 +21,10 @@ tool_dirs = [
     os.path.join(config.poot_tools_dir, "poot-trace"),
     os.path.join(config.poot_tools_dir, "poot-compile"),
     os.path.join(config.poot_tools_dir, "poot-run-plan"),
+    os.path.join(config.poot_tools_dir, "poot-import-onnx"),
     config.llvm_tools_dir,
 ]
-llvm_config.add_tool_substitutions(["poot-opt", "poot-run", "poot-trace", "poot-compile", "poot-run-plan"], tool_dirs)
+llvm_config.add_tool_substitutions(["poot-opt", "poot-run", "poot-trace", "poot-compile", "poot-run-plan", "poot-import-onnx"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # ptxas assembles emitted PTX where a CUDA toolkit is installed.

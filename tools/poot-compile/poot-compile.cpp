@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "poot/Compiler.h"
+#include "poot/Frontend/ONNX.h"
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
 #include "poot/Plan/GraphRecords.h"
@@ -38,7 +39,17 @@ static cl::OptionCategory tuningOptions(
     "decides)");
 
 static cl::opt<std::string> inputPath(cl::Positional, cl::Required,
-                                      cl::desc("<model.mlir>"), cl::cat(mainOptions));
+                                      cl::desc("<model.mlir | model.onnx>"), cl::cat(mainOptions));
+static cl::OptionCategory onnxOptions("ONNX models");
+static cl::list<std::string>
+    dimSpecs("dim", cl::desc("Bind a symbolic dimension of an ONNX model: "
+                             "NAME=N (repeatable)"),
+             cl::cat(onnxOptions));
+static cl::opt<std::string> weightsDir(
+    "weights-dir", cl::init(""),
+    cl::desc("Write an ONNX model's weights here as NAME.npy, the inputs a "
+             "run binds by name"),
+    cl::cat(onnxOptions));
 static cl::opt<std::string>
     target("target", cl::init("cpu"),
            cl::desc("cpu, vulkan, cuda:sm_80, cuda:sm_90, rocm:gfx90a, "
@@ -114,7 +125,7 @@ static int fail(const Twine &message) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions({&mainOptions, &tuningOptions});
+  cl::HideUnrelatedOptions({&mainOptions, &tuningOptions, &onnxOptions});
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "poot-compile " << POOT_VERSION << " (MLIR " << LLVM_VERSION_STRING
        << ")\n";
@@ -191,8 +202,29 @@ int main(int argc, char **argv) {
   timingManager.setEnabled(timing);
   mlir::TimingScope rootTiming = timingManager.getRootScope();
   mlir::TimingScope parseTiming = rootTiming.nest("parse and verify");
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(inputPath, sourceMgr, &ctx);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  // An ONNX model's weights, written beside the output once it compiled.
+  poot::onnx::ImportResult importedWeights;
+  auto writeWeights = [&]() -> Error {
+    if (weightsDir.empty())
+      return Error::success();
+    return poot::onnx::writeWeights(weightsDir, importedWeights);
+  };
+  if (StringRef(inputPath).ends_with(".onnx")) {
+    poot::onnx::ImportOptions importOptions;
+    if (Error err = poot::onnx::bindDims(dimSpecs, importOptions))
+      return fail(toString(std::move(err)));
+    importOptions.loadWeights = !weightsDir.empty();
+    auto imported = poot::onnx::importModelFile(ctx, inputPath, importOptions);
+    if (!imported)
+      return fail(toString(imported.takeError()));
+    module = std::move(imported->module);
+    importedWeights = std::move(*imported);
+  } else {
+    if (!dimSpecs.empty() || !weightsDir.empty())
+      return fail("--dim and --weights-dir are for ONNX models (.onnx)");
+    module = mlir::parseSourceFile<mlir::ModuleOp>(inputPath, sourceMgr, &ctx);
+  }
   if (!module)
     return fail("cannot parse '" + inputPath + "'");
   if (failed(mlir::verify(*module)))
@@ -330,6 +362,8 @@ int main(int argc, char **argv) {
        << " buffers\n";
   }
 
+  if (Error err = writeWeights())
+    return fail(toString(std::move(err)));
   std::string out =
       outputPath.empty() ? std::string("-") : outputPath.getValue();
   if (emit == "ir") {

@@ -1,0 +1,2314 @@
+//===- Importer.cpp - ONNX models to poot graphs --------------------------===//
+//
+// Walks an ONNX graph in its (topological) node order and builds one poot
+// function with the tracer. Every ONNX value is either known at import time
+// (a HostTensor: constants, small initializers, and everything the shape
+// subgraphs compute from them and the bound dimensions) or a value of the
+// graph; an op whose inputs are all known is folded (ShapeFold.cpp), any
+// other is emitted as the primitive ops the tracer writes, so the fusion
+// passes raise what they would raise in a traced graph: softmax as
+// max/sub/exp/sum/div over its axis, the opset-23 Attention op as the
+// tracer's attention chain, masks as compare/select.
+//
+// Errors are values: each handler returns false with a message, and the
+// driver prefixes the node's name and op type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "poot/Frontend/ONNX.h"
+
+#include "ShapeFold.h"
+
+#include "poot/Dialect/PootDialect.h"
+#include "poot/Trace/Tracer.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+
+using namespace mlir;
+using llvm::ArrayRef;
+using llvm::SmallVector;
+using llvm::StringRef;
+using poot::trace::Tracer;
+
+namespace poot::onnx {
+
+namespace {
+
+/// The opsets of the default domain this importer reads.
+constexpr int64_t kMinOpset = 11;
+constexpr int64_t kMaxOpset = 24;
+
+/// Tensors with at most this many elements are kept as constants whatever
+/// their type (scalars such as eps or sqrt(d)).
+constexpr int64_t kSmallConstant = 16;
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t k = 0; k < shape.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + "]";
+}
+
+rt::DType rtType(ElemKind kind) {
+  switch (kind) {
+  case ElemKind::F32:
+    return rt::DType::F32;
+  case ElemKind::F16:
+    return rt::DType::F16;
+  case ElemKind::BF16:
+    return rt::DType::BF16;
+  case ElemKind::F64:
+    return rt::DType::F64;
+  case ElemKind::I32:
+    return rt::DType::I32;
+  case ElemKind::I64:
+    return rt::DType::I64;
+  case ElemKind::Bool:
+    return rt::DType::I1;
+  }
+  return rt::DType::F32;
+}
+
+int64_t kindBytes(ElemKind kind) {
+  switch (kind) {
+  case ElemKind::F16:
+  case ElemKind::BF16:
+    return 2;
+  case ElemKind::F32:
+  case ElemKind::I32:
+    return 4;
+  case ElemKind::F64:
+  case ElemKind::I64:
+    return 8;
+  case ElemKind::Bool:
+    return 1;
+  }
+  return 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor data
+//===----------------------------------------------------------------------===//
+
+/// Where a TensorProto's elements are and what they are.
+struct TensorInfo {
+  ElemKind kind = ElemKind::F32;
+  SmallVector<int64_t, 4> shape;
+  int64_t numel = 0;
+};
+
+/// Reads the type and shape of `tp`.
+bool tensorInfo(const ::onnx::TensorProto &tp, TensorInfo &info,
+                std::string &err) {
+  auto kind = kindFromOnnx(tp.data_type());
+  if (!kind) {
+    err = "expected an element type of FLOAT, FLOAT16, BFLOAT16, DOUBLE, "
+          "INT32, INT64 or BOOL, got " +
+          onnxTypeName(tp.data_type());
+    return false;
+  }
+  info.kind = *kind;
+  info.numel = 1;
+  for (int64_t d : tp.dims()) {
+    if (d < 0) {
+      err = "expected non-negative dims, got " + std::to_string(d);
+      return false;
+    }
+    info.shape.push_back(d);
+    info.numel *= d;
+  }
+  if (tp.has_segment()) {
+    err = "segmented tensors are not supported";
+    return false;
+  }
+  return true;
+}
+
+/// Reads the raw little-endian bytes of `tp` (raw_data or its external
+/// file) into `bytes`, or the typed fields when there are none
+/// (`typed` = true, `bytes` left empty). Checks every size.
+bool tensorBytes(const ::onnx::TensorProto &tp, const TensorInfo &info,
+                 const std::string &dataDir, bool read, std::string &bytes,
+                 bool &typed, std::string &err) {
+  int64_t want = info.numel * kindBytes(info.kind);
+  typed = false;
+  if (tp.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto &entry : tp.external_data()) {
+      if (entry.key() == "location")
+        location = entry.value();
+      else if (entry.key() == "offset" || entry.key() == "length") {
+        char *end = nullptr;
+        long long v = std::strtoll(entry.value().c_str(), &end, 10);
+        if (entry.value().empty() || *end != '\0' || v < 0) {
+          err = "expected a non-negative external data " + entry.key() +
+                ", got '" + entry.value() + "'";
+          return false;
+        }
+        (entry.key() == "offset" ? offset : length) = v;
+      }
+    }
+    if (location.empty()) {
+      err = "external data without a location";
+      return false;
+    }
+    bool escapes = llvm::sys::path::is_absolute(location);
+    for (auto it = llvm::sys::path::begin(location),
+              end = llvm::sys::path::end(location);
+         it != end; ++it)
+      escapes |= *it == "..";
+    if (escapes) {
+      err = "expected an external data location inside the model's "
+            "directory, got '" + location + "'";
+      return false;
+    }
+    SmallVector<char, 256> path(dataDir.begin(), dataDir.end());
+    llvm::sys::path::append(path, location);
+    std::string file(path.begin(), path.end());
+    uint64_t size = 0;
+    if (llvm::sys::fs::file_size(file, size)) {
+      err = "missing external data file '" + file + "'";
+      return false;
+    }
+    if (length < 0)
+      length = static_cast<int64_t>(size) - offset;
+    if (length != want) {
+      err = "expected " + std::to_string(want) +
+            " bytes of external data, got " + std::to_string(length);
+      return false;
+    }
+    if (static_cast<uint64_t>(offset + length) > size) {
+      err = "external data file '" + file + "' has " + std::to_string(size) +
+            " bytes, expected at least " + std::to_string(offset + length);
+      return false;
+    }
+    if (!read)
+      return true;
+    auto buffer = llvm::MemoryBuffer::getFileSlice(file, length, offset,
+                                                   /*IsVolatile=*/false);
+    if (!buffer) {
+      err = "cannot read external data file '" + file +
+            "': " + buffer.getError().message();
+      return false;
+    }
+    bytes.assign((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
+    return true;
+  }
+  if (tp.has_raw_data()) {
+    if (static_cast<int64_t>(tp.raw_data().size()) != want) {
+      err = "expected " + std::to_string(want) + " bytes of raw data, got " +
+            std::to_string(tp.raw_data().size());
+      return false;
+    }
+    if (read)
+      bytes = tp.raw_data();
+    return true;
+  }
+  typed = true;
+  int64_t have = 0;
+  switch (tp.data_type()) {
+  case ::onnx::TensorProto::FLOAT:
+    have = tp.float_data_size();
+    break;
+  case ::onnx::TensorProto::DOUBLE:
+    have = tp.double_data_size();
+    break;
+  case ::onnx::TensorProto::INT64:
+    have = tp.int64_data_size();
+    break;
+  default:
+    have = tp.int32_data_size();
+    break;
+  }
+  if (have != info.numel) {
+    err = "expected " + std::to_string(info.numel) + " elements, got " +
+          std::to_string(have);
+    return false;
+  }
+  return true;
+}
+
+/// Decodes element k of raw little-endian storage.
+double rawFloat(ElemKind kind, const char *p, int64_t k) {
+  switch (kind) {
+  case ElemKind::F32: {
+    float v;
+    std::memcpy(&v, p + 4 * k, 4);
+    return v;
+  }
+  case ElemKind::F64: {
+    double v;
+    std::memcpy(&v, p + 8 * k, 8);
+    return v;
+  }
+  case ElemKind::F16:
+  case ElemKind::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, p + 2 * k, 2);
+    return kind == ElemKind::F16 ? rt::halfBitsToFloat(bits)
+                                 : rt::bf16BitsToFloat(bits);
+  }
+  default:
+    return 0.0;
+  }
+}
+
+int64_t rawInt(ElemKind kind, const char *p, int64_t k) {
+  switch (kind) {
+  case ElemKind::I32: {
+    int32_t v;
+    std::memcpy(&v, p + 4 * k, 4);
+    return v;
+  }
+  case ElemKind::I64: {
+    int64_t v;
+    std::memcpy(&v, p + 8 * k, 8);
+    return v;
+  }
+  case ElemKind::Bool:
+    return p[k] != 0 ? 1 : 0;
+  default:
+    return 0;
+  }
+}
+
+/// Decodes `tp` into a HostTensor.
+bool decodeTensor(const ::onnx::TensorProto &tp, const std::string &dataDir,
+                  HostTensor &out, std::string &err) {
+  TensorInfo info;
+  if (!tensorInfo(tp, info, err))
+    return false;
+  std::string bytes;
+  bool typed = false;
+  if (!tensorBytes(tp, info, dataDir, /*read=*/true, bytes, typed, err))
+    return false;
+  out = HostTensor::zeros(info.kind, info.shape);
+  for (int64_t k = 0; k < info.numel; ++k) {
+    if (!typed) {
+      if (out.isFloat())
+        out.f[k] = rawFloat(info.kind, bytes.data(), k);
+      else
+        out.i[k] = rawInt(info.kind, bytes.data(), k);
+      continue;
+    }
+    switch (info.kind) {
+    case ElemKind::F32:
+      out.f[k] = tp.float_data(k);
+      break;
+    case ElemKind::F64:
+      out.f[k] = tp.double_data(k);
+      break;
+    case ElemKind::F16:
+      out.f[k] = rt::halfBitsToFloat(static_cast<uint16_t>(tp.int32_data(k)));
+      break;
+    case ElemKind::BF16:
+      out.f[k] = rt::bf16BitsToFloat(static_cast<uint16_t>(tp.int32_data(k)));
+      break;
+    case ElemKind::I64:
+      out.i[k] = tp.int64_data(k);
+      break;
+    case ElemKind::Bool:
+      out.i[k] = tp.int32_data(k) != 0;
+      break;
+    default:
+      out.i[k] = tp.int32_data(k);
+      break;
+    }
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The importer
+//===----------------------------------------------------------------------===//
+
+/// One ONNX value: known at import time (`host`), a graph value (`value`),
+/// or both once a known value has been materialised as a constant.
+struct Val {
+  ElemKind kind = ElemKind::F32;
+  SmallVector<int64_t, 4> shape;
+  std::optional<HostTensor> host;
+  Value value;
+};
+
+/// The attributes each supported op may carry; any other is refused.
+const llvm::StringMap<std::vector<StringRef>> &knownAttributes() {
+  static const llvm::StringMap<std::vector<StringRef>> table = {
+      {"Add", {}}, {"Sub", {}}, {"Mul", {}}, {"Div", {}}, {"Pow", {}},
+      {"Max", {}}, {"Min", {}}, {"Equal", {}}, {"Less", {}},
+      {"LessOrEqual", {}}, {"Greater", {}}, {"GreaterOrEqual", {}},
+      {"And", {}}, {"Or", {}}, {"Not", {}}, {"IsNaN", {}},
+      {"Neg", {}}, {"Abs", {}}, {"Sqrt", {}}, {"Reciprocal", {}},
+      {"Exp", {}}, {"Log", {}}, {"Tanh", {}}, {"Sin", {}}, {"Cos", {}},
+      {"Sigmoid", {}}, {"Relu", {}}, {"Erf", {}}, {"Identity", {}},
+      {"Dropout", {"seed"}},
+      {"Cast", {"to", "saturate", "round_mode"}}, {"CastLike", {"saturate", "round_mode"}},
+      {"Where", {}}, {"MatMul", {}},
+      {"Gemm", {"alpha", "beta", "transA", "transB"}},
+      {"Softmax", {"axis"}},
+      {"ReduceMax", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceMin", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceSum", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceMean", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceProd", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"Reshape", {"allowzero"}}, {"Flatten", {"axis"}},
+      {"Transpose", {"perm"}}, {"Expand", {}},
+      {"Unsqueeze", {"axes"}}, {"Squeeze", {"axes"}},
+      {"Concat", {"axis"}}, {"Slice", {}},
+      {"Split", {"axis", "split", "num_outputs"}},
+      {"Gather", {"axis"}}, {"Range", {}}, {"Trilu", {"upper"}},
+      {"Shape", {"start", "end"}}, {"Size", {}},
+      {"ConstantOfShape", {"value"}},
+      {"Constant", {"value", "value_float", "value_floats", "value_int",
+                    "value_ints"}},
+      {"LayerNormalization", {"axis", "epsilon", "stash_type"}},
+      {"RMSNormalization", {"axis", "epsilon", "stash_type"}},
+      {"SimplifiedLayerNormalization", {"axis", "epsilon", "stash_type"}},
+      {"Attention", {"is_causal", "kv_num_heads", "q_num_heads",
+                     "qk_matmul_output_mode", "scale", "softcap",
+                     "softmax_precision"}},
+  };
+  return table;
+}
+
+class Importer {
+public:
+  Importer(MLIRContext &ctx, const ::onnx::ModelProto &model,
+           const ImportOptions &options)
+      : ctx(ctx), model(model), graph(model.graph()), options(options),
+        t(ctx, options.funcName) {}
+
+  llvm::Expected<ImportResult> run();
+
+private:
+  //===--- errors ---------------------------------------------------------===//
+  bool fail(const llvm::Twine &message) {
+    error = message.str();
+    return false;
+  }
+  llvm::Error toError(const std::string &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
+                                   message.c_str());
+  }
+
+  //===--- setup ----------------------------------------------------------===//
+  bool readOpset();
+  bool declareInputs();
+  bool declareInitializers();
+  bool markShapeOperands();
+  bool keepAsConstant(const TensorInfo &info, bool neededConstant) const;
+  bool addWeight(const std::string &name, const ::onnx::TensorProto &tp,
+                 const TensorInfo &info);
+
+  //===--- values ---------------------------------------------------------===//
+  Type mlirType(ElemKind kind);
+  Value materialize(const HostTensor &h);
+  Value valueOf(Val &v);
+  bool has(int k) const {
+    return k < node->input_size() && !node->input(k).empty();
+  }
+  Val &in(int k) { return values[node->input(k)]; }
+  Value get(int k) { return valueOf(in(k)); }
+  const HostTensor *host(int k) {
+    if (!has(k))
+      return nullptr;
+    Val &v = in(k);
+    return v.host ? &*v.host : nullptr;
+  }
+  bool constInput(int k, StringRef what, const HostTensor *&out);
+  bool constInts(int k, StringRef what, std::vector<int64_t> &out);
+  bool outputUsed(int k) const {
+    return k < node->output_size() && !node->output(k).empty();
+  }
+  void setOut(int k, Value value);
+  void setOut(int k, HostTensor h);
+  bool allHost(int count);
+
+  //===--- attributes -----------------------------------------------------===//
+  const ::onnx::AttributeProto *attr(StringRef name) const;
+  int64_t attrInt(StringRef name, int64_t dflt) const;
+  double attrFloat(StringRef name, double dflt) const;
+  bool attrInts(StringRef name, std::vector<int64_t> &out) const;
+  bool checkAttributes();
+
+  //===--- helpers --------------------------------------------------------===//
+  bool normAxis(int64_t axis, int64_t rank, int64_t &out, StringRef what);
+  bool requireFloat(const Val &v, StringRef what);
+  bool binaryArith(StringRef op);
+  bool broadcastable(ArrayRef<int64_t> a, ArrayRef<int64_t> b);
+  Value scalarLike(double value, Value like);
+  Value emitBinary(StringRef op, Value a, Value b);
+  Value reduceAxes(StringRef op, Value x, ArrayRef<int64_t> axes,
+                   bool keepdim);
+  Value softmax(Value x, int64_t axis);
+  Value causalMask(int64_t queryLen, int64_t keyLen, int64_t offset,
+                   Type elementType);
+
+  //===--- ops ------------------------------------------------------------===//
+  bool importNode();
+  bool importElementwise(StringRef op);
+  bool importUnary(StringRef op);
+  bool importCast();
+  bool importWhere();
+  bool importMatMul();
+  bool importGemm();
+  bool importSoftmax();
+  bool importReduce(StringRef op);
+  bool importReshape();
+  bool importFlatten();
+  bool importTranspose();
+  bool importExpand();
+  bool importUnsqueeze();
+  bool importSqueeze();
+  bool importConcat();
+  bool importSlice();
+  bool importSplit();
+  bool importGather();
+  bool importRange();
+  bool importTrilu();
+  bool importShape();
+  bool importConstantOfShape();
+  bool importConstant();
+  bool importLayerNorm();
+  bool importRmsNorm();
+  bool importAttention();
+
+  MLIRContext &ctx;
+  const ::onnx::ModelProto &model;
+  const ::onnx::GraphProto &graph;
+  const ImportOptions &options;
+  Tracer t;
+  int64_t opset = 0;
+  std::string error;
+  const ::onnx::NodeProto *node = nullptr;
+  std::map<std::string, Val> values;
+  /// Initializers by name, and which ones must be known at import time.
+  std::map<std::string, const ::onnx::TensorProto *> initializers;
+  std::set<std::string> shapeOperands;
+  std::set<std::string> modelInputs;
+  std::vector<Weight> weights;
+};
+
+//===----------------------------------------------------------------------===//
+// Setup
+//===----------------------------------------------------------------------===//
+
+bool Importer::readOpset() {
+  for (const auto &entry : model.opset_import()) {
+    if (entry.domain().empty() || entry.domain() == "ai.onnx")
+      opset = entry.version();
+  }
+  if (opset == 0)
+    return fail("expected an opset import of the default domain, got none");
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return fail("unsupported opset " + std::to_string(opset) +
+                " of the default domain, expected " +
+                std::to_string(kMinOpset) + " to " +
+                std::to_string(kMaxOpset));
+  return true;
+}
+
+bool Importer::declareInputs() {
+  for (const auto &init : graph.initializer())
+    initializers[init.name()] = &init;
+  if (graph.sparse_initializer_size() != 0)
+    return fail("sparse initializers are not supported");
+  for (const auto &input : graph.input()) {
+    // Older exports also list initializers as inputs: those are weights.
+    if (initializers.count(input.name()))
+      continue;
+    const auto &type = input.type();
+    if (!type.has_tensor_type())
+      return fail("input '" + input.name() + "': expected a tensor, got " +
+                  "another kind of value");
+    const auto &tt = type.tensor_type();
+    auto kind = kindFromOnnx(tt.elem_type());
+    if (!kind)
+      return fail("input '" + input.name() +
+                  "': expected an element type of FLOAT, FLOAT16, BFLOAT16, "
+                  "DOUBLE, INT32, INT64 or BOOL, got " +
+                  onnxTypeName(tt.elem_type()));
+    if (!tt.has_shape())
+      return fail("input '" + input.name() + "': expected a shape, got none");
+    SmallVector<int64_t, 4> shape;
+    for (auto [d, dim] : llvm::enumerate(tt.shape().dim())) {
+      int64_t size = -1;
+      if (dim.has_dim_value()) {
+        size = dim.dim_value();
+      } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
+        auto it = options.dims.find(dim.dim_param());
+        if (it == options.dims.end())
+          return fail("input '" + input.name() + "' dim " +
+                      std::to_string(d) + ": unbound symbolic dimension '" +
+                      dim.dim_param() + "'");
+        size = it->second;
+      } else {
+        return fail("input '" + input.name() + "' dim " + std::to_string(d) +
+                    ": expected a size or a symbolic name, got neither");
+      }
+      if (size < 1)
+        return fail("input '" + input.name() + "' dim " + std::to_string(d) +
+                    ": expected a size >= 1, got " + std::to_string(size));
+      shape.push_back(size);
+    }
+    Val v;
+    v.kind = *kind;
+    v.shape = shape;
+    v.value = t.input(input.name(), shape, mlirType(*kind));
+    values[input.name()] = std::move(v);
+    modelInputs.insert(input.name());
+  }
+  return true;
+}
+
+bool Importer::markShapeOperands() {
+  // Operands the importer must know at import time: shapes, axes, starts,
+  // indices, counts.
+  static const std::map<std::string, std::vector<int>> positions = {
+      {"Reshape", {1}}, {"Expand", {1}}, {"Unsqueeze", {1}},
+      {"Squeeze", {1}}, {"Slice", {1, 2, 3, 4}}, {"Split", {1}},
+      {"Gather", {1}}, {"Range", {0, 1, 2}}, {"Trilu", {1}},
+      {"ConstantOfShape", {0}}, {"ReduceSum", {1}}, {"ReduceMax", {1}},
+      {"ReduceMin", {1}}, {"ReduceMean", {1}}, {"ReduceProd", {1}},
+  };
+  for (const auto &n : graph.node()) {
+    auto it = positions.find(n.op_type());
+    if (it == positions.end())
+      continue;
+    for (int k : it->second)
+      if (k < n.input_size() && !n.input(k).empty())
+        shapeOperands.insert(n.input(k));
+  }
+  return true;
+}
+
+bool Importer::keepAsConstant(const TensorInfo &info,
+                              bool neededConstant) const {
+  if (neededConstant || info.numel <= kSmallConstant)
+    return true;
+  return !isFloatKind(info.kind) && info.numel <= kFoldLimit;
+}
+
+bool Importer::addWeight(const std::string &name,
+                         const ::onnx::TensorProto &tp,
+                         const TensorInfo &info) {
+  if (info.numel == 0)
+    return fail("initializer '" + name + "': empty tensors are not "
+                "supported");
+  std::string bytes, err;
+  bool typed = false;
+  if (!tensorBytes(tp, info, options.externalDataDir, /*read=*/false, bytes,
+                   typed, err))
+    return fail("initializer '" + name + "': " + err);
+  Weight w;
+  w.name = name;
+  if (options.loadWeights) {
+    HostTensor h;
+    if (!decodeTensor(tp, options.externalDataDir, h, err))
+      return fail("initializer '" + name + "': " + err);
+    rt::TensorType type{rtType(info.kind),
+                        rt::Shape(info.shape.begin(), info.shape.end())};
+    std::vector<double> data(h.numel());
+    for (int64_t k = 0; k < h.numel(); ++k)
+      data[k] = h.getF(k);
+    w.value = rt::Tensor(type, std::move(data));
+  }
+  Val v;
+  v.kind = info.kind;
+  v.shape = info.shape;
+  v.value = t.input(name, info.shape, mlirType(info.kind));
+  values[name] = std::move(v);
+  weights.push_back(std::move(w));
+  return true;
+}
+
+bool Importer::declareInitializers() {
+  // Only initializers something reads become inputs.
+  std::set<std::string> used;
+  for (const auto &n : graph.node())
+    for (const auto &name : n.input())
+      used.insert(name);
+  for (const auto &out : graph.output())
+    used.insert(out.name());
+  for (const auto &init : graph.initializer()) {
+    if (!used.count(init.name()) || values.count(init.name()))
+      continue;
+    TensorInfo info;
+    std::string err;
+    if (!tensorInfo(init, info, err))
+      return fail("initializer '" + init.name() + "': " + err);
+    if (keepAsConstant(info, shapeOperands.count(init.name()) != 0)) {
+      Val v;
+      v.kind = info.kind;
+      v.shape = info.shape;
+      HostTensor h;
+      if (!decodeTensor(init, options.externalDataDir, h, err))
+        return fail("initializer '" + init.name() + "': " + err);
+      v.host = std::move(h);
+      values[init.name()] = std::move(v);
+      continue;
+    }
+    if (!addWeight(init.name(), init, info))
+      return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+Type Importer::mlirType(ElemKind kind) {
+  Builder b(&ctx);
+  switch (kind) {
+  case ElemKind::F32:
+    return b.getF32Type();
+  case ElemKind::F16:
+    return b.getF16Type();
+  case ElemKind::BF16:
+    return b.getBF16Type();
+  case ElemKind::F64:
+    return b.getF64Type();
+  case ElemKind::I32:
+    return b.getI32Type();
+  case ElemKind::I64:
+    return b.getI64Type();
+  case ElemKind::Bool:
+    return b.getI1Type();
+  }
+  return b.getF32Type();
+}
+
+Value Importer::materialize(const HostTensor &h) {
+  Type et = mlirType(h.kind);
+  auto elementAttr = [&](int64_t k) -> Attribute {
+    if (h.isFloat())
+      return FloatAttr::get(et, h.f[k]);
+    if (h.kind == ElemKind::Bool)
+      return IntegerAttr::get(et, APInt(1, h.i[k] != 0 ? 1 : 0));
+    return IntegerAttr::get(et, h.i[k]);
+  };
+  // A splat is one scalar broadcast, so a [L, L] fill costs one element.
+  if (h.numel() > 1 && h.isSplat()) {
+    Value c = t.constant(DenseElementsAttr::get(
+        RankedTensorType::get({}, et), ArrayRef<Attribute>{elementAttr(0)}));
+    return t.broadcast(c, h.shape);
+  }
+  SmallVector<Attribute> elements;
+  for (int64_t k = 0; k < h.numel(); ++k)
+    elements.push_back(elementAttr(k));
+  return t.constant(
+      DenseElementsAttr::get(RankedTensorType::get(h.shape, et), elements));
+}
+
+Value Importer::valueOf(Val &v) {
+  if (!v.value && v.host)
+    v.value = materialize(*v.host);
+  return v.value;
+}
+
+bool Importer::constInput(int k, StringRef what, const HostTensor *&out) {
+  if (!has(k))
+    return fail("expected " + what + " (input " + std::to_string(k) +
+                "), got none");
+  out = host(k);
+  if (out)
+    return true;
+  return fail("expected " + what + " (input " + std::to_string(k) +
+              ") known at import time, got a value computed by the graph");
+}
+
+bool Importer::constInts(int k, StringRef what, std::vector<int64_t> &out) {
+  const HostTensor *h;
+  if (!constInput(k, what, h))
+    return false;
+  if (h->isFloat() || h->kind == ElemKind::Bool)
+    return fail("expected integer " + what + ", got " + kindName(h->kind));
+  out.assign(h->i.begin(), h->i.end());
+  return true;
+}
+
+void Importer::setOut(int k, Value value) {
+  if (!outputUsed(k))
+    return;
+  Val v;
+  auto type = cast<RankedTensorType>(value.getType());
+  v.shape.assign(type.getShape().begin(), type.getShape().end());
+  Type et = type.getElementType();
+  v.kind = et.isF32()    ? ElemKind::F32
+           : et.isF16()  ? ElemKind::F16
+           : et.isBF16() ? ElemKind::BF16
+           : et.isF64()  ? ElemKind::F64
+           : et.isInteger(1)  ? ElemKind::Bool
+           : et.isInteger(32) ? ElemKind::I32
+                              : ElemKind::I64;
+  v.value = value;
+  values[node->output(k)] = std::move(v);
+}
+
+void Importer::setOut(int k, HostTensor h) {
+  if (!outputUsed(k))
+    return;
+  Val v;
+  v.kind = h.kind;
+  v.shape = h.shape;
+  v.host = std::move(h);
+  values[node->output(k)] = std::move(v);
+}
+
+bool Importer::allHost(int count) {
+  for (int k = 0; k < count; ++k)
+    if (has(k) && !host(k))
+      return false;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+const ::onnx::AttributeProto *Importer::attr(StringRef name) const {
+  for (const auto &a : node->attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t Importer::attrInt(StringRef name, int64_t dflt) const {
+  const auto *a = attr(name);
+  return a ? a->i() : dflt;
+}
+
+double Importer::attrFloat(StringRef name, double dflt) const {
+  const auto *a = attr(name);
+  return a ? a->f() : dflt;
+}
+
+bool Importer::attrInts(StringRef name, std::vector<int64_t> &out) const {
+  const auto *a = attr(name);
+  if (!a)
+    return false;
+  out.assign(a->ints().begin(), a->ints().end());
+  return true;
+}
+
+bool Importer::checkAttributes() {
+  const auto &table = knownAttributes();
+  auto it = table.find(node->op_type());
+  for (const auto &a : node->attribute()) {
+    if (!a.ref_attr_name().empty())
+      return fail("attribute '" + a.name() +
+                  "' refers to a function attribute; functions are not "
+                  "supported");
+    if (it == table.end() || !llvm::is_contained(it->second, a.name()))
+      return fail("unsupported attribute '" + a.name() + "'");
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+bool Importer::normAxis(int64_t axis, int64_t rank, int64_t &out,
+                        StringRef what) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    return fail("expected " + what + " in [" + std::to_string(-rank) + ", " +
+                std::to_string(rank) + "), got " + std::to_string(axis));
+  out = a;
+  return true;
+}
+
+bool Importer::requireFloat(const Val &v, StringRef what) {
+  if (isFloatKind(v.kind))
+    return true;
+  return fail("expected a float " + what + ", got " + kindName(v.kind));
+}
+
+bool Importer::broadcastable(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (broadcastShapes(a, b))
+    return true;
+  return fail("expected broadcastable shapes, got " + shapeStr(a) + " and " +
+              shapeStr(b));
+}
+
+Value Importer::scalarLike(double value, Value like) {
+  return t.scalar(value, Tracer::elementTypeOf(like));
+}
+
+Value Importer::emitBinary(StringRef op, Value a, Value b) {
+  if (op == "Add")
+    return t.add(a, b);
+  if (op == "Sub")
+    return t.sub(a, b);
+  if (op == "Mul")
+    return t.mul(a, b);
+  if (op == "Div")
+    return t.div(a, b);
+  if (op == "Pow")
+    return t.pow(a, b);
+  if (op == "Max")
+    return t.max(a, b);
+  if (op == "Min")
+    return t.min(a, b);
+  if (op == "And")
+    return t.logicalAnd(a, b);
+  if (op == "Or")
+    return t.logicalOr(a, b);
+  ComparePredicate pred = op == "Equal"         ? ComparePredicate::eq
+                          : op == "Less"        ? ComparePredicate::lt
+                          : op == "LessOrEqual" ? ComparePredicate::le
+                          : op == "Greater"     ? ComparePredicate::gt
+                                                : ComparePredicate::ge;
+  return t.compare(pred, a, b);
+}
+
+Value Importer::reduceAxes(StringRef op, Value x, ArrayRef<int64_t> axes,
+                           bool keepdim) {
+  // Reduce with keepdim so the axes keep their numbers, then drop them.
+  for (int64_t a : axes) {
+    if (op == "Max")
+      x = t.reduceMax(x, a, /*keepdim=*/true);
+    else if (op == "Min")
+      x = t.reduceMin(x, a, /*keepdim=*/true);
+    else
+      x = t.reduceSum(x, a, /*keepdim=*/true);
+  }
+  if (!keepdim) {
+    SmallVector<int64_t> shape;
+    for (auto [d, size] : llvm::enumerate(Tracer::shapeOf(x)))
+      if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
+        shape.push_back(size);
+    x = t.reshape(x, shape);
+  }
+  return x;
+}
+
+Value Importer::softmax(Value x, int64_t axis) {
+  // The tracer's spelling over `axis`: max, sub, exp, sum, div.
+  Value m = t.reduceMax(x, axis, /*keepdim=*/true);
+  Value e = t.exp(t.sub(x, m));
+  Value z = t.reduceSum(e, axis, /*keepdim=*/true);
+  return t.div(e, z);
+}
+
+Value Importer::causalMask(int64_t queryLen, int64_t keyLen, int64_t offset,
+                           Type elementType) {
+  // Query row i sits at offset + i and sees keys t <= offset + i.
+  Value qpos = t.iota({1, 1, queryLen, 1}, /*dim=*/2, t.i32Type());
+  if (offset != 0)
+    qpos = t.add(qpos, t.scalar(static_cast<double>(offset), t.i32Type()));
+  Value hidden = trace::ops::hiddenKeys(t, qpos, keyLen, std::nullopt);
+  return trace::ops::additiveMask(t, hidden, elementType);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+bool Importer::importElementwise(StringRef op) {
+  if (node->input_size() < 2 && !(op == "Max" || op == "Min"))
+    return fail("expected 2 inputs, got " +
+                std::to_string(node->input_size()));
+  // Max and Min are variadic: fold left.
+  int count = node->input_size();
+  bool fold = allHost(count);
+  if (fold) {
+    HostTensor acc = *host(0);
+    for (int k = 1; k < count; ++k) {
+      auto shape = broadcastShapes(acc.shape, host(k)->shape);
+      if (!shape)
+        return broadcastable(acc.shape, host(k)->shape);
+      int64_t n = 1;
+      for (int64_t d : *shape)
+        n *= d;
+      if (n > kFoldLimit) {
+        fold = false;
+        break;
+      }
+      auto r = foldBinary(op, acc, *host(k));
+      if (!r) {
+        fold = false;
+        break;
+      }
+      acc = std::move(*r);
+    }
+    if (fold) {
+      setOut(0, std::move(acc));
+      return true;
+    }
+  }
+  Val *first = &in(0);
+  bool logical = op == "And" || op == "Or";
+  bool compare = op == "Equal" || op == "Less" || op == "LessOrEqual" ||
+                 op == "Greater" || op == "GreaterOrEqual";
+  if (logical && first->kind != ElemKind::Bool)
+    return fail("expected bool operands, got " +
+                std::string(kindName(first->kind)));
+  Value acc = valueOf(*first);
+  for (int k = 1; k < count; ++k) {
+    Val &rhs = in(k);
+    if (!broadcastable(Tracer::shapeOf(acc), rhs.shape))
+      return false;
+    Value b = valueOf(rhs);
+    Type at = Tracer::elementTypeOf(acc), bt = Tracer::elementTypeOf(b);
+    if (op == "Pow" && at != bt) {
+      // ONNX lets the exponent have its own type.
+      if (!isa<FloatType>(at))
+        return fail("expected a float base, got " + std::string(
+                                                         kindName(first->kind)));
+      b = t.convert(b, at);
+      bt = at;
+    }
+    if (at != bt)
+      return fail("expected operands of one element type, got " +
+                  std::string(kindName(first->kind)) + " and " +
+                  kindName(rhs.kind));
+    if (compare && at.isInteger(1)) {
+      acc = t.convert(acc, t.i32Type());
+      b = t.convert(b, t.i32Type());
+    }
+    if (!logical && !compare && at.isInteger(1))
+      return fail("expected numeric operands, got bool");
+    acc = emitBinary(op, acc, b);
+  }
+  setOut(0, acc);
+  return true;
+}
+
+bool Importer::importUnary(StringRef op) {
+  if (!has(0))
+    return fail("expected 1 input, got none");
+  Val &x = in(0);
+  if (op == "Identity" || op == "Dropout") {
+    if (op == "Dropout" && outputUsed(1))
+      return fail("the mask output of Dropout is not supported");
+    if (op == "Dropout" && has(2)) {
+      const HostTensor *mode;
+      if (!constInput(2, "training_mode", mode))
+        return false;
+      if (mode->getI(0) != 0)
+        return fail("expected training_mode false, got true");
+    }
+    values[node->output(0)] = x;
+    return true;
+  }
+  if (op == "Erf")
+    return fail("unsupported op Erf: the poot dialect has no erf");
+  if (x.host && x.host->numel() <= kFoldLimit) {
+    if (auto r = foldUnary(op, *x.host)) {
+      setOut(0, std::move(*r));
+      return true;
+    }
+  }
+  Value v = valueOf(x);
+  if (op == "Not") {
+    if (x.kind != ElemKind::Bool)
+      return fail("expected a bool operand, got " +
+                  std::string(kindName(x.kind)));
+    setOut(0, t.logicalNot(v));
+    return true;
+  }
+  if (op == "IsNaN") {
+    if (!requireFloat(x, "operand"))
+      return false;
+    setOut(0, t.compare(ComparePredicate::ne, v, v));
+    return true;
+  }
+  if (x.kind == ElemKind::Bool)
+    return fail("expected a numeric operand, got bool");
+  if (op == "Neg") {
+    setOut(0, t.neg(v));
+    return true;
+  }
+  if (op == "Abs") {
+    setOut(0, t.abs(v));
+    return true;
+  }
+  if (op == "Relu") {
+    setOut(0, t.max(v, scalarLike(0.0, v)));
+    return true;
+  }
+  if (!requireFloat(x, "operand"))
+    return false;
+  Value r;
+  if (op == "Sqrt")
+    r = t.sqrt(v);
+  else if (op == "Exp")
+    r = t.exp(v);
+  else if (op == "Log")
+    r = t.log(v);
+  else if (op == "Tanh")
+    r = t.tanh(v);
+  else if (op == "Sin")
+    r = t.sin(v);
+  else if (op == "Cos")
+    r = t.cos(v);
+  else if (op == "Reciprocal")
+    r = t.div(scalarLike(1.0, v), v);
+  else if (op == "Sigmoid")
+    r = t.div(scalarLike(1.0, v), t.add(scalarLike(1.0, v), t.exp(t.neg(v))));
+  else
+    return fail("unsupported op " + op.str());
+  setOut(0, r);
+  return true;
+}
+
+bool Importer::importCast() {
+  Val &x = in(0);
+  std::optional<ElemKind> to;
+  if (node->op_type() == "CastLike") {
+    to = in(1).kind;
+  } else {
+    const auto *a = attr("to");
+    if (!a)
+      return fail("expected attribute 'to', got none");
+    to = kindFromOnnx(static_cast<int32_t>(a->i()));
+    if (!to)
+      return fail("unsupported attribute value to=" +
+                  onnxTypeName(static_cast<int32_t>(a->i())));
+  }
+  if (x.host) {
+    setOut(0, foldCast(*x.host, *to));
+    return true;
+  }
+  setOut(0, t.convertIfNeeded(valueOf(x), mlirType(*to)));
+  return true;
+}
+
+bool Importer::importWhere() {
+  if (node->input_size() != 3)
+    return fail("expected 3 inputs, got " +
+                std::to_string(node->input_size()));
+  Val &c = in(0), &a = in(1), &b = in(2);
+  if (c.kind != ElemKind::Bool)
+    return fail("expected a bool condition, got " +
+                std::string(kindName(c.kind)));
+  if (a.kind != b.kind)
+    return fail("expected branches of one element type, got " +
+                std::string(kindName(a.kind)) + " and " + kindName(b.kind));
+  auto ab = broadcastShapes(a.shape, b.shape);
+  if (!ab)
+    return broadcastable(a.shape, b.shape);
+  auto all = broadcastShapes(c.shape, *ab);
+  if (!all)
+    return broadcastable(c.shape, *ab);
+  if (allHost(3)) {
+    int64_t n = 1;
+    for (int64_t d : *all)
+      n *= d;
+    if (n <= kFoldLimit) {
+      if (auto r = foldWhere(*c.host, *a.host, *b.host)) {
+        setOut(0, std::move(*r));
+        return true;
+      }
+    }
+  }
+  setOut(0, t.select(valueOf(c), valueOf(a), valueOf(b)));
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions and normalisations
+//===----------------------------------------------------------------------===//
+
+bool Importer::importMatMul() {
+  Val &a = in(0), &b = in(1);
+  if (a.kind != b.kind)
+    return fail("expected operands of one element type, got " +
+                std::string(kindName(a.kind)) + " and " + kindName(b.kind));
+  if (a.kind == ElemKind::Bool)
+    return fail("expected numeric operands, got bool");
+  if (a.shape.empty() || b.shape.empty())
+    return fail("expected operands of rank >= 1, got " +
+                std::to_string(a.shape.size()) + " and " +
+                std::to_string(b.shape.size()));
+  Value lhs = valueOf(a), rhs = valueOf(b);
+  // numpy: a vector operand gains a unit dim that the result drops.
+  bool vecA = a.shape.size() == 1, vecB = b.shape.size() == 1;
+  if (vecA)
+    lhs = t.reshape(lhs, {1, a.shape[0]});
+  if (vecB)
+    rhs = t.reshape(rhs, {b.shape[0], 1});
+  ArrayRef<int64_t> ls = Tracer::shapeOf(lhs), rs = Tracer::shapeOf(rhs);
+  if (ls.back() != rs[rs.size() - 2])
+    return fail("expected contracting dims to match, got " + shapeStr(ls) +
+                " and " + shapeStr(rs));
+  if (!broadcastShapes(ls.drop_back(2), rs.drop_back(2)))
+    return fail("expected broadcastable batch dims, got " + shapeStr(ls) +
+                " and " + shapeStr(rs));
+  Value r = t.matmul(lhs, rhs);
+  if (vecA || vecB) {
+    SmallVector<int64_t> shape(Tracer::shapeOf(r));
+    if (vecB)
+      shape.pop_back();
+    if (vecA)
+      shape.erase(shape.end() - 1 - (vecB ? 0 : 1));
+    r = t.reshape(r, shape);
+  }
+  setOut(0, r);
+  return true;
+}
+
+bool Importer::importGemm() {
+  Val &a = in(0), &b = in(1);
+  if (a.shape.size() != 2 || b.shape.size() != 2)
+    return fail("expected rank-2 A and B, got " + shapeStr(a.shape) +
+                " and " + shapeStr(b.shape));
+  if (a.kind != b.kind || !isFloatKind(a.kind))
+    return fail("expected float A and B of one type, got " +
+                std::string(kindName(a.kind)) + " and " + kindName(b.kind));
+  Value lhs = valueOf(a), rhs = valueOf(b);
+  if (attrInt("transA", 0))
+    lhs = t.transpose(lhs, {1, 0});
+  if (attrInt("transB", 0))
+    rhs = t.transpose(rhs, {1, 0});
+  if (Tracer::shapeOf(lhs)[1] != Tracer::shapeOf(rhs)[0])
+    return fail("expected contracting dims to match, got " +
+                shapeStr(Tracer::shapeOf(lhs)) + " and " +
+                shapeStr(Tracer::shapeOf(rhs)));
+  Value y = t.matmul(lhs, rhs);
+  double alpha = attrFloat("alpha", 1.0), beta = attrFloat("beta", 1.0);
+  if (alpha != 1.0)
+    y = t.mul(y, scalarLike(alpha, y));
+  if (has(2)) {
+    Val &c = in(2);
+    if (c.kind != a.kind)
+      return fail("expected C of type " + std::string(kindName(a.kind)) +
+                  ", got " + kindName(c.kind));
+    auto shape = broadcastShapes(Tracer::shapeOf(y), c.shape);
+    if (!shape || ArrayRef<int64_t>(*shape) != Tracer::shapeOf(y))
+      return fail("expected C to broadcast to " +
+                  shapeStr(Tracer::shapeOf(y)) + ", got " +
+                  shapeStr(c.shape));
+    Value cv = valueOf(c);
+    if (beta != 1.0)
+      cv = t.mul(cv, scalarLike(beta, cv));
+    y = t.add(y, cv);
+  }
+  setOut(0, y);
+  return true;
+}
+
+bool Importer::importSoftmax() {
+  Val &x = in(0);
+  if (!requireFloat(x, "input"))
+    return false;
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (rank == 0)
+    return fail("expected an input of rank >= 1, got a scalar");
+  int64_t axis;
+  if (!normAxis(attrInt("axis", opset >= 13 ? -1 : 1), rank, axis, "axis"))
+    return false;
+  Value v = valueOf(x);
+  if (opset >= 13 || axis == rank - 1) {
+    setOut(0, softmax(v, axis));
+    return true;
+  }
+  // Before opset 13 the input is flattened to 2-D at `axis`.
+  int64_t rows = 1, cols = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < axis ? rows : cols) *= x.shape[d];
+  Value flat = t.reshape(v, {rows, cols});
+  setOut(0, t.reshape(softmax(flat, 1), x.shape));
+  return true;
+}
+
+bool Importer::importReduce(StringRef op) {
+  Val &x = in(0);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  bool keepdim = attrInt("keepdims", 1) != 0;
+  bool noop = attrInt("noop_with_empty_axes", 0) != 0;
+  // Axes are an input from opset 13 (ReduceSum) or 18 (the others).
+  bool axesInput = op == "Sum" ? opset >= 13 : opset >= 18;
+  std::vector<int64_t> axes;
+  if (axesInput) {
+    if (attr("axes"))
+      return fail("unsupported attribute 'axes' at opset " +
+                  std::to_string(opset) + ", expected the axes input");
+    if (has(1) && !constInts(1, "axes", axes))
+      return false;
+  } else {
+    if (has(1))
+      return fail("expected the axes attribute at opset " +
+                  std::to_string(opset) + ", got an axes input");
+    attrInts("axes", axes);
+  }
+  if (axes.empty()) {
+    if (noop) {
+      values[node->output(0)] = x;
+      return true;
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  for (int64_t &a : axes)
+    if (!normAxis(a, rank, a, "axes"))
+      return false;
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    return fail("expected distinct axes, got a repeated one");
+  if (x.host) {
+    HostTensor h = *x.host;
+    for (int64_t a : axes)
+      h = foldReduce(op, h, a, /*keepdim=*/true);
+    if (!keepdim) {
+      SmallVector<int64_t, 4> shape;
+      for (int64_t d = 0; d < rank; ++d)
+        if (!llvm::is_contained(axes, d))
+          shape.push_back(h.shape[d]);
+      h.shape = shape;
+    }
+    setOut(0, std::move(h));
+    return true;
+  }
+  if (x.kind == ElemKind::Bool)
+    return fail("expected a numeric input, got bool");
+  if (op == "Prod")
+    return fail("unsupported op ReduceProd on a value computed by the graph");
+  if (op == "Mean" && !isFloatKind(x.kind))
+    return fail("expected a float input, got " + std::string(kindName(x.kind)));
+  Value v = valueOf(x);
+  Value r = reduceAxes(op == "Mean" ? "Sum" : op, v, axes, /*keepdim=*/true);
+  if (op == "Mean") {
+    int64_t count = 1;
+    for (int64_t a : axes)
+      count *= x.shape[a];
+    r = t.div(r, scalarLike(static_cast<double>(count), r));
+  }
+  if (!keepdim) {
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!llvm::is_contained(axes, d))
+        shape.push_back(x.shape[d]);
+    r = t.reshape(r, shape);
+  }
+  setOut(0, r);
+  return true;
+}
+
+bool Importer::importLayerNorm() {
+  Val &x = in(0);
+  if (!requireFloat(x, "input"))
+    return false;
+  for (int k = 1; k < 3; ++k)
+    if (outputUsed(k))
+      return fail("output " + std::to_string(k) + " (mean or inverse "
+                  "standard deviation) is not supported");
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis;
+  if (!normAxis(attrInt("axis", -1), rank, axis, "axis"))
+    return false;
+  int64_t stash = attrInt("stash_type", 1);
+  if (stash != ::onnx::TensorProto::FLOAT)
+    return fail("unsupported attribute value stash_type=" +
+                std::to_string(stash) + ", expected 1 (FLOAT)");
+  double eps = attrFloat("epsilon", 1e-5);
+  SmallVector<int64_t> axes;
+  int64_t count = 1;
+  for (int64_t d = axis; d < rank; ++d) {
+    axes.push_back(d);
+    count *= x.shape[d];
+  }
+  Value v = valueOf(x);
+  Type storage = Tracer::elementTypeOf(v);
+  Value xf = t.convertIfNeeded(v, t.f32Type());
+  Value mean = reduceAxes("Sum", xf, axes, /*keepdim=*/true);
+  mean = t.div(mean, t.scalar(static_cast<double>(count), t.f32Type()));
+  Value centred = t.sub(xf, mean);
+  Value var = reduceAxes("Sum", t.mul(centred, centred), axes, true);
+  var = t.div(var, t.scalar(static_cast<double>(count), t.f32Type()));
+  Value denom = t.sqrt(t.add(var, t.scalar(eps, t.f32Type())));
+  Value y = t.convertIfNeeded(t.div(centred, denom), storage);
+  auto affine = [&](int k, bool add) -> bool {
+    if (!has(k))
+      return true;
+    Val &p = in(k);
+    if (p.kind != x.kind)
+      return fail("expected input " + std::to_string(k) + " of type " +
+                  kindName(x.kind) + ", got " + kindName(p.kind));
+    if (!broadcastable(x.shape, p.shape))
+      return false;
+    y = add ? t.add(y, valueOf(p)) : t.mul(y, valueOf(p));
+    return true;
+  };
+  if (!affine(1, false) || !affine(2, true))
+    return false;
+  setOut(0, y);
+  return true;
+}
+
+bool Importer::importRmsNorm() {
+  Val &x = in(0);
+  if (!requireFloat(x, "input"))
+    return false;
+  if (outputUsed(1))
+    return fail("output 1 (inverse standard deviation) is not supported");
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis;
+  if (!normAxis(attrInt("axis", -1), rank, axis, "axis"))
+    return false;
+  int64_t stash = attrInt("stash_type", 1);
+  if (stash != ::onnx::TensorProto::FLOAT)
+    return fail("unsupported attribute value stash_type=" +
+                std::to_string(stash) + ", expected 1 (FLOAT)");
+  double eps = attrFloat("epsilon", 1e-5);
+  SmallVector<int64_t> axes;
+  int64_t count = 1;
+  for (int64_t d = axis; d < rank; ++d) {
+    axes.push_back(d);
+    count *= x.shape[d];
+  }
+  Value v = valueOf(x);
+  Type storage = Tracer::elementTypeOf(v);
+  Value xf = t.convertIfNeeded(v, t.f32Type());
+  Value ms = reduceAxes("Sum", t.mul(xf, xf), axes, /*keepdim=*/true);
+  ms = t.div(ms, t.scalar(static_cast<double>(count), t.f32Type()));
+  Value denom = t.sqrt(t.add(ms, t.scalar(eps, t.f32Type())));
+  Value y = t.convertIfNeeded(t.div(xf, denom), storage);
+  if (has(1)) {
+    Val &s = in(1);
+    if (s.kind != x.kind)
+      return fail("expected scale of type " + std::string(kindName(x.kind)) +
+                  ", got " + kindName(s.kind));
+    if (!broadcastable(x.shape, s.shape))
+      return false;
+    y = t.mul(y, valueOf(s));
+  }
+  setOut(0, y);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Layout ops
+//===----------------------------------------------------------------------===//
+
+bool Importer::importReshape() {
+  Val &x = in(0);
+  std::vector<int64_t> spec;
+  if (!constInts(1, "shape", spec))
+    return false;
+  bool allowZero = attrInt("allowzero", 0) != 0;
+  SmallVector<int64_t, 4> shape;
+  int64_t known = 1, inferAt = -1;
+  for (auto [d, s] : llvm::enumerate(spec)) {
+    int64_t size = s;
+    if (s == 0 && !allowZero) {
+      if (d >= x.shape.size())
+        return fail("shape entry " + std::to_string(d) +
+                    " is 0 (copy) past the input's rank " +
+                    std::to_string(x.shape.size()));
+      size = x.shape[d];
+    } else if (s == -1) {
+      if (inferAt >= 0)
+        return fail("expected at most one -1 in the shape, got two");
+      inferAt = static_cast<int64_t>(d);
+      size = 1;
+    } else if (s < 0) {
+      return fail("expected shape entries >= -1, got " + std::to_string(s));
+    }
+    shape.push_back(size);
+    if (static_cast<int64_t>(d) != inferAt)
+      known *= size;
+  }
+  int64_t total = 1;
+  for (int64_t d : x.shape)
+    total *= d;
+  if (inferAt >= 0) {
+    if (known == 0 || total % known != 0)
+      return fail("cannot infer the -1 of shape " + shapeStr(spec) +
+                  " from " + std::to_string(total) + " elements");
+    shape[inferAt] = total / known;
+  } else if (known != total) {
+    return fail("expected a shape of " + std::to_string(total) +
+                " elements, got " + shapeStr(shape));
+  }
+  if (x.host) {
+    setOut(0, foldReshape(*x.host, shape));
+    return true;
+  }
+  setOut(0, t.reshape(valueOf(x), shape));
+  return true;
+}
+
+bool Importer::importFlatten() {
+  Val &x = in(0);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis = attrInt("axis", 1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    return fail("expected axis in [" + std::to_string(-rank) + ", " +
+                std::to_string(rank) + "], got " +
+                std::to_string(attrInt("axis", 1)));
+  int64_t rows = 1, cols = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < axis ? rows : cols) *= x.shape[d];
+  if (x.host) {
+    setOut(0, foldReshape(*x.host, {rows, cols}));
+    return true;
+  }
+  setOut(0, t.reshape(valueOf(x), {rows, cols}));
+  return true;
+}
+
+bool Importer::importTranspose() {
+  Val &x = in(0);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  std::vector<int64_t> perm;
+  if (!attrInts("perm", perm))
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  std::vector<int64_t> sorted(perm);
+  std::sort(sorted.begin(), sorted.end());
+  for (int64_t d = 0; d < rank; ++d)
+    if (static_cast<int64_t>(sorted.size()) != rank || sorted[d] != d)
+      return fail("expected perm to be a permutation of 0.." +
+                  std::to_string(rank - 1) + ", got " + shapeStr(perm));
+  if (x.host) {
+    setOut(0, foldTranspose(*x.host, perm));
+    return true;
+  }
+  setOut(0, t.transpose(valueOf(x), perm));
+  return true;
+}
+
+bool Importer::importExpand() {
+  Val &x = in(0);
+  std::vector<int64_t> spec;
+  if (!constInts(1, "shape", spec))
+    return false;
+  auto shape = broadcastShapes(x.shape, spec);
+  if (!shape)
+    return broadcastable(x.shape, spec);
+  int64_t n = 1;
+  for (int64_t d : *shape)
+    n *= d;
+  if (x.host && n <= kFoldLimit) {
+    setOut(0, foldBroadcast(*x.host, *shape));
+    return true;
+  }
+  setOut(0, t.broadcastTo(valueOf(x), *shape));
+  return true;
+}
+
+bool Importer::importUnsqueeze() {
+  Val &x = in(0);
+  std::vector<int64_t> axes;
+  if (opset >= 13) {
+    if (!constInts(1, "axes", axes))
+      return false;
+  } else if (!attrInts("axes", axes)) {
+    return fail("expected attribute 'axes', got none");
+  }
+  int64_t rank = static_cast<int64_t>(x.shape.size() + axes.size());
+  for (int64_t &a : axes)
+    if (!normAxis(a, rank, a, "axes"))
+      return false;
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    return fail("expected distinct axes, got a repeated one");
+  SmallVector<int64_t, 4> shape;
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(llvm::is_contained(axes, d) ? 1 : x.shape[next++]);
+  if (x.host) {
+    setOut(0, foldReshape(*x.host, shape));
+    return true;
+  }
+  setOut(0, t.reshape(valueOf(x), shape));
+  return true;
+}
+
+bool Importer::importSqueeze() {
+  Val &x = in(0);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  std::vector<int64_t> axes;
+  if (opset >= 13) {
+    if (has(1) && !constInts(1, "axes", axes))
+      return false;
+  } else {
+    attrInts("axes", axes);
+  }
+  if (axes.empty()) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (x.shape[d] == 1)
+        axes.push_back(d);
+  }
+  for (int64_t &a : axes) {
+    if (!normAxis(a, rank, a, "axes"))
+      return false;
+    if (x.shape[a] != 1)
+      return fail("expected dim " + std::to_string(a) +
+                  " of size 1 to squeeze, got " + std::to_string(x.shape[a]));
+  }
+  SmallVector<int64_t, 4> shape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(axes, d))
+      shape.push_back(x.shape[d]);
+  if (x.host) {
+    setOut(0, foldReshape(*x.host, shape));
+    return true;
+  }
+  setOut(0, t.reshape(valueOf(x), shape));
+  return true;
+}
+
+bool Importer::importConcat() {
+  const auto *a = attr("axis");
+  if (!a)
+    return fail("expected attribute 'axis', got none");
+  // Empty inputs (shape lists of length 0) add nothing.
+  std::vector<Val *> inputs;
+  for (int k = 0; k < node->input_size(); ++k) {
+    if (!has(k))
+      continue;
+    Val &v = in(k);
+    int64_t n = 1;
+    for (int64_t d : v.shape)
+      n *= d;
+    if (n == 0 && v.shape.size() == 1)
+      continue;
+    inputs.push_back(&v);
+  }
+  if (inputs.empty()) {
+    setOut(0, HostTensor::zeros(in(0).kind, {0}));
+    return true;
+  }
+  int64_t rank = static_cast<int64_t>(inputs.front()->shape.size());
+  int64_t axis;
+  if (!normAxis(a->i(), rank, axis, "axis"))
+    return false;
+  for (Val *v : inputs) {
+    if (v->kind != inputs.front()->kind)
+      return fail("expected inputs of one element type, got " +
+                  std::string(kindName(inputs.front()->kind)) + " and " +
+                  kindName(v->kind));
+    if (static_cast<int64_t>(v->shape.size()) != rank)
+      return fail("expected inputs of rank " + std::to_string(rank) +
+                  ", got " + shapeStr(v->shape));
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && v->shape[d] != inputs.front()->shape[d])
+        return fail("expected inputs that match off the axis, got " +
+                    shapeStr(inputs.front()->shape) + " and " +
+                    shapeStr(v->shape));
+  }
+  bool fold = llvm::all_of(inputs, [](Val *v) { return v->host.has_value(); });
+  if (fold) {
+    SmallVector<const HostTensor *> hosts;
+    for (Val *v : inputs)
+      hosts.push_back(&*v->host);
+    setOut(0, foldConcat(hosts, axis));
+    return true;
+  }
+  SmallVector<Value> vals;
+  for (Val *v : inputs)
+    vals.push_back(valueOf(*v));
+  setOut(0, vals.size() == 1 ? vals.front() : t.concat(vals, axis));
+  return true;
+}
+
+bool Importer::importSlice() {
+  Val &x = in(0);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (opset >= 10) {
+    if (!constInts(1, "starts", starts) || !constInts(2, "ends", ends))
+      return false;
+    if (has(3) && !constInts(3, "axes", axes))
+      return false;
+    if (has(4) && !constInts(4, "steps", steps))
+      return false;
+  }
+  if (starts.size() != ends.size())
+    return fail("expected starts and ends of one length, got " +
+                std::to_string(starts.size()) + " and " +
+                std::to_string(ends.size()));
+  if (axes.empty())
+    for (size_t k = 0; k < starts.size(); ++k)
+      axes.push_back(static_cast<int64_t>(k));
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    return fail("expected axes and steps as long as starts");
+  // The positions taken on every axis.
+  std::vector<std::vector<int64_t>> positions(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    for (int64_t k = 0; k < x.shape[d]; ++k)
+      positions[d].push_back(k);
+  std::vector<bool> seen(rank, false);
+  for (size_t k = 0; k < starts.size(); ++k) {
+    int64_t axis;
+    if (!normAxis(axes[k], rank, axis, "axes"))
+      return false;
+    if (seen[axis])
+      return fail("expected distinct axes, got " + std::to_string(axis) +
+                  " twice");
+    seen[axis] = true;
+    int64_t dim = x.shape[axis], step = steps[k];
+    if (step == 0)
+      return fail("expected nonzero steps, got 0");
+    auto clamp = [](int64_t v, int64_t lo, int64_t hi) {
+      return std::max(lo, std::min(v, hi));
+    };
+    int64_t start = starts[k], end = ends[k];
+    // Sizes such as INT64_MAX mean "to the end"; keep the sums in range.
+    start = clamp(start, -dim - 1, dim + 1);
+    end = clamp(end, -dim - 1, dim + 1);
+    if (start < 0)
+      start += dim;
+    if (end < 0)
+      end += dim;
+    if (step > 0) {
+      start = clamp(start, 0, dim);
+      end = clamp(end, 0, dim);
+    } else {
+      start = clamp(start, 0, dim - 1);
+      end = clamp(end, -1, dim - 1);
+    }
+    positions[axis].clear();
+    for (int64_t p = start; step > 0 ? p < end : p > end; p += step)
+      positions[axis].push_back(p);
+  }
+  bool empty = llvm::any_of(positions, [](const auto &p) { return p.empty(); });
+  if (x.host) {
+    setOut(0, foldTake(*x.host, positions));
+    return true;
+  }
+  if (empty)
+    return fail("expected a non-empty slice, got an empty one");
+  // Positive steps: one static slice. A negative step is a gather of the
+  // positions along its axis.
+  Value v = valueOf(x);
+  SmallVector<int64_t> start(rank), limit(rank), step(rank);
+  SmallVector<int64_t> reversed;
+  for (int64_t d = 0; d < rank; ++d) {
+    const auto &p = positions[d];
+    bool backwards = p.size() > 1 && p[1] < p[0];
+    if (backwards) {
+      reversed.push_back(d);
+      start[d] = 0;
+      limit[d] = x.shape[d];
+      step[d] = 1;
+      continue;
+    }
+    start[d] = p.front();
+    step[d] = p.size() > 1 ? p[1] - p[0] : 1;
+    limit[d] = p.back() + 1;
+  }
+  if (start != SmallVector<int64_t>(rank, 0) ||
+      limit != SmallVector<int64_t>(x.shape.begin(), x.shape.end()) ||
+      step != SmallVector<int64_t>(rank, 1))
+    v = t.slice(v, start, limit, step);
+  for (int64_t d : reversed) {
+    const auto &p = positions[d];
+    HostTensor idx = HostTensor::fromInts(
+        {static_cast<int64_t>(p.size())}, p, ElemKind::I64);
+    v = t.gather(v, materialize(idx), d);
+  }
+  setOut(0, v);
+  return true;
+}
+
+bool Importer::importSplit() {
+  Val &x = in(0);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis;
+  if (!normAxis(attrInt("axis", 0), rank, axis, "axis"))
+    return false;
+  std::vector<int64_t> sizes;
+  int outputs = node->output_size();
+  if (has(1)) {
+    if (!constInts(1, "split", sizes))
+      return false;
+  } else if (attrInts("split", sizes)) {
+  } else {
+    int64_t parts = attrInt("num_outputs", outputs);
+    if (parts < 1)
+      return fail("expected num_outputs >= 1, got " + std::to_string(parts));
+    int64_t each = (x.shape[axis] + parts - 1) / parts;
+    for (int64_t k = 0, left = x.shape[axis]; k < parts; ++k) {
+      sizes.push_back(std::min(each, left));
+      left -= sizes.back();
+    }
+  }
+  if (static_cast<int>(sizes.size()) != outputs)
+    return fail("expected " + std::to_string(outputs) + " split sizes, got " +
+                std::to_string(sizes.size()));
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 1)
+      return fail("expected split sizes >= 1, got " + std::to_string(s));
+    total += s;
+  }
+  if (total != x.shape[axis])
+    return fail("expected split sizes summing to " +
+                std::to_string(x.shape[axis]) + ", got " +
+                std::to_string(total));
+  int64_t offset = 0;
+  for (int k = 0; k < outputs; ++k) {
+    SmallVector<int64_t> start(rank, 0), limit(x.shape.begin(), x.shape.end());
+    start[axis] = offset;
+    limit[axis] = offset + sizes[k];
+    offset += sizes[k];
+    if (x.host) {
+      std::vector<std::vector<int64_t>> positions(rank);
+      for (int64_t d = 0; d < rank; ++d)
+        for (int64_t p = start[d]; p < limit[d]; ++p)
+          positions[d].push_back(p);
+      setOut(k, foldTake(*x.host, positions));
+      continue;
+    }
+    if (outputUsed(k))
+      setOut(k, t.slice(valueOf(x), start, limit));
+  }
+  return true;
+}
+
+bool Importer::importGather() {
+  Val &x = in(0), &idx = in(1);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis;
+  if (!normAxis(attrInt("axis", 0), rank, axis, "axis"))
+    return false;
+  if (idx.kind != ElemKind::I32 && idx.kind != ElemKind::I64)
+    return fail("expected i32 or i64 indices, got " +
+                std::string(kindName(idx.kind)));
+  int64_t dim = x.shape[axis];
+  if (idx.host) {
+    // Negative indices count from the back; anything else outside the axis
+    // is an error here rather than at run time.
+    HostTensor norm = *idx.host;
+    norm.kind = ElemKind::I64;
+    for (int64_t &v : norm.i) {
+      if (v < -dim || v >= dim)
+        return fail("expected indices in [" + std::to_string(-dim) + ", " +
+                    std::to_string(dim) + "), got " + std::to_string(v));
+      if (v < 0)
+        v += dim;
+    }
+    if (x.host) {
+      setOut(0, foldGather(*x.host, norm, axis));
+      return true;
+    }
+    setOut(0, t.gather(valueOf(x), materialize(norm), axis));
+    return true;
+  }
+  // Indices computed by the graph: idx < 0 ? idx + dim : idx.
+  Value i = valueOf(idx);
+  Value zero = scalarLike(0.0, i);
+  Value wrapped = t.add(i, scalarLike(static_cast<double>(dim), i));
+  i = t.select(t.compare(ComparePredicate::lt, i, zero), wrapped, i);
+  setOut(0, t.gather(valueOf(x), i, axis));
+  return true;
+}
+
+bool Importer::importRange() {
+  const HostTensor *start, *limit, *delta;
+  if (!constInput(0, "start", start) || !constInput(1, "limit", limit) ||
+      !constInput(2, "delta", delta))
+    return false;
+  if (start->numel() != 1 || limit->numel() != 1 || delta->numel() != 1)
+    return fail("expected scalar start, limit and delta");
+  ElemKind kind = start->kind;
+  double s = start->getF(0), l = limit->getF(0), d = delta->getF(0);
+  if (d == 0)
+    return fail("expected a nonzero delta, got 0");
+  int64_t n = std::max<int64_t>(
+      static_cast<int64_t>(std::ceil((l - s) / d)), 0);
+  if (n > kFoldLimit)
+    return fail("expected a range of at most " + std::to_string(kFoldLimit) +
+                " elements, got " + std::to_string(n));
+  HostTensor out = HostTensor::zeros(kind, {n});
+  for (int64_t k = 0; k < n; ++k) {
+    if (out.isFloat())
+      out.setF(k, s + static_cast<double>(k) * d);
+    else
+      out.setI(k, start->getI(0) + k * delta->getI(0));
+  }
+  setOut(0, std::move(out));
+  return true;
+}
+
+bool Importer::importTrilu() {
+  Val &x = in(0);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (rank < 2)
+    return fail("expected an input of rank >= 2, got rank " +
+                std::to_string(rank));
+  int64_t k = 0;
+  if (has(1)) {
+    std::vector<int64_t> kv;
+    if (!constInts(1, "k", kv))
+      return false;
+    if (kv.size() != 1)
+      return fail("expected a scalar k");
+    k = kv[0];
+  }
+  bool upper = attrInt("upper", 1) != 0;
+  if (x.host) {
+    setOut(0, foldTrilu(*x.host, upper, k));
+    return true;
+  }
+  // keep = col - row >= k (upper) or <= k (lower), from two iotas.
+  int64_t n = x.shape[rank - 2], m = x.shape[rank - 1];
+  Value row = t.iota({n, 1}, 0, t.i32Type());
+  Value col = t.iota({1, m}, 1, t.i32Type());
+  Value diff = t.sub(col, row);
+  Value kc = t.scalar(static_cast<double>(k), t.i32Type());
+  Value keep = t.compare(upper ? ComparePredicate::ge : ComparePredicate::le,
+                         diff, kc);
+  Value v = valueOf(x);
+  Value zero = x.kind == ElemKind::Bool
+                   ? t.scalar(0.0, t.i1Type())
+                   : scalarLike(0.0, v);
+  setOut(0, t.select(keep, v, zero));
+  return true;
+}
+
+bool Importer::importShape() {
+  Val &x = in(0);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t start = attrInt("start", 0), end = attrInt("end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::max<int64_t>(0, std::min(start, rank));
+  end = std::max<int64_t>(0, std::min(end, rank));
+  std::vector<int64_t> dims;
+  for (int64_t d = start; d < end; ++d)
+    dims.push_back(x.shape[d]);
+  if (node->op_type() == "Size") {
+    int64_t n = 1;
+    for (int64_t d : x.shape)
+      n *= d;
+    setOut(0, HostTensor::fromInts({}, {n}));
+    return true;
+  }
+  setOut(0, HostTensor::fromInts({static_cast<int64_t>(dims.size())}, dims));
+  return true;
+}
+
+bool Importer::importConstantOfShape() {
+  std::vector<int64_t> shape;
+  if (!constInts(0, "shape", shape))
+    return false;
+  HostTensor fill = HostTensor::zeros(ElemKind::F32, {});
+  if (const auto *a = attr("value")) {
+    std::string err;
+    if (!decodeTensor(a->t(), options.externalDataDir, fill, err))
+      return fail("attribute 'value': " + err);
+    if (fill.numel() != 1)
+      return fail("expected a one-element value, got " +
+                  std::to_string(fill.numel()) + " elements");
+  }
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return fail("expected non-negative dims, got " + shapeStr(shape));
+    n *= d;
+  }
+  fill.shape.clear();
+  if (n <= kFoldLimit) {
+    setOut(0, foldBroadcast(fill, shape));
+    return true;
+  }
+  setOut(0, t.broadcast(materialize(fill), shape));
+  return true;
+}
+
+bool Importer::importConstant() {
+  HostTensor h;
+  std::string err;
+  if (const auto *a = attr("value")) {
+    if (!decodeTensor(a->t(), options.externalDataDir, h, err))
+      return fail("attribute 'value': " + err);
+  } else if (const auto *a = attr("value_float")) {
+    h = HostTensor::zeros(ElemKind::F32, {});
+    h.setF(0, a->f());
+  } else if (const auto *a = attr("value_floats")) {
+    h = HostTensor::zeros(ElemKind::F32, {a->floats_size()});
+    for (int k = 0; k < a->floats_size(); ++k)
+      h.setF(k, a->floats(k));
+  } else if (const auto *a = attr("value_int")) {
+    h = HostTensor::fromInts({}, {a->i()});
+  } else if (const auto *a = attr("value_ints")) {
+    std::vector<int64_t> v(a->ints().begin(), a->ints().end());
+    h = HostTensor::fromInts({static_cast<int64_t>(v.size())}, v);
+  } else {
+    return fail("expected a value attribute, got none");
+  }
+  TensorInfo info;
+  info.kind = h.kind;
+  info.shape = h.shape;
+  info.numel = h.numel();
+  if (!keepAsConstant(info, shapeOperands.count(node->output(0)) != 0)) {
+    // A large float constant is a weight like an initializer.
+    if (const auto *a = attr("value"))
+      return addWeight(node->output(0), a->t(), info);
+  }
+  setOut(0, std::move(h));
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention (opset 23)
+//===----------------------------------------------------------------------===//
+
+bool Importer::importAttention() {
+  if (opset < 23)
+    return fail("expected opset >= 23 for Attention, got " +
+                std::to_string(opset));
+  if (has(6))
+    return fail("input 6 (nonpad_kv_seqlen) is not supported");
+  if (outputUsed(3))
+    return fail("output 3 (qk_matmul_output) is not supported");
+  if (attrInt("qk_matmul_output_mode", 0) != 0)
+    return fail("unsupported attribute value qk_matmul_output_mode=" +
+                std::to_string(attrInt("qk_matmul_output_mode", 0)));
+  if (has(4) != has(5))
+    return fail("expected past_key and past_value together, got one");
+  Val &qv = in(0), &kv = in(1), &vv = in(2);
+  if (!requireFloat(qv, "Q"))
+    return false;
+  if (kv.kind != qv.kind || vv.kind != qv.kind)
+    return fail("expected Q, K and V of one element type");
+  size_t rank = qv.shape.size();
+  if ((rank != 3 && rank != 4) || kv.shape.size() != rank ||
+      vv.shape.size() != rank)
+    return fail("expected Q, K and V all of rank 3 or all of rank 4, got " +
+                shapeStr(qv.shape) + ", " + shapeStr(kv.shape) + " and " +
+                shapeStr(vv.shape));
+  Value q = valueOf(qv), k = valueOf(kv), v = valueOf(vv);
+  int64_t batch = qv.shape[0];
+  if (rank == 3) {
+    int64_t hq = attrInt("q_num_heads", 0), hkv = attrInt("kv_num_heads", 0);
+    if (hq < 1 || hkv < 1)
+      return fail("expected q_num_heads and kv_num_heads >= 1 for rank-3 "
+                  "inputs");
+    auto split = [&](Value x, int64_t heads, StringRef what, Value &out) {
+      ArrayRef<int64_t> s = Tracer::shapeOf(x);
+      if (s[2] % heads != 0)
+        return fail(what + " hidden size " + std::to_string(s[2]) +
+                    " is not a multiple of " + std::to_string(heads) +
+                    " heads");
+      out = t.transpose(t.reshape(x, {s[0], s[1], heads, s[2] / heads}),
+                        {0, 2, 1, 3});
+      return true;
+    };
+    if (!split(q, hq, "Q", q) || !split(k, hkv, "K", k) ||
+        !split(v, hkv, "V", v))
+      return false;
+  } else if (attr("q_num_heads") || attr("kv_num_heads")) {
+    int64_t hq = attrInt("q_num_heads", qv.shape[1]);
+    int64_t hkv = attrInt("kv_num_heads", kv.shape[1]);
+    if (hq != qv.shape[1] || hkv != kv.shape[1])
+      return fail("expected q_num_heads and kv_num_heads to match the "
+                  "rank-4 inputs");
+  }
+  ArrayRef<int64_t> qs = Tracer::shapeOf(q), ks = Tracer::shapeOf(k),
+                    vs = Tracer::shapeOf(v);
+  if (ks[0] != batch || vs[0] != batch || ks[1] != vs[1] || ks[2] != vs[2] ||
+      qs[3] != ks[3])
+    return fail("expected K [B, Hkv, L, D] and V [B, Hkv, L, Dv] matching "
+                "Q, got " + shapeStr(qs) + ", " + shapeStr(ks) + " and " +
+                shapeStr(vs));
+  if (qs[1] % ks[1] != 0)
+    return fail("expected the key heads (" + std::to_string(ks[1]) +
+                ") to divide the query heads (" + std::to_string(qs[1]) +
+                ")");
+  int64_t past = 0;
+  if (has(4)) {
+    Val &pk = in(4), &pv = in(5);
+    if (pk.shape.size() != 4 || pv.shape.size() != 4 || pk.shape[0] != batch ||
+        pk.shape[1] != ks[1] || pk.shape[3] != ks[3] ||
+        pv.shape[1] != vs[1] || pv.shape[3] != vs[3] ||
+        pk.shape[2] != pv.shape[2] || pk.kind != qv.kind ||
+        pv.kind != qv.kind)
+      return fail("expected past_key and past_value [B, Hkv, P, D] "
+                  "matching K and V, got " + shapeStr(pk.shape) + " and " +
+                  shapeStr(pv.shape));
+    past = pk.shape[2];
+    k = t.concat({valueOf(pk), k}, 2);
+    v = t.concat({valueOf(pv), v}, 2);
+  }
+  int64_t queryLen = qs[2], keyLen = Tracer::shapeOf(k)[2];
+  Type storage = Tracer::elementTypeOf(q);
+  Value mask;
+  if (has(3)) {
+    Val &m = in(3);
+    if (m.shape.empty() || m.shape.back() != keyLen)
+      return fail("expected attn_mask with a last dim of " +
+                  std::to_string(keyLen) + " keys, got " +
+                  shapeStr(m.shape));
+    if (!broadcastShapes(m.shape, {batch, qs[1], queryLen, keyLen}) ||
+        m.shape.size() > 4)
+      return fail("expected attn_mask to broadcast to " +
+                  shapeStr({batch, qs[1], queryLen, keyLen}) + ", got " +
+                  shapeStr(m.shape));
+    Value mv = valueOf(m);
+    if (m.kind == ElemKind::Bool) {
+      // True attends: select(mask, 0, -inf).
+      mv = t.select(mv, t.scalar(0.0, storage),
+                    t.scalar(-std::numeric_limits<double>::infinity(),
+                             storage));
+    } else if (m.kind != qv.kind) {
+      return fail("expected a bool attn_mask or one of Q's type, got " +
+                  std::string(kindName(m.kind)));
+    }
+    mask = mv;
+  }
+  if (attrInt("is_causal", 0)) {
+    Value causal = causalMask(queryLen, keyLen, past, storage);
+    mask = mask ? t.add(mask, causal) : causal;
+  }
+  trace::ops::AttentionOptions opts;
+  if (const auto *a = attr("scale"))
+    opts.scale = a->f();
+  if (const auto *a = attr("softcap"); a && a->f() != 0.0)
+    opts.softcap = a->f();
+  if (const auto *a = attr("softmax_precision")) {
+    auto kind = kindFromOnnx(static_cast<int32_t>(a->i()));
+    if (!kind || !isFloatKind(*kind))
+      return fail("unsupported attribute value softmax_precision=" +
+                  onnxTypeName(static_cast<int32_t>(a->i())));
+    opts.softmaxInF32 = *kind == ElemKind::F32 || *kind == ElemKind::F64;
+  }
+  Value out = trace::ops::attentionCore(t, q, k, v, mask, opts);
+  if (rank == 3) {
+    ArrayRef<int64_t> os = Tracer::shapeOf(out);
+    out = t.reshape(t.transpose(out, {0, 2, 1, 3}),
+                    {os[0], os[2], os[1] * os[3]});
+  }
+  setOut(0, out);
+  setOut(1, k);
+  setOut(2, v);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+bool Importer::importNode() {
+  StringRef op = node->op_type();
+  StringRef domain = node->domain();
+  bool standard = domain.empty() || domain == "ai.onnx";
+  bool simplified = op == "SimplifiedLayerNormalization" &&
+                    (standard || domain == "com.microsoft");
+  if (!standard && !simplified)
+    return fail("unsupported op '" + domain.str() + "::" + op.str() + "'");
+  if (!knownAttributes().count(op))
+    return fail("unsupported op '" + op.str() + "'");
+  if (!checkAttributes())
+    return false;
+  // The inputs every op needs (optional ones are checked where read).
+  static const std::map<std::string, int> minInputs = {
+      {"Where", 3}, {"MatMul", 2}, {"Gemm", 2}, {"Reshape", 2},
+      {"Expand", 2}, {"Slice", 3}, {"Gather", 2}, {"Range", 3},
+      {"Attention", 3}, {"LayerNormalization", 2}, {"CastLike", 2},
+      {"Constant", 0}, {"Max", 1}, {"Min", 1}, {"Concat", 1},
+  };
+  bool binary = op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
+                op == "Pow" || op == "Equal" || op == "Less" ||
+                op == "LessOrEqual" || op == "Greater" ||
+                op == "GreaterOrEqual" || op == "And" || op == "Or";
+  auto it = minInputs.find(op.str());
+  int need = binary ? 2 : it != minInputs.end() ? it->second : 1;
+  for (int k = 0; k < need; ++k)
+    if (!has(k))
+      return fail("expected at least " + std::to_string(need) +
+                  " inputs, got input " + std::to_string(k) + " missing");
+  if (node->output_size() < 1 || node->output(0).empty())
+    return fail("expected an output, got none");
+  for (int k = 0; k < node->input_size(); ++k)
+    if (has(k) && !values.count(node->input(k)))
+      return fail("input '" + node->input(k) + "' is not defined before "
+                  "the node");
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
+      op == "Pow" || op == "Max" || op == "Min" || op == "Equal" ||
+      op == "Less" || op == "LessOrEqual" || op == "Greater" ||
+      op == "GreaterOrEqual" || op == "And" || op == "Or")
+    return importElementwise(op);
+  if (op == "Cast" || op == "CastLike")
+    return importCast();
+  if (op == "Where")
+    return importWhere();
+  if (op == "MatMul")
+    return importMatMul();
+  if (op == "Gemm")
+    return importGemm();
+  if (op == "Softmax")
+    return importSoftmax();
+  if (op.starts_with("Reduce"))
+    return importReduce(op.drop_front(6));
+  if (op == "Reshape")
+    return importReshape();
+  if (op == "Flatten")
+    return importFlatten();
+  if (op == "Transpose")
+    return importTranspose();
+  if (op == "Expand")
+    return importExpand();
+  if (op == "Unsqueeze")
+    return importUnsqueeze();
+  if (op == "Squeeze")
+    return importSqueeze();
+  if (op == "Concat")
+    return importConcat();
+  if (op == "Slice")
+    return importSlice();
+  if (op == "Split")
+    return importSplit();
+  if (op == "Gather")
+    return importGather();
+  if (op == "Range")
+    return importRange();
+  if (op == "Trilu")
+    return importTrilu();
+  if (op == "Shape" || op == "Size")
+    return importShape();
+  if (op == "ConstantOfShape")
+    return importConstantOfShape();
+  if (op == "Constant")
+    return importConstant();
+  if (op == "LayerNormalization")
+    return importLayerNorm();
+  if (op == "RMSNormalization" || op == "SimplifiedLayerNormalization")
+    return importRmsNorm();
+  if (op == "Attention")
+    return importAttention();
+  return importUnary(op);
+}
+
+llvm::Expected<ImportResult> Importer::run() {
+  // Verifier and builder diagnostics become the error message.
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    if (!diagnostics.empty())
+      diagnostics += "\n";
+    diagnostics += diag.str();
+    return success();
+  });
+
+  if (!model.has_graph())
+    return toError("expected a model with a graph, got none");
+  if (options.kvCapacity && *options.kvCapacity < 1)
+    return toError("expected a KV capacity >= 1, got " +
+                   std::to_string(*options.kvCapacity));
+  if (!readOpset() || !markShapeOperands() || !declareInputs() ||
+      !declareInitializers())
+    return toError(error);
+
+  for (auto [index, n] : llvm::enumerate(graph.node())) {
+    node = &n;
+    std::string label = n.name().empty()
+                            ? "#" + std::to_string(index)
+                            : n.name();
+    t.setScope(label);
+    if (!importNode())
+      return toError("node '" + label + "' (" + n.op_type() + "): " + error);
+    if (!diagnostics.empty())
+      return toError("node '" + label + "' (" + n.op_type() +
+                     "): " + diagnostics);
+  }
+
+  if (graph.output_size() == 0)
+    return toError("expected at least one graph output, got none");
+  std::set<std::string> outputNames;
+  for (const auto &out : graph.output()) {
+    auto it = values.find(out.name());
+    if (it == values.end())
+      return toError("output '" + out.name() + "' is not computed by the "
+                     "graph");
+    if (!outputNames.insert(out.name()).second)
+      return toError("output '" + out.name() + "' is listed twice");
+    if (it->second.host && it->second.host->numel() == 0)
+      return toError("output '" + out.name() + "': empty tensors are not "
+                     "supported");
+    Value v = valueOf(it->second);
+    t.output(out.name(), v);
+  }
+  OwningOpRef<ModuleOp> module = t.finish();
+  if (!module)
+    return toError("the imported graph does not verify: " + diagnostics);
+  ImportResult result;
+  result.module = std::move(module);
+  result.weights = std::move(weights);
+  return std::move(result);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<ImportResult> importModel(MLIRContext &ctx,
+                                         const ::onnx::ModelProto &model,
+                                         const ImportOptions &options) {
+  Importer importer(ctx, model, options);
+  return importer.run();
+}
+
+llvm::Expected<ImportResult> importModelFile(MLIRContext &ctx, StringRef path,
+                                             const ImportOptions &options) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot read '%s': %s", path.str().c_str(),
+                                   buffer.getError().message().c_str());
+  if ((*buffer)->getBufferSize() > static_cast<size_t>(INT32_MAX))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "'%s': expected a model under 2 GiB (keep weights as external "
+        "data), got %zu bytes",
+        path.str().c_str(), (*buffer)->getBufferSize());
+  ::onnx::ModelProto model;
+  if (!model.ParseFromArray((*buffer)->getBufferStart(),
+                            static_cast<int>((*buffer)->getBufferSize())))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "'%s': expected an ONNX model, got a truncated or malformed protobuf",
+        path.str().c_str());
+  ImportOptions withDir = options;
+  if (withDir.externalDataDir.empty())
+    withDir.externalDataDir = llvm::sys::path::parent_path(path).str();
+  if (withDir.externalDataDir.empty())
+    withDir.externalDataDir = ".";
+  return importModel(ctx, model, withDir);
+}
+
+std::string weightFileName(StringRef name) {
+  std::string out;
+  for (char c : name)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
+            c == '_' || c == '-' || c == ':')
+               ? c
+               : '_';
+  if (out.empty() || out == "." || out == "..")
+    out = "_" + out;
+  return out + ".npy";
+}
+
+} // namespace poot::onnx

@@ -1,0 +1,522 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX models of the ONNX front end's tests.
+
+Each model is built with onnx.helper, checked with onnx.checker, and saved
+under test/lit/Frontend/Inputs (the lit tests and test/e2e/onnx-check.sh
+read them there). Weights are tiny and seeded, so running the script again
+writes the same files.
+
+    .venv/bin/python test/onnx/make_models.py [OUT_DIR]
+
+The models of the end-to-end check (decoder_ts, attention23, causal_trilu)
+spell attention the way the exporters do: PyTorch's TorchScript exporter
+(MatMul, Transpose, Div by sqrt(d), Add mask, Softmax, MatMul; repeat_kv as
+Unsqueeze/Expand/Reshape with shapes computed by Shape/Gather/Concat), the
+opset-23 Attention op, and a causal mask built from Trilu/Equal/Where.
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = (sys.argv[1] if len(sys.argv) > 1 else
+       os.path.join(HERE, "..", "lit", "Frontend", "Inputs"))
+RNG = np.random.default_rng(14)
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+B1 = TensorProto.BOOL
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def const(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def ints(name, values):
+    return const(name, np.asarray(values, dtype=np.int64))
+
+
+def weight(name, shape, scale=0.2):
+    return const(name, (RNG.standard_normal(shape) * scale).astype(np.float32))
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=17, check=True):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", opset)],
+        producer_name="poot-test")
+    model.ir_version = 10 if opset >= 21 else 8
+    if check:
+        onnx.checker.check_model(model)
+    path = os.path.join(OUT, name + ".onnx")
+    onnx.save(model, path)
+    return path
+
+
+def node(op, inputs, outputs, name=None, **attrs):
+    return helper.make_node(op, inputs, outputs, name=name or outputs[0],
+                            **attrs)
+
+
+# --------------------------------------------------------------------------
+# One model per op family (lit tests)
+# --------------------------------------------------------------------------
+
+def elementwise():
+    nodes = [
+        node("Add", ["x", "y"], ["add"]),
+        node("Sub", ["add", "y"], ["sub"]),
+        node("Mul", ["sub", "x"], ["mul"]),
+        node("Div", ["mul", "two"], ["div"]),
+        node("Pow", ["div", "two"], ["pow"]),
+        node("Sqrt", ["pow"], ["sqrt"]),
+        node("Reciprocal", ["sqrt"], ["rcp"]),
+        node("Neg", ["rcp"], ["neg"]),
+        node("Exp", ["neg"], ["exp"]),
+        node("Tanh", ["exp"], ["tanh"]),
+        node("Sigmoid", ["tanh"], ["sig"]),
+        node("Sin", ["sig"], ["sin"]),
+        node("Cos", ["sin"], ["cos"]),
+        node("Max", ["cos", "x", "y"], ["max"]),
+    ]
+    save("elementwise", nodes,
+         [vi("x", F, ["batch", 3]), vi("y", F, [3])],
+         [vi("max", F, ["batch", 3])],
+         [const("two", np.float32(2.0))])
+
+
+def softmax():
+    # axis 1 of a rank-3 input (opset 13: over that axis alone) and a
+    # negative axis.
+    nodes = [node("Softmax", ["x"], ["s1"], axis=1),
+             node("Softmax", ["x"], ["s2"], axis=-1)]
+    save("softmax_axis", nodes, [vi("x", F, [2, 3, 4])],
+         [vi("s1", F, [2, 3, 4]), vi("s2", F, [2, 3, 4])], opset=13)
+    # Before opset 13 the input is flattened to 2-D at the axis.
+    save("softmax_opset11", [node("Softmax", ["x"], ["s"], axis=1)],
+         [vi("x", F, [2, 3, 4])], [vi("s", F, [2, 3, 4])], opset=11)
+
+
+def reduce():
+    nodes = [
+        node("ReduceMax", ["x"], ["mx"], axes=[-1], keepdims=1),
+        node("ReduceMean", ["x"], ["mean"], axes=[0, -1], keepdims=0),
+        node("ReduceSum", ["x", "axes"], ["sum"], keepdims=1),
+    ]
+    save("reduce_opset13", nodes, [vi("x", F, [2, 3, 4])],
+         [vi("mx", F, [2, 3, 1]), vi("mean", F, [3]),
+          vi("sum", F, [2, 1, 4])], [ints("axes", [-2])], opset=13)
+    nodes = [
+        node("ReduceMax", ["x", "axes"], ["mx"], keepdims=0),
+        node("ReduceSum", ["x"], ["all"], keepdims=0),
+    ]
+    save("reduce_opset18", nodes, [vi("x", F, [2, 3, 4])],
+         [vi("mx", F, [2, 4]), vi("all", F, [])], [ints("axes", [1])],
+         opset=18)
+
+
+def logic():
+    nodes = [
+        node("Equal", ["a", "b"], ["eq"]),
+        node("Less", ["a", "b"], ["lt"]),
+        node("Greater", ["a", "b"], ["gt"]),
+        node("Or", ["lt", "gt"], ["ne"]),
+        node("And", ["ne", "eq"], ["never"]),
+        node("Not", ["never"], ["always"]),
+        node("IsNaN", ["a"], ["nan"]),
+        node("Where", ["nan", "zero", "a"], ["clean"]),
+        node("Where", ["always", "clean", "b"], ["w"]),
+        node("Cast", ["w"], ["wi"], to=I64),
+        node("Cast", ["wi"], ["y"], to=F),
+    ]
+    save("logic", nodes, [vi("a", F, [2, 3]), vi("b", F, [3])],
+         [vi("y", F, [2, 3])], [const("zero", np.float32(0.0))])
+
+
+def layout():
+    nodes = [
+        # 0 copies the input dim, -1 is inferred.
+        node("Reshape", ["x", "shape"], ["r"]),
+        node("Transpose", ["r"], ["t"], perm=[0, 2, 1, 3]),
+        node("Unsqueeze", ["t", "uaxes"], ["u"]),
+        node("Expand", ["u", "eshape"], ["e"]),
+        node("Squeeze", ["e", "saxes"], ["s"]),
+        node("Concat", ["s", "s"], ["c"], axis=-1),
+        node("Flatten", ["c"], ["f"], axis=2),
+    ]
+    save("layout", nodes, [vi("x", F, [2, 3, 8])], [vi("f", F, [8, 12])],
+         [ints("shape", [0, 0, 4, -1]), ints("uaxes", [-5]),
+          ints("eshape", [1, 1, 1, 1, 1]), ints("saxes", [0])], opset=13)
+
+
+def slicing():
+    nodes = [
+        # Steps, a negative start and an open end.
+        node("Slice", ["x", "st1", "en1", "ax1", "sp1"], ["a"]),
+        # A negative step walks backwards.
+        node("Slice", ["x", "st2", "en2", "ax2", "sp2"], ["b"]),
+    ]
+    save("slice_steps", nodes, [vi("x", F, [4, 10])],
+         [vi("a", F, [4, 5]), vi("b", F, [2, 10])],
+         [ints("st1", [-9]), ints("en1", [INT64_MAX]), ints("ax1", [-1]),
+          ints("sp1", [2]),
+          ints("st2", [-1]), ints("en2", [-INT64_MAX]), ints("ax2", [0]),
+          ints("sp2", [-2])])
+    nodes = [node("Split", ["x", "sizes"], ["p", "q"], axis=-1),
+             node("Split", ["x"], ["r", "s"], axis=0, num_outputs=2)]
+    save("split", nodes, [vi("x", F, [4, 10])],
+         [vi("p", F, [4, 3]), vi("q", F, [4, 7]), vi("r", F, [2, 10]),
+          vi("s", F, [2, 10])], [ints("sizes", [3, 7])], opset=18)
+
+
+def gather():
+    nodes = [
+        # Constant indices, negative ones counted from the back.
+        node("Gather", ["x", "idx"], ["g"], axis=1),
+        # Indices computed at run time (an embedding lookup).
+        node("Gather", ["table", "ids"], ["emb"], axis=0),
+    ]
+    save("gather", nodes,
+         [vi("x", F, [2, 5]), vi("table", F, [6, 4]), vi("ids", I64, [3])],
+         [vi("g", F, [2, 3]), vi("emb", F, [3, 4])],
+         [ints("idx", [-1, 0, -5])])
+
+
+def shape_fold():
+    # Shape -> Gather -> Unsqueeze -> Concat -> Reshape: folds to constants
+    # once 'seq' is bound, as do Range, ConstantOfShape and Trilu on them.
+    nodes = [
+        node("Shape", ["x"], ["shp"]),
+        node("Gather", ["shp", "one"], ["seq"], axis=0),
+        node("Unsqueeze", ["seq", "zero_axis"], ["seq1"]),
+        node("Concat", ["seq1", "minus1"], ["target"], axis=0),
+        node("Reshape", ["x", "target"], ["r"]),
+        node("Range", ["zero_s", "seq", "one_s"], ["pos"]),
+        node("Cast", ["pos"], ["posf"], to=F),
+        node("Concat", ["seq1", "seq1"], ["sq"], axis=0),
+        node("ConstantOfShape", ["sq"], ["ones"],
+             value=numpy_helper.from_array(np.array([1.0], np.float32))),
+        node("Trilu", ["ones"], ["tril"], upper=0),
+        node("ReduceSum", ["tril", "ax1"], ["rowsum"], keepdims=0),
+        node("Add", ["rowsum", "posf"], ["y"]),
+        node("Size", ["x"], ["n"]),
+    ]
+    save("shape_fold", nodes, [vi("x", F, [1, "seq", 4])],
+         [vi("r", F, ["seq", 4]), vi("y", F, ["seq"]), vi("n", I64, [])],
+         [ints("one", 1), ints("zero_axis", [0]), ints("minus1", [-1]),
+          ints("zero_s", 0), ints("one_s", 1), ints("ax1", [1])], opset=14)
+
+
+def matmul():
+    nodes = [
+        node("MatMul", ["x", "w"], ["xw"]),       # [B,S,8] x [8,6]
+        node("MatMul", ["xw", "v"], ["xwv"]),     # [B,S,6] x [6] -> [B,S]
+        node("Gemm", ["a", "b", "c"], ["g"], alpha=0.5, beta=2.0, transB=1),
+    ]
+    save("matmul", nodes,
+         [vi("x", F, [2, 3, 8]), vi("v", F, [6]), vi("a", F, [3, 4]),
+          vi("b", F, [5, 4]), vi("c", F, [5])],
+         [vi("xwv", F, [2, 3]), vi("g", F, [3, 5])],
+         [weight("w", [8, 6])])
+
+
+def norms():
+    nodes = [
+        node("LayerNormalization", ["x", "g", "beta"], ["ln"], axis=-1,
+             epsilon=1e-5),
+        node("RMSNormalization", ["ln", "g"], ["rms"], epsilon=1e-6),
+    ]
+    save("norms", nodes, [vi("x", F, [2, 3, 32])], [vi("rms", F, [2, 3, 32])],
+         [weight("g", [32]), weight("beta", [32])], opset=23)
+
+
+def attention():
+    # 4-D GQA with a causal mask: the tracer's spelling, fused.
+    nodes = [node("Attention", ["q", "k", "v"], ["y"], is_causal=1)]
+    save("attention_4d", nodes,
+         [vi("q", F, ["batch", 4, "seq", 16]),
+          vi("k", F, ["batch", 2, "seq", 16]),
+          vi("v", F, ["batch", 2, "seq", 16])],
+         [vi("y", F, ["batch", 4, "seq", 16])], opset=23)
+
+
+def errors():
+    # Erf has no poot op.
+    save("erf", [node("Erf", ["x"], ["y"])], [vi("x", F, [4])],
+         [vi("y", F, [4])])
+    # An op the importer does not know, in another domain.
+    graph = helper.make_graph(
+        [helper.make_node("FusedMatMul", ["x", "x"], ["y"], name="fmm",
+                          domain="com.microsoft")],
+        "unknown", [vi("x", F, [4, 4])], [vi("y", F, [4, 4])])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(OUT, "unknown_op.onnx"))
+    # A symbolic dimension the user must bind.
+    save("unbound_dim", [node("Neg", ["x"], ["y"])],
+         [vi("x", F, ["batch", "seq"])], [vi("y", F, ["batch", "seq"])])
+    # An attribute value the importer cannot honour.
+    save("bad_attribute", [node("Cast", ["x"], ["y"], to=TensorProto.UINT8)],
+         [vi("x", F, [4])], [vi("y", TensorProto.UINT8, [4])])
+    # An attribute the op does not have (unchecked: the checker refuses it).
+    save("unknown_attribute", [node("Neg", ["x"], ["y"], alpha=1.0)],
+         [vi("x", F, [4])], [vi("y", F, [4])], check=False)
+    # A truncated file.
+    path = save("weights", [node("MatMul", ["x", "w"], ["y"]),
+                            node("Add", ["y", "bias"], ["z"])],
+                [vi("x", F, ["batch", 16])], [vi("z", F, ["batch", 8])],
+                [weight("w", [16, 8]), weight("bias", [8])])
+    data = open(path, "rb").read()
+    open(os.path.join(OUT, "truncated.onnx"), "wb").write(data[:len(data) // 2])
+    # External data whose file is missing.
+    graph = helper.make_graph([node("MatMul", ["x", "w"], ["y"])], "external",
+                              [vi("x", F, [2, 16])], [vi("y", F, [2, 8])],
+                              [weight("w", [16, 8])])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.external_data_helper.convert_model_to_external_data(
+        model, all_tensors_to_one_file=True, location="missing.onnx_data",
+        size_threshold=0)
+    onnx.save(model, os.path.join(OUT, "external_missing.onnx"),
+              save_as_external_data=False)
+    data_file = os.path.join(OUT, "missing.onnx_data")
+    if os.path.exists(data_file):
+        os.remove(data_file)
+
+
+# --------------------------------------------------------------------------
+# End-to-end models (test/e2e/onnx-check.sh)
+# --------------------------------------------------------------------------
+
+HIDDEN, HEADS, KV_HEADS, HEAD_DIM, FFN = 64, 4, 2, 16, 128
+
+
+def rms_norm_ts(prefix, x, w, nodes, inits):
+    """HF Llama RMSNorm as the TorchScript exporter writes it."""
+    inits += [const(prefix + ".eps", np.float32(1e-6)),
+              const(prefix + ".two", np.float32(2.0))]
+    nodes += [
+        node("Pow", [x, prefix + ".two"], [prefix + ".sq"]),
+        node("ReduceMean", [prefix + ".sq"], [prefix + ".var"], axes=[-1],
+             keepdims=1),
+        node("Add", [prefix + ".var", prefix + ".eps"], [prefix + ".ve"]),
+        node("Sqrt", [prefix + ".ve"], [prefix + ".std"]),
+        node("Reciprocal", [prefix + ".std"], [prefix + ".rstd"]),
+        node("Mul", [x, prefix + ".rstd"], [prefix + ".n"]),
+        node("Mul", [prefix + ".n", w], [prefix + ".out"]),
+    ]
+    return prefix + ".out"
+
+
+def heads_ts(prefix, x, heads, nodes, inits):
+    """[B, S, H*D] -> [B, H, S, D] with the target shape computed from
+    Shape/Gather/Unsqueeze/Concat, as TorchScript exports view()."""
+    inits += [ints(prefix + ".hd", [heads, HEAD_DIM])]
+    nodes += [
+        node("Shape", [x], [prefix + ".shape"]),
+        node("Gather", [prefix + ".shape", "c.i0"], [prefix + ".b"], axis=0),
+        node("Gather", [prefix + ".shape", "c.i1"], [prefix + ".s"], axis=0),
+        node("Unsqueeze", [prefix + ".b", "c.ax0"], [prefix + ".b1"]),
+        node("Unsqueeze", [prefix + ".s", "c.ax0"], [prefix + ".s1"]),
+        node("Concat", [prefix + ".b1", prefix + ".s1", prefix + ".hd"],
+             [prefix + ".target"], axis=0),
+        node("Reshape", [x, prefix + ".target"], [prefix + ".bshd"]),
+        node("Transpose", [prefix + ".bshd"], [prefix + ".bhsd"],
+             perm=[0, 2, 1, 3]),
+    ]
+    return prefix + ".bhsd"
+
+
+def rope_ts(prefix, x, nodes):
+    """x * cos + rotate_half(x) * sin, rotate_half by Slice/Neg/Concat."""
+    half = HEAD_DIM // 2
+    nodes += [
+        node("Slice", [x, "c.half", "c.max", "c.axm1"], [prefix + ".x2"]),
+        node("Slice", [x, "c.zero1", "c.half", "c.axm1"], [prefix + ".x1"]),
+        node("Neg", [prefix + ".x2"], [prefix + ".nx2"]),
+        node("Concat", [prefix + ".nx2", prefix + ".x1"], [prefix + ".rot"],
+             axis=-1),
+        node("Mul", [x, "cos4"], [prefix + ".xc"]),
+        node("Mul", [prefix + ".rot", "sin4"], [prefix + ".rs"]),
+        node("Add", [prefix + ".xc", prefix + ".rs"], [prefix + ".out"]),
+    ]
+    del half
+    return prefix + ".out"
+
+
+def repeat_kv_ts(prefix, x, nodes, inits):
+    """[B, Hkv, S, D] -> [B, H, S, D]: Unsqueeze, Expand, Reshape."""
+    n_rep = HEADS // KV_HEADS
+    inits += [ints(prefix + ".rep", [1, 1, n_rep, 1, 1]),
+              ints(prefix + ".shape", [0, HEADS, -1, HEAD_DIM])]
+    nodes += [
+        node("Unsqueeze", [x, "c.ax2"], [prefix + ".u"]),
+        node("Expand", [prefix + ".u", prefix + ".rep"], [prefix + ".e"]),
+        node("Reshape", [prefix + ".e", prefix + ".shape"], [prefix + ".out"]),
+    ]
+    return prefix + ".out"
+
+
+def common_consts():
+    return [ints("c.i0", 0), ints("c.i1", 1), ints("c.ax0", [0]),
+            ints("c.ax2", [2]), ints("c.axm1", [-1]),
+            ints("c.half", [HEAD_DIM // 2]), ints("c.zero1", [0]),
+            ints("c.max", [INT64_MAX])]
+
+
+def rope_tables(nodes, inits):
+    """cos/sin [1, 1, S, D] from Range over the bound sequence length."""
+    inv = 1.0 / (10000.0 ** (np.arange(0, HEAD_DIM, 2) / HEAD_DIM))
+    inits += [const("inv_freq", inv.astype(np.float32).reshape(1, -1)),
+              ints("c.zero_s", 0), ints("c.one_s", 1),
+              ints("c.ax01", [0, 1])]
+    nodes += [
+        node("Shape", ["x"], ["x.shape"]),
+        node("Gather", ["x.shape", "c.i1"], ["x.seq"], axis=0),
+        node("Range", ["c.zero_s", "x.seq", "c.one_s"], ["pos"]),
+        node("Cast", ["pos"], ["posf"], to=F),
+        node("Unsqueeze", ["posf", "c.axm1"], ["posc"]),
+        node("MatMul", ["posc", "inv_freq"], ["freqs"]),
+        node("Concat", ["freqs", "freqs"], ["emb"], axis=-1),
+        node("Cos", ["emb"], ["cos"]),
+        node("Sin", ["emb"], ["sin"]),
+        node("Unsqueeze", ["cos", "c.ax01"], ["cos4"]),
+        node("Unsqueeze", ["sin", "c.ax01"], ["sin4"]),
+    ]
+
+
+def decoder_ts():
+    """One Llama decoder layer in the TorchScript exporter's spelling, GQA
+    4/2 heads, with an additive float mask input [B, 1, S, S]."""
+    nodes, inits = [], common_consts()
+    inits += [weight("ln1.w", [HIDDEN], 1.0), weight("ln2.w", [HIDDEN], 1.0),
+              weight("wq", [HIDDEN, HEADS * HEAD_DIM]),
+              weight("wk", [HIDDEN, KV_HEADS * HEAD_DIM]),
+              weight("wv", [HIDDEN, KV_HEADS * HEAD_DIM]),
+              weight("wo", [HEADS * HEAD_DIM, HIDDEN]),
+              weight("w_gate", [HIDDEN, FFN]), weight("w_up", [HIDDEN, FFN]),
+              weight("w_down", [FFN, HIDDEN]),
+              const("sqrt_d", np.float32(np.sqrt(HEAD_DIM))),
+              ints("out_shape", [0, 0, HEADS * HEAD_DIM])]
+    rope_tables(nodes, inits)
+    h = rms_norm_ts("ln1", "x", "ln1.w", nodes, inits)
+    nodes += [node("MatMul", [h, "wq"], ["q_proj"]),
+              node("MatMul", [h, "wk"], ["k_proj"]),
+              node("MatMul", [h, "wv"], ["v_proj"])]
+    q = rope_ts("q.rope", heads_ts("q", "q_proj", HEADS, nodes, inits), nodes)
+    k = rope_ts("k.rope", heads_ts("k", "k_proj", KV_HEADS, nodes, inits),
+                nodes)
+    v = heads_ts("v", "v_proj", KV_HEADS, nodes, inits)
+    k = repeat_kv_ts("k.rep", k, nodes, inits)
+    v = repeat_kv_ts("v.rep", v, nodes, inits)
+    nodes += [
+        node("Transpose", [k], ["kT"], perm=[0, 1, 3, 2]),
+        node("MatMul", [q, "kT"], ["scores"]),
+        node("Div", ["scores", "sqrt_d"], ["scaled"]),
+        node("Add", ["scaled", "mask"], ["masked"]),
+        node("Softmax", ["masked"], ["probs"], axis=-1),
+        node("MatMul", ["probs", v], ["ctx"]),
+        node("Transpose", ["ctx"], ["ctx_t"], perm=[0, 2, 1, 3]),
+        node("Reshape", ["ctx_t", "out_shape"], ["ctx_flat"]),
+        node("MatMul", ["ctx_flat", "wo"], ["attn_out"]),
+        node("Add", ["x", "attn_out"], ["h1"]),
+    ]
+    h2 = rms_norm_ts("ln2", "h1", "ln2.w", nodes, inits)
+    nodes += [
+        node("MatMul", [h2, "w_gate"], ["gate"]),
+        node("Sigmoid", ["gate"], ["gate_sig"]),
+        node("Mul", ["gate", "gate_sig"], ["silu"]),
+        node("MatMul", [h2, "w_up"], ["up"]),
+        node("Mul", ["silu", "up"], ["act"]),
+        node("MatMul", ["act", "w_down"], ["down"]),
+        node("Add", ["h1", "down"], ["y"]),
+    ]
+    save("decoder_ts", nodes,
+         [vi("x", F, ["batch", "seq", HIDDEN]),
+          vi("mask", F, ["batch", 1, "seq", "seq"])],
+         [vi("y", F, ["batch", "seq", HIDDEN])], inits, opset=17)
+
+
+def attention23():
+    """Projections around an opset-23 Attention on 3-D inputs (GQA 4/2,
+    causal), with LayerNormalization in front."""
+    nodes = [
+        node("LayerNormalization", ["x", "ln.g", "ln.b"], ["h"], axis=-1,
+             epsilon=1e-5),
+        node("MatMul", ["h", "wq"], ["q"]),
+        node("MatMul", ["h", "wk"], ["k"]),
+        node("MatMul", ["h", "wv"], ["v"]),
+        node("Attention", ["q", "k", "v"], ["ctx"], q_num_heads=HEADS,
+             kv_num_heads=KV_HEADS, is_causal=1),
+        node("MatMul", ["ctx", "wo"], ["o"]),
+        node("Add", ["x", "o"], ["y"]),
+    ]
+    inits = [weight("ln.g", [HIDDEN], 1.0), weight("ln.b", [HIDDEN]),
+             weight("wq", [HIDDEN, HEADS * HEAD_DIM]),
+             weight("wk", [HIDDEN, KV_HEADS * HEAD_DIM]),
+             weight("wv", [HIDDEN, KV_HEADS * HEAD_DIM]),
+             weight("wo", [HEADS * HEAD_DIM, HIDDEN])]
+    save("attention23", nodes, [vi("x", F, ["batch", "seq", HIDDEN])],
+         [vi("y", F, ["batch", "seq", HIDDEN])], inits, opset=23)
+
+
+def causal_trilu():
+    """MHA whose causal mask is Trilu(ConstantOfShape([S, S], 1)), turned
+    into a masked_fill: Where(Equal(tril, 0), -inf, scores)."""
+    heads = 2
+    nodes, inits = [], common_consts()
+    inits += [weight("wq", [HIDDEN, heads * HEAD_DIM]),
+              weight("wk", [HIDDEN, heads * HEAD_DIM]),
+              weight("wv", [HIDDEN, heads * HEAD_DIM]),
+              const("scale", np.float32(1.0 / np.sqrt(HEAD_DIM))),
+              const("zero_f", np.float32(0.0)),
+              const("neg_inf", np.float32(-np.inf)),
+              ints("out_shape", [0, 0, heads * HEAD_DIM])]
+    nodes += [node("MatMul", ["x", "wq"], ["q_proj"]),
+              node("MatMul", ["x", "wk"], ["k_proj"]),
+              node("MatMul", ["x", "wv"], ["v_proj"])]
+    q = heads_ts("q", "q_proj", heads, nodes, inits)
+    k = heads_ts("k", "k_proj", heads, nodes, inits)
+    v = heads_ts("v", "v_proj", heads, nodes, inits)
+    nodes += [
+        node("Shape", ["x"], ["xs"]),
+        node("Gather", ["xs", "c.i1"], ["seq"], axis=0),
+        node("Unsqueeze", ["seq", "c.ax0"], ["seq1"]),
+        node("Concat", ["seq1", "seq1"], ["ss"], axis=0),
+        node("ConstantOfShape", ["ss"], ["ones"],
+             value=numpy_helper.from_array(np.array([1.0], np.float32))),
+        node("Trilu", ["ones"], ["tril"], upper=0),
+        node("Equal", ["tril", "zero_f"], ["hidden"]),
+        node("Transpose", [k], ["kT"], perm=[0, 1, 3, 2]),
+        node("MatMul", [q, "kT"], ["scores"]),
+        node("Mul", ["scores", "scale"], ["scaled"]),
+        node("Where", ["hidden", "neg_inf", "scaled"], ["masked"]),
+        node("Softmax", ["masked"], ["probs"], axis=-1),
+        node("MatMul", ["probs", v], ["ctx"]),
+        node("Transpose", ["ctx"], ["ctx_t"], perm=[0, 2, 1, 3]),
+        node("Reshape", ["ctx_t", "out_shape"], ["y"]),
+    ]
+    save("causal_trilu", nodes, [vi("x", F, ["batch", "seq", HIDDEN])],
+         [vi("y", F, ["batch", "seq", heads * HEAD_DIM])], inits, opset=17)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for build in (elementwise, softmax, reduce, logic, layout, slicing,
+                  gather, shape_fold, matmul, norms, attention, errors,
+                  decoder_ts, attention23, causal_trilu):
+        build()
+
+
+if __name__ == "__main__":
+    main()
