@@ -101,7 +101,7 @@ static std::optional<ChannelPlan> planChannels(const AttentionShape &s,
   const int64_t elemBytes = s.dtype == "f32" ? 4 : 2;
   const int64_t dk = s.keyWidth, dv = s.valueWidth;
   const int64_t kd = dk - s.sharedKeyWidth;
-  const bool decode = s.queryLen == 1;
+  const bool decode = s.queryLen <= kMaxDecodeRows;
   int64_t widest = std::max<int64_t>(1, d.vectorLoadBytes / elemBytes);
   for (int64_t vec = widest; vec >= 1; vec /= 2) {
     if (dk % vec || dv % vec || kd % vec)
@@ -178,7 +178,8 @@ static std::optional<ChannelPlan> planMatrix(const AttentionShape &s,
   if (!d.matrixTile || tuning.noMatrix || d.subgroupSize != 32 ||
       !d.fixedSubgroup)
     return std::nullopt;
-  if ((s.dtype != "bf16" && s.dtype != "f16") || s.queryLen != 1 || nRep < 2)
+  if ((s.dtype != "bf16" && s.dtype != "f16") || s.queryLen > kMaxDecodeRows ||
+      nRep < 2)
     return std::nullopt;
   const int64_t dk = s.keyWidth, dv = s.valueWidth;
   // A split key (k | k_shared) is left to the channel schedule until a
@@ -274,7 +275,7 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   int64_t nRep = s.queryHeads / std::max<int64_t>(s.keyHeads, 1);
   int64_t floats = s.valueWidth + 2;
   // The grouped decode schedule holds the state of every head of the group.
-  if (nRep > 1 && s.queryLen == 1) {
+  if (nRep > 1 && s.queryLen <= kMaxDecodeRows) {
     int64_t lanes = lanesFor(floats * nRep, d);
     if (lanes >= std::min<int64_t>(8, d.maxWorkgroupSize)) {
       out.grouped = true;
@@ -360,7 +361,7 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
   // at 8 subgroups against 249.6 at 16 (docs/performance.md).
   const bool fullUnit = out.matrix && out.lanes >= 16 * d.subgroupSize;
   const int64_t waves = tuning.waves > 0 ? tuning.waves : (fullUnit ? 1 : 2);
-  if (s.queryLen != 1) {
+  if (s.queryLen > kMaxDecodeRows) {
     out.why = "streaming: prefill fills the device with query rows";
     return done(out);
   }

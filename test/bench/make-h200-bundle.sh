@@ -93,6 +93,12 @@ mma-alibi|--op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=32 -
 mma-paged-split|--op=paged --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=512 --pool-slots=1100 --dtype=bf16|--seed=49
 mma-live-short|--op=attention_live --batch=2 --heads=8 --kv-heads=1 --head-dim=128 --capacity=64 --dtype=bf16|--seed=50 --set=len=1,5
 mma-f16-d128|--op=attention_masked --batch=1 --heads=8 --kv-heads=2 --head-dim=128 --capacity=1000 --dtype=f16|--seed=51
+mma-mtd-70b-t8|--op=attention_masked --batch=2 --heads=64 --kv-heads=8 --head-dim=128 --capacity=1024 --tokens=8 --dtype=bf16|--steps=2 --seed=75
+mma-mtd-t4-split|--op=attention_masked --batch=1 --heads=32 --kv-heads=8 --head-dim=128 --capacity=4096 --tokens=4 --dtype=bf16|--seed=76
+mma-mtd-live-t3|--op=attention_live --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=700 --tokens=3 --dtype=bf16|--seed=77 --set=len=3,700
+mma-mtd-paged-t2|--op=paged --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=512 --pool-slots=1100 --tokens=2 --dtype=bf16|--seed=78
+mma-mtd-window-t16|--op=attention_masked --batch=1 --heads=16 --kv-heads=2 --head-dim=64 --capacity=2048 --window=300 --tokens=16 --dtype=bf16|--seed=79
+mma-mtd-f16-t5|--op=attention_masked --batch=3 --heads=12 --kv-heads=4 --head-dim=96 --capacity=333 --tokens=5 --dtype=f16|--steps=2 --seed=80
 mma-prefill-declines|--op=attention_prefill --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --seq=40 --dtype=bf16|--seed=52
 CASES
 
@@ -171,6 +177,20 @@ for model in "70b 64 8" "8b 32 8"; do
       echo "$name $b $2 $3 $lk 128 $dtype" >> "$OUT/bench/shapes.txt"
     done
   done
+done
+
+# Multi-token decode (speculative decoding, multi-token prediction): 4 and
+# 8 new rows of each sequence against a 32768-key cache, Llama-3-70B
+# layer. Every key is visible to every row (the runner's pos is Lk - 1), so
+# the peers run without a mask.
+for t in 4 8; do
+  name="llama3-70b-b8-lk32768-bf16-t$t"
+  "$TRACE" --op=attention_masked --batch=8 --heads=64 --kv-heads=8 \
+    --head-dim=128 --capacity=32768 --tokens=$t --dtype=bf16 -o "$OUT/bench/$name.mlir"
+  "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
+    -o "$OUT/bench/$name.plan"
+  rm "$OUT/bench/$name.mlir"
+  echo "$name 8 64 8 32768 128 bf16 $t" >> "$OUT/bench/shapes.txt"
 done
 
 # Prefill (causal), Llama-3-8B layer: B=1, L = 1024, 4096, 16384.

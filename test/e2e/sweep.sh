@@ -95,6 +95,11 @@ live-d512-mqa|--op=attention_live --batch=2 --heads=4 --kv-heads=1 --head-dim=51
 paged|--op=paged --batch=2 --heads=4 --kv-heads=2 --head-dim=32 --capacity=32 --pool-slots=96|--steps=2 --seed=14
 paged-split|--op=paged --batch=1 --heads=2 --kv-heads=1 --head-dim=64 --capacity=512 --pool-slots=700|--seed=15
 mla-192-128|--op=mla --batch=1 --heads=4 --head-dim=128 --rope-dim=64 --value-dim=128 --capacity=32|--seed=16
+mtd-gqa-t4|--op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=64 --capacity=128 --tokens=4|--steps=2 --seed=70
+mtd-split-t8|--op=attention_masked --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --capacity=2048 --tokens=8|--seed=71
+mtd-live-t3|--op=attention_live --batch=2 --heads=4 --kv-heads=1 --head-dim=32 --capacity=300 --tokens=3|--seed=72 --set=len=3,300
+mtd-paged-t2|--op=paged --batch=2 --heads=8 --kv-heads=2 --head-dim=32 --capacity=64 --pool-slots=200 --tokens=2|--steps=2 --seed=73
+mtd-window-t16|--op=attention_masked --batch=1 --heads=4 --kv-heads=2 --head-dim=32 --capacity=512 --window=40 --tokens=16|--seed=74
 prefill-causal|--op=attention_prefill --batch=2 --heads=4 --kv-heads=2 --head-dim=40 --seq=24|--seed=17
 prefill-window-softcap|--op=attention_prefill --batch=1 --heads=2 --kv-heads=1 --head-dim=96 --seq=32 --window=5 --softcap=20|--seed=18
 prefill-alibi|--op=attention_prefill --batch=1 --heads=4 --kv-heads=4 --head-dim=32 --seq=16 --alibi|--seed=19

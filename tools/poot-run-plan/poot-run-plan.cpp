@@ -4,7 +4,8 @@
 // plan file (poot-compile's output) on the cpu, vulkan, cuda or hip device with
 // inputs from .npy files, --set values or seeded random values (the same
 // seed gives the same values as poot-run), for one or several decode steps
-// (advancing the `pos` and `len` slots by one and carrying the state). With
+// (advancing the `pos` and `len` slots by the tokens a step writes and
+// carrying the state). With
 // --ref it compares every output and state against the oracle (the f64
 // reference evaluator) run on a reference plan with the same inputs, and
 // exits 2 past the tolerance. With --bench=N on the cuda device it then
@@ -53,7 +54,7 @@ const char *const kUsage =
     "  --ref=REF.plan            check every output and state against the\n"
     "                            oracle (f64) run on REF with the same\n"
     "                            inputs; exit 2 past the tolerance\n"
-    "  --steps=N                 decode steps: pos/len advance by one, the\n"
+    "  --steps=N                 decode steps: pos/len advance by the step's tokens, the\n"
     "                            state carries (default 1)\n"
     "  --seed=S                  seed of random inputs (default 1)\n"
     "  --set=NAME=V0,V1,...      bind an input inline (every element,\n"

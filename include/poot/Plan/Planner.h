@@ -41,6 +41,13 @@ private:
   std::string message;
 };
 
+/// The most new query rows a step may have and still be planned as decode
+/// (multi-token decode: speculative decoding, multi-token prediction): the
+/// head-grouped, matrix-tile and split-KV schedules, whose rows of one
+/// sequence sit side by side in the grid and so share each K/V tile
+/// through L2. Longer steps are prefill: one row a workgroup, streaming.
+inline constexpr int64_t kMaxDecodeRows = 16;
+
 /// What the planner needs of one attention.
 struct AttentionShape {
   int64_t batch = 1, queryHeads = 1, keyHeads = 1, queryLen = 1, keyLen = 1;

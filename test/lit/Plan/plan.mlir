@@ -78,3 +78,25 @@ func.func @live_wide(%q: tensor<1x2x1x512xf32>, %k: tensor<1x2x4096x512xf32>, %v
   %o = poot.attention %q, %k, %v len(%len : tensor<1xi32>) {scale = 0.044 : f64, n_rep = 1 : i64} : tensor<1x2x1x512xf32>, tensor<1x2x4096x512xf32>, tensor<1x2x4096x512xf32> -> tensor<1x2x1x512xf32>
   return %o : tensor<1x2x1x512xf32>
 }
+
+// -----
+
+// Multi-token decode (8 new rows a sequence, speculative decoding): planned
+// as decode, so the 8 heads of a KV head share a workgroup on the matrix
+// tile and a sequence's 8 rows sit side by side in the grid (row index =
+// (b, group, query row), the query row fastest), sharing each K/V tile
+// through L2. 8 x 8 x 8 = 512 rows fill the device: no split.
+// SM90-LABEL: func.func @multi_token
+// SM90: #poot.attention_schedule<grouped = true, group = 8, lanes = 256, subgroup = 32, vector = 8, matrix = true, value_vector = 8, chunk = 32768, grid_x = 512,
+// Past 16 rows it is prefill: a row a head, streaming.
+// SM90-LABEL: func.func @seventeen_rows
+// SM90: #poot.attention_schedule<lanes = 512, subgroup = 32,
+// SM90-NOT: matrix = true
+func.func @multi_token(%q: tensor<8x64x8x128xf16>, %k: tensor<8x8x32768x128xf16>, %v: tensor<8x8x32768x128xf16>, %pos: tensor<i32>) -> tensor<8x64x8x128xf16> {
+  %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 8 : i64, causal} : tensor<8x64x8x128xf16>, tensor<8x8x32768x128xf16>, tensor<8x8x32768x128xf16> -> tensor<8x64x8x128xf16>
+  return %o : tensor<8x64x8x128xf16>
+}
+func.func @seventeen_rows(%q: tensor<1x64x17x128xf16>, %k: tensor<1x8x4096x128xf16>, %v: tensor<1x8x4096x128xf16>, %pos: tensor<i32>) -> tensor<1x64x17x128xf16> {
+  %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 8 : i64, causal} : tensor<1x64x17x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16> -> tensor<1x64x17x128xf16>
+  return %o : tensor<1x64x17x128xf16>
+}
