@@ -181,7 +181,7 @@ if has profile; then
   # rows, which are latency-bound. One launch after two warm ones.
   for n in ${PROFILE:-llama3-8b-b1-lk4096-bf16 llama3-70b-b1-lk4096-bf16}; do
     intime || { echo "$n skipped (time budget)"; continue; }
-    timeout 150 ncu --launch-skip 2 --launch-count 1 --set full \
+    timeout 150 ncu --clock-control none --launch-skip 2 --launch-count 1 --set full \
       --import-source no -o "$R/profile-$n" -f \
       "$RUN" "$B/bench/$n.plan" --device=cuda --bench=4 --bench-only \
       --bench-op=attention --quiet > "$R/profile-$n.log" 2>&1
