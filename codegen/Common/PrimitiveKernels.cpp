@@ -23,7 +23,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <functional>
 
@@ -64,7 +64,7 @@ class PrimitiveEmitter {
 public:
   PrimitiveEmitter(Operation *op, KernelBuilder &k) : op(op), k(k), b(k.b) {}
 
-  LogicalResult emit(StringRef name, int64_t &total);
+  LogicalResult emit(int64_t &total);
 
 private:
   Value in(unsigned i) { return k.arg(i); }
@@ -109,13 +109,13 @@ private:
   }
 
   Value convert(Value v, Type from, Type to);
-  Value binary(StringRef name, Value x, Value y, Type element);
-  Value unary(StringRef name, Value x, Type element);
+  Value binary(Value x, Value y, Type element);
+  Value unary(Value x, Type element);
   Value intPow(Value base, Value exp, Type type);
   Value floatPow(Value x, Value y);
 
-  LogicalResult elementwise(StringRef name, int64_t &total);
-  LogicalResult reduce(StringRef name, int64_t &total);
+  LogicalResult elementwise(int64_t &total);
+  LogicalResult reduce(int64_t &total);
   LogicalResult matmul(int64_t &total);
   LogicalResult topk(int64_t &total);
   LogicalResult dynamicSlice(bool update, int64_t &total);
@@ -225,66 +225,71 @@ Value PrimitiveEmitter::floatPow(Value x, Value y) {
   return k.select(trivial, one, r);
 }
 
-Value PrimitiveEmitter::binary(StringRef name, Value x, Value y, Type element) {
+Value PrimitiveEmitter::binary(Value x, Value y, Type element) {
   Location l = loc();
-  if (isa<FloatType>(element)) {
-    if (name == "add") return b.create<arith::AddFOp>(l, x, y);
-    if (name == "sub") return b.create<arith::SubFOp>(l, x, y);
-    if (name == "mul") return b.create<arith::MulFOp>(l, x, y);
-    if (name == "div") return b.create<arith::DivFOp>(l, x, y);
-    if (name == "max") return b.create<arith::MaximumFOp>(l, x, y);
-    if (name == "min") return b.create<arith::MinimumFOp>(l, x, y);
-    return floatPow(x, y);
-  }
-  if (name == "and") return b.create<arith::AndIOp>(l, x, y);
-  if (name == "or") return b.create<arith::OrIOp>(l, x, y);
-  if (name == "add") return b.create<arith::AddIOp>(l, x, y);
-  if (name == "sub") return b.create<arith::SubIOp>(l, x, y);
-  if (name == "mul") return b.create<arith::MulIOp>(l, x, y);
-  if (name == "max") return b.create<arith::MaxSIOp>(l, x, y);
-  if (name == "min") return b.create<arith::MinSIOp>(l, x, y);
+  if (isa<FloatType>(element))
+    return llvm::TypeSwitch<Operation *, Value>(op)
+        .Case([&](AddOp) { return b.create<arith::AddFOp>(l, x, y); })
+        .Case([&](SubOp) { return b.create<arith::SubFOp>(l, x, y); })
+        .Case([&](MulOp) { return b.create<arith::MulFOp>(l, x, y); })
+        .Case([&](DivOp) { return b.create<arith::DivFOp>(l, x, y); })
+        .Case([&](MaxOp) { return b.create<arith::MaximumFOp>(l, x, y); })
+        .Case([&](MinOp) { return b.create<arith::MinimumFOp>(l, x, y); })
+        .Case([&](PowOp) { return floatPow(x, y); });
   Value zero = k.constant(element, 0), minusOne = k.constant(element, -1);
-  if (name == "div") {
-    // q = 0 is an error; p / -1 is -p (wrapping, where INT_MIN / -1 traps).
-    Value byZero = k.cmp(Pred::eq, y, zero);
-    Value byMinusOne = k.cmp(Pred::eq, y, minusOne);
-    k.flag(byZero, kErrInvalid);
-    Value safe = k.select(b.create<arith::OrIOp>(l, byZero, byMinusOne),
-                          k.constant(element, 1), y);
-    return k.select(byMinusOne, b.create<arith::SubIOp>(l, zero, x),
-                    b.create<arith::DivSIOp>(l, x, safe));
-  }
-  // pow: a negative exponent is an error.
-  k.flag(k.cmp(Pred::slt, y, zero), kErrInvalid);
-  return intPow(x, y, element);
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](AndOp) { return b.create<arith::AndIOp>(l, x, y); })
+      .Case([&](OrOp) { return b.create<arith::OrIOp>(l, x, y); })
+      .Case([&](AddOp) { return b.create<arith::AddIOp>(l, x, y); })
+      .Case([&](SubOp) { return b.create<arith::SubIOp>(l, x, y); })
+      .Case([&](MulOp) { return b.create<arith::MulIOp>(l, x, y); })
+      .Case([&](MaxOp) { return b.create<arith::MaxSIOp>(l, x, y); })
+      .Case([&](MinOp) { return b.create<arith::MinSIOp>(l, x, y); })
+      .Case([&](DivOp) {
+        // q = 0 is an error; p / -1 is -p (wrapping, where INT_MIN / -1
+        // traps).
+        Value byZero = k.cmp(Pred::eq, y, zero);
+        Value byMinusOne = k.cmp(Pred::eq, y, minusOne);
+        k.flag(byZero, kErrInvalid);
+        Value safe = k.select(b.create<arith::OrIOp>(l, byZero, byMinusOne),
+                              k.constant(element, 1), y);
+        return k.select(byMinusOne, b.create<arith::SubIOp>(l, zero, x),
+                        b.create<arith::DivSIOp>(l, x, safe));
+      })
+      .Case([&](PowOp) {
+        // A negative exponent is an error.
+        k.flag(k.cmp(Pred::slt, y, zero), kErrInvalid);
+        return intPow(x, y, element);
+      });
 }
 
-Value PrimitiveEmitter::unary(StringRef name, Value x, Type element) {
+Value PrimitiveEmitter::unary(Value x, Type element) {
   Location l = loc();
   using Fn = TargetHooks::MathFn;
-  if (element.isInteger(1)) // not
+  if (isa<NotOp>(op))
     return b.create<arith::XOrIOp>(l, x, k.i1(true));
   if (!isa<FloatType>(element)) {
     Value neg = b.create<arith::SubIOp>(l, k.constant(element, 0), x);
-    if (name == "neg")
+    if (isa<NegOp>(op))
       return neg;
     return k.select(k.cmp(Pred::slt, x, k.constant(element, 0)), neg, x);
   }
-  if (name == "exp") return k.target.exp(b, l, x);
-  if (name == "tanh") return k.target.tanh(b, l, x);
-  if (name == "neg") return b.create<arith::NegFOp>(l, x);
-  if (name == "abs")
-    return b.create<arith::MaximumFOp>(l, x, b.create<arith::NegFOp>(l, x));
-  Fn fn = llvm::StringSwitch<Fn>(name)
-              .Case("log", Fn::Log)
-              .Case("sin", Fn::Sin)
-              .Case("cos", Fn::Cos)
-              .Case("sqrt", Fn::Sqrt)
-              .Default(Fn::Rsqrt);
-  return k.target.math(b, l, fn, x);
+  auto math = [&](Fn fn) { return k.target.math(b, l, fn, x); };
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](ExpOp) { return k.target.exp(b, l, x); })
+      .Case([&](TanhOp) { return k.target.tanh(b, l, x); })
+      .Case([&](NegOp) { return b.create<arith::NegFOp>(l, x); })
+      .Case([&](AbsOp) {
+        return b.create<arith::MaximumFOp>(l, x, b.create<arith::NegFOp>(l, x));
+      })
+      .Case([&](LogOp) { return math(Fn::Log); })
+      .Case([&](SinOp) { return math(Fn::Sin); })
+      .Case([&](CosOp) { return math(Fn::Cos); })
+      .Case([&](SqrtOp) { return math(Fn::Sqrt); })
+      .Case([&](RsqrtOp) { return math(Fn::Rsqrt); });
 }
 
-LogicalResult PrimitiveEmitter::elementwise(StringRef name, int64_t &total) {
+LogicalResult PrimitiveEmitter::elementwise(int64_t &total) {
   ArrayRef<int64_t> shape = shapeOut(0);
   Type outElem = elemOut(0);
   total = sizeOut(0);
@@ -295,44 +300,48 @@ LogicalResult PrimitiveEmitter::elementwise(StringRef name, int64_t &total) {
       return k.load(in(j), k.broadcastOffset(c, shapeIn(j)), elemIn(j));
     };
     Value r;
-    if (name == "select") {
+    if (isa<SelectOp>(op)) {
       r = k.select(operand(0), operand(1), operand(2));
-    } else if (name == "compare") {
-      auto pred = op->getAttrOfType<ComparePredicateAttr>("predicate");
-      StringRef p = stringifyComparePredicate(pred.getValue());
+    } else if (auto compare = dyn_cast<CompareOp>(op)) {
       Value x = operand(0), y = operand(1);
       Type et = elemIn(0);
-      if (isa<FloatType>(et)) {
-        FPred fp = llvm::StringSwitch<FPred>(p)
-                       .Case("eq", FPred::OEQ)
-                       .Case("ne", FPred::UNE)
-                       .Case("lt", FPred::OLT)
-                       .Case("le", FPred::OLE)
-                       .Case("gt", FPred::OGT)
-                       .Default(FPred::OGE);
-        r = b.create<arith::CmpFOp>(loc(), fp, x, y);
-      } else {
-        bool u = et.isInteger(1);
-        Pred ip = llvm::StringSwitch<Pred>(p)
-                      .Case("eq", Pred::eq)
-                      .Case("ne", Pred::ne)
-                      .Case("lt", u ? Pred::ult : Pred::slt)
-                      .Case("le", u ? Pred::ule : Pred::sle)
-                      .Case("gt", u ? Pred::ugt : Pred::sgt)
-                      .Default(u ? Pred::uge : Pred::sge);
-        r = k.cmp(ip, x, y);
+      bool u = et.isInteger(1);
+      // NaN compares unequal to everything: ne is the unordered predicate.
+      std::pair<FPred, Pred> preds;
+      switch (compare.getPredicate()) {
+      case ComparePredicate::eq:
+        preds = {FPred::OEQ, Pred::eq};
+        break;
+      case ComparePredicate::ne:
+        preds = {FPred::UNE, Pred::ne};
+        break;
+      case ComparePredicate::lt:
+        preds = {FPred::OLT, u ? Pred::ult : Pred::slt};
+        break;
+      case ComparePredicate::le:
+        preds = {FPred::OLE, u ? Pred::ule : Pred::sle};
+        break;
+      case ComparePredicate::gt:
+        preds = {FPred::OGT, u ? Pred::ugt : Pred::sgt};
+        break;
+      case ComparePredicate::ge:
+        preds = {FPred::OGE, u ? Pred::uge : Pred::sge};
+        break;
       }
+      r = isa<FloatType>(et) ? b.create<arith::CmpFOp>(loc(), preds.first, x, y)
+                                   .getResult()
+                             : k.cmp(preds.second, x, y);
     } else if (n == 2) {
-      r = binary(name, operand(0), operand(1), elemIn(0));
+      r = binary(operand(0), operand(1), elemIn(0));
     } else {
-      r = unary(name, operand(0), elemIn(0));
+      r = unary(operand(0), elemIn(0));
     }
     k.store(r, out(0), i, outElem);
   });
   return success();
 }
 
-LogicalResult PrimitiveEmitter::reduce(StringRef name, int64_t &total) {
+LogicalResult PrimitiveEmitter::reduce(int64_t &total) {
   ArrayRef<int64_t> xs = shapeIn(0);
   int64_t axis = normalizeAxis(intAttr(op, "axis"), xs.size());
   int64_t len = xs[axis], inner = 1;
@@ -350,10 +359,10 @@ LogicalResult PrimitiveEmitter::reduce(StringRef name, int64_t &total) {
     double inf = std::numeric_limits<double>::infinity();
     Value init;
     int64_t first = 0;
-    if (name == "reduce_sum") {
+    if (isa<ReduceSumOp>(op)) {
       init = k.constant(ct, 0);
     } else if (isFloat) {
-      init = k.f32(name == "reduce_max" ? -inf : inf);
+      init = k.f32(isa<ReduceMaxOp>(op) ? -inf : inf);
     } else {
       init = elem(k.idx(0));
       first = 1;
@@ -362,10 +371,10 @@ LogicalResult PrimitiveEmitter::reduce(StringRef name, int64_t &total) {
         k.idx(first), k.idx(len), k.idx(1), ValueRange{init},
         [&](Value p, ValueRange acc) -> SmallVector<Value> {
           Value v = elem(p);
-          if (name == "reduce_sum")
+          if (isa<ReduceSumOp>(op))
             return {isFloat ? b.create<arith::AddFOp>(loc(), acc[0], v).getResult()
                             : b.create<arith::AddIOp>(loc(), acc[0], v).getResult()};
-          if (name == "reduce_max")
+          if (isa<ReduceMaxOp>(op))
             return {isFloat ? b.create<arith::MaximumFOp>(loc(), acc[0], v).getResult()
                             : b.create<arith::MaxSIOp>(loc(), acc[0], v).getResult()};
           return {isFloat ? b.create<arith::MinimumFOp>(loc(), acc[0], v).getResult()
@@ -585,24 +594,25 @@ LogicalResult PrimitiveEmitter::scatterUpdate(int64_t &total) {
   return success();
 }
 
-LogicalResult PrimitiveEmitter::emit(StringRef name, int64_t &total) {
-  static const char *const kBinary[] = {"add", "sub", "mul", "div", "max",
-                                        "min", "pow", "and", "or"};
-  static const char *const kUnary[] = {"not", "exp",  "log",   "tanh", "neg",
-                                       "sin", "cos", "sqrt", "rsqrt", "abs"};
-  if (llvm::is_contained(kBinary, name) || llvm::is_contained(kUnary, name) ||
-      name == "compare" || name == "select")
-    return elementwise(name, total);
-  if (name.starts_with("reduce_"))
-    return reduce(name, total);
-  if (name == "matmul")
+/// The kernel of `op`, chosen by its op class. The families with more to
+/// them (elementwise, reductions, matmul, topk, dynamic slices, scatter)
+/// have functions of their own; the rest are a few lines each, kept here in
+/// one dispatch rather than split into a dozen small functions.
+LogicalResult PrimitiveEmitter::emit(int64_t &total) {
+  if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, AndOp, OrOp, NotOp,
+          ExpOp, LogOp, TanhOp, NegOp, SinOp, CosOp, SqrtOp, RsqrtOp, AbsOp,
+          CompareOp, SelectOp>(op))
+    return elementwise(total);
+  if (isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp>(op))
+    return reduce(total);
+  if (isa<MatmulOp>(op))
     return matmul(total);
-  if (name == "topk")
+  if (isa<TopKOp>(op))
     return topk(total);
 
   total = op->getNumResults() ? sizeOut(0) : 0;
   Type outElem = op->getNumResults() ? elemOut(0) : Type();
-  if (name == "iota") {
+  if (isa<IotaOp>(op)) {
     ArrayRef<int64_t> shape = shapeOut(0);
     int64_t axis = normalizeAxis(intAttr(op, "dim"), shape.size());
     k.forEach(total, [&](Value i) {
@@ -611,7 +621,7 @@ LogicalResult PrimitiveEmitter::emit(StringRef name, int64_t &total) {
     });
     return success();
   }
-  if (name == "convert") {
+  if (isa<ConvertOp>(op)) {
     k.forEach(total, [&](Value i) {
       Value v = k.load(in(0), i, elemIn(0));
       k.store(convert(v, k.computeType(elemIn(0)), k.computeType(outElem)),
@@ -619,13 +629,13 @@ LogicalResult PrimitiveEmitter::emit(StringRef name, int64_t &total) {
     });
     return success();
   }
-  if (name == "reshape") {
+  if (isa<ReshapeOp>(op)) {
     k.forEach(total, [&](Value i) {
       k.store(k.load(in(0), i, elemIn(0)), out(0), i, outElem);
     });
     return success();
   }
-  if (name == "transpose" || name == "broadcast" || name == "slice") {
+  if (isa<TransposeOp>(op) || isa<BroadcastOp>(op) || isa<SliceOp>(op)) {
     ArrayRef<int64_t> xs = shapeIn(0), os = shapeOut(0);
     SmallVector<int64_t> xStrides = stridesOf(xs);
     SmallVector<int64_t> perm = intsAttr(op, "perm");
@@ -642,14 +652,14 @@ LogicalResult PrimitiveEmitter::emit(StringRef name, int64_t &total) {
     k.forEach(total, [&](Value i) {
       SmallVector<Value> c = k.unravel(i, os);
       Value src;
-      if (name == "broadcast") {
+      if (isa<BroadcastOp>(op)) {
         src = k.broadcastOffset(c, xs);
       } else {
         src = k.idx(0);
         for (size_t j = 0; j < os.size(); ++j) {
-          int64_t d = name == "transpose" ? perm[j] : j;
+          int64_t d = isa<TransposeOp>(op) ? perm[j] : j;
           Value coord = c[j];
-          if (name == "slice")
+          if (isa<SliceOp>(op))
             coord = k.add(k.idx(start[j]), k.mul(coord, k.idx(step[j])));
           src = k.add(src, k.mul(coord, k.idx(xStrides[d])));
         }
@@ -658,7 +668,7 @@ LogicalResult PrimitiveEmitter::emit(StringRef name, int64_t &total) {
     });
     return success();
   }
-  if (name == "concat") {
+  if (isa<ConcatOp>(op)) {
     ArrayRef<int64_t> os = shapeOut(0);
     int64_t axis = normalizeAxis(intAttr(op, "axis"), os.size());
     Type ct = k.computeType(outElem);
@@ -684,9 +694,9 @@ LogicalResult PrimitiveEmitter::emit(StringRef name, int64_t &total) {
     });
     return success();
   }
-  if (name == "dynamic_slice" || name == "dynamic_update_slice")
-    return dynamicSlice(name == "dynamic_update_slice", total);
-  if (name == "gather") {
+  if (isa<DynamicSliceOp>(op) || isa<DynamicUpdateSliceOp>(op))
+    return dynamicSlice(isa<DynamicUpdateSliceOp>(op), total);
+  if (isa<GatherOp>(op)) {
     ArrayRef<int64_t> xs = shapeIn(0);
     int64_t axis = normalizeAxis(intAttr(op, "axis"), xs.size());
     int64_t bound = xs[axis], inner = 1;
@@ -710,9 +720,9 @@ LogicalResult PrimitiveEmitter::emit(StringRef name, int64_t &total) {
     });
     return success();
   }
-  if (name == "scatter_update")
+  if (isa<ScatterUpdateOp>(op))
     return scatterUpdate(total);
-  if (name == "index_guard") {
+  if (isa<IndexGuardOp>(op)) {
     int64_t lo = intAttr(op, "lo"), hi = intAttr(op, "hi");
     Type et = elemIn(0);
     int64_t n = total;
@@ -745,13 +755,13 @@ LogicalResult PrimitiveEmitter::emit(StringRef name, int64_t &total) {
     });
     return success();
   }
-  return op->emitError() << "no kernel for poot." << name;
+  return op->emitError() << "no kernel for " << op->getName();
 }
 
-bool needsErrWord(StringRef name, Operation *op) {
-  if (name == "gather" || name == "scatter_update")
+bool needsErrWord(Operation *op) {
+  if (isa<GatherOp, ScatterUpdateOp>(op))
     return true;
-  if ((name == "div" || name == "pow") &&
+  if (isa<DivOp, PowOp>(op) &&
       !isa<FloatType>(tensorOf(op->getOperand(0)).getElementType()))
     return true;
   return false;
@@ -776,15 +786,14 @@ poot::codegen::buildSimpleKernels(Operation *op, gpu::GPUModuleOp module,
     return buildBlockTopKKernel(op, module, target, name);
   if (isa<SelectedAttentionOp>(op))
     return buildSelectedAttentionKernel(op, module, target, name);
-  StringRef mnemonic = op->getName().stripDialect();
-  bool err = needsErrWord(mnemonic, op);
+  bool err = needsErrWord(op);
   SmallVector<Type> types(op->getOperandTypes());
   if (!inPlace(op))
     types.append(op->getResultTypes().begin(), op->getResultTypes().end());
   KernelBuilder k(module, op->getLoc(), target, name, types, err);
   PrimitiveEmitter emitter(op, k);
   int64_t total = 0;
-  if (failed(emitter.emit(mnemonic, total)))
+  if (failed(emitter.emit(total)))
     return failure();
   std::vector<std::string> roles = operandRoles(op);
   if (inPlace(op))
