@@ -9,5 +9,6 @@ BUILD="${1:-build}"
 cmake --build "$BUILD" --target mlir-doc >/dev/null
 cat "$BUILD/docs/Dialect/PootOps.md" "$BUILD/docs/Dialect/PootAttrs.md" \
   > docs/reference/dialect.md
-cp "$BUILD/docs/Passes/PootPasses.md" docs/reference/passes.md
+cat "$BUILD/docs/Passes/PootPasses.md" "$BUILD/docs/Passes/PootPlanPasses.md" \
+  "$BUILD/docs/Passes/PootCodegenPasses.md" > docs/reference/passes.md
 echo "docs/reference updated"

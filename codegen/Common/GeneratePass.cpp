@@ -15,7 +15,7 @@
 #include "poot/Codegen/ROCDL.h"
 #include "poot/Codegen/SPIRV.h"
 #include "poot/Dialect/PootDialect.h"
-#include "poot/Passes/Passes.h"
+#include "poot/Codegen/Passes.h"
 #include "poot/Plan/DeviceFacts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,7 +29,7 @@
 
 namespace poot {
 #define GEN_PASS_DEF_GENERATE
-#include "poot/Passes/Passes.h.inc"
+#include "poot/Codegen/Passes.h.inc"
 } // namespace poot
 
 using namespace mlir;

@@ -6,7 +6,9 @@
 #include "poot/Codegen/SPIRV.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "poot/Dialect/PootDialect.h"
+#include "poot/Codegen/Passes.h"
 #include "poot/Passes/Passes.h"
+#include "poot/Plan/Passes.h"
 #include "poot/Plan/BufferPlan.h"
 #include "poot/Plan/GraphRecords.h"
 

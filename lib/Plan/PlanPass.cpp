@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "poot/Dialect/PootDialect.h"
-#include "poot/Passes/Passes.h"
+#include "poot/Plan/Passes.h"
 #include "poot/Plan/Planner.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,7 +20,7 @@
 
 namespace poot {
 #define GEN_PASS_DEF_PLAN
-#include "poot/Passes/Passes.h.inc"
+#include "poot/Plan/Passes.h.inc"
 } // namespace poot
 
 using namespace mlir;

@@ -8,7 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "poot/Dialect/PootDialect.h"
+#include "poot/Codegen/Passes.h"
 #include "poot/Passes/Passes.h"
+#include "poot/Plan/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -41,6 +43,8 @@ int main(int argc, char **argv) {
                   mlir::spirv::SPIRVDialect, mlir::LLVM::LLVMDialect,
                   mlir::NVVM::NVVMDialect, mlir::ROCDL::ROCDLDialect>();
   poot::registerPootPasses();
+  poot::registerPootPlanPasses();
+  poot::registerPootCodegenPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   return mlir::asMainReturnCode(

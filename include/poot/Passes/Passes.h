@@ -1,4 +1,4 @@
-//===- Passes.h - poot passes -----------------------------------*- C++ -*-===//
+//===- Passes.h - The fusion passes -----------------------------*- C++ -*-===//
 #ifndef POOT_PASSES_PASSES_H
 #define POOT_PASSES_PASSES_H
 
@@ -6,7 +6,6 @@
 #include "mlir/Pass/Pass.h"
 
 #include "poot/Dialect/PootDialect.h"
-#include "poot/Plan/DeviceFacts.h"
 
 namespace poot {
 
@@ -20,13 +19,6 @@ bool explainByDefault();
 
 #define GEN_PASS_REGISTRATION
 #include "poot/Passes/Passes.h.inc"
-
-/// The poot-plan pass planning against `facts` (a device read by the
-/// runtime) rather than a named preset; the pass options still override.
-/// The planner against `facts` (a live device's) rather than a preset;
-/// `options` carries the tuning overrides (its device is ignored).
-std::unique_ptr<mlir::Pass> createPlan(const DeviceFacts &facts,
-                                       const PlanOptions &options = {});
 
 } // namespace poot
 
