@@ -7,6 +7,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config python3 python3-venv
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools lld-19
   libfmt-dev libgtest-dev
+  clang-14 libclang-rt-14-dev
   libvulkan-dev mesa-vulkan-drivers spirv-tools glslang-tools
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev libffi-dev
   libonnx-dev libprotobuf-dev protobuf-compiler

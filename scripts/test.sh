@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds poot from scratch if needed and runs every test: the unit tests, the
-# lit tests, the end-to-end checks, and the runtime-only build (no LLVM).
+# lit tests, the end-to-end checks, the runtime-only build (no LLVM), the
+# runtime under ASan and UBSan, and a bounded run of the fuzz targets.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -36,4 +37,17 @@ cmake -G Ninja -S examples/embed/compiler-package -B build/compiler-package \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$ROOT/build/install" >/dev/null
 ninja -C build/compiler-package -j "$JOBS" >/dev/null
 build/compiler-package/compiler-consumer examples/llama3-8b.decode.fixed.mlir
+
+# The runtime-only tree with ASan and UBSan: its unit tests, then a few
+# example plans (compiled by build/ above) run against their unfused plans.
+POOT_JOBS="$JOBS" test/sanitize.sh "$ROOT"
+# Each fuzz target for 30 s from its committed corpus; a crash or sanitizer
+# report fails. 77: no clang-14 or libFuzzer on this machine, skipped.
+fuzz=0
+POOT_JOBS="$JOBS" test/fuzz/run.sh build-fuzz 30 || fuzz=$?
+if [ "$fuzz" -eq 77 ]; then
+  echo "fuzzing skipped (no clang-14 with libFuzzer)"
+elif [ "$fuzz" -ne 0 ]; then
+  exit "$fuzz"
+fi
 echo "all tests passed"

@@ -176,8 +176,14 @@ poot_status poot_plan_output(const poot_plan *plan, int index,
   const GraphOutput &out = plan->plan->graph.outputs[index];
   if (isState)
     *isState = !out.state.empty();
-  return describe(*plan->plan, plan->plan->graph.values[out.value], out.name,
-                  name, dtype, rank, dims, maxRank);
+  // A validation output is published as i1 whatever its value's dtype
+  // (evaluate() turns it into a witness): describe what poot_read_output
+  // gives.
+  TensorType type = plan->plan->graph.values[out.value];
+  if (out.validation)
+    type.dtype = DType::I1;
+  return describe(*plan->plan, type, out.name, name, dtype, rank, dims,
+                  maxRank);
 }
 
 poot_status poot_session_create(const poot_plan *plan, const char *device,

@@ -139,3 +139,50 @@ TEST_F(CAPITest, HostilePlansAreTypedErrors) {
 }
 
 } // namespace
+
+namespace {
+
+// The C API fuzzer's find: a validation output whose value is f32 is
+// published as an i1 witness, so poot_plan_output must describe it as i1
+// (12 bytes for [3, 4]), not by its value's f32 (48 bytes).
+TEST(CAPIFuzzFinds, ValidationOutputsAreDescribedAsI1) {
+  Plan p;
+  p.device = "cpu";
+  p.target = "cpu";
+  p.graph.name = "g";
+  p.graph.values = {{DType::F32, {3, 4}}, {DType::F32, {3, 4}}};
+  p.graph.inputs = {{0, "x", "", std::nullopt, ""}};
+  Eqn abs;
+  abs.op = "abs";
+  abs.operands = {0};
+  abs.results = {1};
+  p.graph.eqns = {abs};
+  p.graph.outputs = {{1, "ok", "", true}};
+  std::string path = ::testing::TempDir() + "poot_capi_validation.plan";
+  ASSERT_TRUE(writePlanFile(path, p).isOk());
+  poot_plan *plan = nullptr;
+  ASSERT_EQ(poot_plan_load(path.c_str(), &plan), POOT_OK) << poot_last_error();
+  std::remove(path.c_str());
+  const char *name = nullptr;
+  poot_dtype dtype = POOT_F32;
+  int rank = 0;
+  int64_t dims[2] = {0, 0};
+  ASSERT_EQ(poot_plan_output(plan, 0, &name, &dtype, &rank, dims, 2, nullptr),
+            POOT_OK);
+  EXPECT_EQ(dtype, POOT_I1);
+  poot_session *session = nullptr;
+  ASSERT_EQ(poot_session_create(plan, "cpu", &session), POOT_OK);
+  float x[12];
+  for (int i = 0; i < 12; ++i)
+    x[i] = 1.0f + i;
+  ASSERT_EQ(poot_bind_input(session, "x", x, sizeof(x)), POOT_OK);
+  ASSERT_EQ(poot_run(session), POOT_OK) << poot_last_error();
+  uint8_t witness[12];
+  EXPECT_EQ(poot_read_output(session, "ok", witness, sizeof(witness)), POOT_OK)
+      << poot_last_error();
+  EXPECT_EQ(witness[0], 1);
+  poot_session_free(session);
+  poot_plan_free(plan);
+}
+
+} // namespace

@@ -338,7 +338,7 @@ TEST(PlanFile, ParsesNumbersStrictly) {
 }
 
 // Records a compiler never writes: values numbered out of order, a second
-// input of one name, an empty range, a line cut mid-record (reported as cut,
+// input or output of one name, an empty range, a line cut mid-record (reported as cut,
 // not as an unknown record).
 TEST(PlanFile, RefusesForgedRecords) {
   std::string body = bodyOf(serializePlan(samplePlan()));
@@ -353,6 +353,19 @@ TEST(PlanFile, RefusesForgedRecords) {
   s = parsePlan(withChecksum(body + "input 2 x % % -\n"), q);
   EXPECT_EQ(s.code(), ErrorCode::Malformed);
   EXPECT_NE(s.message().find("a second input named 'x'"), std::string::npos)
+      << s.message();
+
+  // The C API fuzzer's find: two outputs named out5 of different types, so
+  // poot_plan_output described one and poot_read_output wanted the other.
+  s = parsePlan(withChecksum(bodyOf(inputFile("capi-duplicate-output.plan"))),
+                q);
+  EXPECT_EQ(s.code(), ErrorCode::Malformed);
+  EXPECT_NE(s.message().find("a second output named 'out5'"),
+            std::string::npos)
+      << s.message();
+  s = parsePlan(withChecksum(body + "output 2 y % 0\n"), q);
+  EXPECT_EQ(s.code(), ErrorCode::Malformed);
+  EXPECT_NE(s.message().find("a second output named 'y'"), std::string::npos)
       << s.message();
 
   s = parsePlan(withChecksum(body + "input 1 p pos % 5,5\n"), q);

@@ -8,6 +8,12 @@
 // and starts on a machine without CUDA; there create() reports Unsupported
 // and callers (and tests) fall back or skip.
 //
+// Every driver entry point the device calls sits in one table of function
+// pointers (CudaApi). create() fills it from libcuda.so.1; createWith()
+// takes one from the caller, which is how the tests run the device and the
+// runner (argument packing, launch geometry, graph capture, error wrapping)
+// on a machine without a GPU.
+//
 // Kernels follow the ABI of the PTX the compiler emits (MLIR's bare-pointer
 // memref calling convention): parameter i of a kernel is one device pointer,
 // the i-th buffer of the launch; the block is `lanes` threads along x; the
@@ -29,21 +35,119 @@
 #include "poot/Plan/DeviceFacts.h"
 #include "poot/Runtime/Status.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-/// The driver's stream handle, declared as cuda.h declares it so that code
+/// The driver's handle types, declared as cuda.h declares them so that code
 /// including both sees one type.
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
 struct CUstream_st;
+struct CUevent_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
+struct CUgraphNode_st;
 
 namespace poot::rt {
 
 /// A CUDA stream. Wherever the API takes one, nullptr means the device's own
 /// stream (not the legacy default stream).
 using CudaStream = ::CUstream_st *;
+
+/// The driver entry points the device calls, with the driver's C signatures
+/// and cuda.h's names for its types (CUresult and CUdevice are ints,
+/// CUdeviceptr a 64-bit integer). The fields are the entries of
+/// lib/Runtime/Cuda/CudaSymbols.def in order, which also says the symbols
+/// each is loaded from; the build checks that the two agree.
+struct CudaApi {
+  using CUresult = int;
+  using CUdevice = int;
+  using CUdeviceptr = unsigned long long;
+  using CUcontext = ::CUctx_st *;
+  using CUmodule = ::CUmod_st *;
+  using CUfunction = ::CUfunc_st *;
+  using CUstream = ::CUstream_st *;
+  using CUevent = ::CUevent_st *;
+  using CUgraph = ::CUgraph_st *;
+  using CUgraphExec = ::CUgraphExec_st *;
+  using CUgraphNode = ::CUgraphNode_st *;
+
+  CUresult (*cuInit)(unsigned flags) = nullptr;
+  CUresult (*cuDriverGetVersion)(int *version) = nullptr;
+  CUresult (*cuDeviceGetCount)(int *count) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice *device, int ordinal) = nullptr;
+  CUresult (*cuDeviceGetName)(char *name, int length,
+                              CUdevice device) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int *value, int attribute,
+                                   CUdevice device) = nullptr;
+  CUresult (*cuDeviceTotalMem)(size_t *bytes, CUdevice device) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *context,
+                                       CUdevice device) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext context) = nullptr;
+  CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,
+                                 unsigned numOptions, int *options,
+                                 void **optionValues) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
+                                  const char *name) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule module) = nullptr;
+  CUresult (*cuFuncGetAttribute)(int *value, int attribute,
+                                 CUfunction function) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction function, int attribute,
+                                 int value) = nullptr;
+  CUresult (*cuMemAlloc)(CUdeviceptr *pointer, size_t bytes) = nullptr;
+  CUresult (*cuMemFree)(CUdeviceptr pointer) = nullptr;
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr device, const void *host,
+                           size_t bytes) = nullptr;
+  CUresult (*cuMemcpyDtoH)(void *host, CUdeviceptr device,
+                           size_t bytes) = nullptr;
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr device, const void *host,
+                                size_t bytes, CUstream stream) = nullptr;
+  CUresult (*cuMemcpyDtoHAsync)(void *host, CUdeviceptr device, size_t bytes,
+                                CUstream stream) = nullptr;
+  CUresult (*cuMemsetD8)(CUdeviceptr device, unsigned char value,
+                         size_t bytes) = nullptr;
+  CUresult (*cuMemsetD8Async)(CUdeviceptr device, unsigned char value,
+                              size_t bytes, CUstream stream) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned gridX,
+                             unsigned gridY, unsigned gridZ, unsigned blockX,
+                             unsigned blockY, unsigned blockZ,
+                             unsigned sharedBytes, CUstream stream,
+                             void **params, void **extra) = nullptr;
+  CUresult (*cuEventCreate)(CUevent *event, unsigned flags) = nullptr;
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
+  CUresult (*cuEventElapsedTime)(float *milliseconds, CUevent start,
+                                 CUevent stop) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent event) = nullptr;
+  CUresult (*cuStreamCreate)(CUstream *stream, unsigned flags) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream stream) = nullptr;
+  CUresult (*cuStreamDestroy)(CUstream stream) = nullptr;
+  CUresult (*cuStreamBeginCapture)(CUstream stream, int mode) = nullptr;
+  CUresult (*cuStreamEndCapture)(CUstream stream, CUgraph *graph) = nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *exec, CUgraph graph,
+                                          unsigned long long flags) = nullptr;
+  CUresult (*cuGraphGetNodes)(CUgraph graph, CUgraphNode *nodes,
+                              size_t *count) = nullptr;
+  CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream) = nullptr;
+  CUresult (*cuGraphExecDestroy)(CUgraphExec exec) = nullptr;
+  CUresult (*cuGraphDestroy)(CUgraph graph) = nullptr;
+  CUresult (*cuGetErrorName)(CUresult error, const char **name) = nullptr;
+  /// Optional (may stay null; new in CUDA 12.4): the offset and size of
+  /// parameter `index`, INVALID_VALUE past the last one.
+  CUresult (*cuFuncGetParamInfo)(CUfunction function, size_t index,
+                                 size_t *offset, size_t *size) = nullptr;
+  /// The driver's version as cuDriverGetVersion says it (13000 for CUDA
+  /// 13.0), 0 where unknown; the description shows it. loadApi() reads it
+  /// once; a table the caller builds sets it itself.
+  int version = 0;
+};
 
 namespace cuda_detail {
 struct Context;
@@ -170,8 +274,16 @@ public:
   /// Opens device `ordinal` in the driver's order. Unsupported when there is
   /// no driver (libcuda.so.1) or no device.
   static Status create(std::unique_ptr<CudaDevice> &out, int ordinal = 0);
+  /// Opens device `ordinal` through `api` instead of libcuda.so.1 (the table
+  /// must have every entry point but cuFuncGetParamInfo; cuInit is the
+  /// caller's to have called).
+  static Status createWith(std::shared_ptr<const CudaApi> api,
+                           std::unique_ptr<CudaDevice> &out, int ordinal = 0);
   /// The number of CUDA devices; Unsupported without a driver.
   static Status deviceCount(int &count);
+  /// The driver's entry points (loaded, and cuInit run, once per process),
+  /// or Unsupported with the reason they cannot be loaded.
+  static Status loadApi(std::shared_ptr<const CudaApi> &out);
 
   /// Limits in the planner's terms: name "sm_90" from the compute
   /// capability, target "nvvm", multiprocessors as compute units, the

@@ -41,7 +41,10 @@ struct HipFunctionHandle;
 struct HipStreamHandle;
 
 /// The HIP entry points the device calls, with HIP's C signatures
-/// (hipError_t is an int; hipDevice_t an int; hipDeviceptr_t a void *).
+/// (hipError_t is an int; hipDevice_t an int; hipDeviceptr_t a void *). The
+/// fields are the entries of lib/Runtime/Hip/HipSymbols.def in order, which
+/// also says the symbols each is loaded from; the build checks that the two
+/// agree.
 struct HipApi {
   using Error = int;
   Error (*hipInit)(unsigned flags) = nullptr;

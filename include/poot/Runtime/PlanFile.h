@@ -58,10 +58,11 @@ struct Plan {
 std::string serializePlan(const Plan &plan);
 /// Parses a plan file's text into `out` (untouched on failure). Every number
 /// is a whole token inside its type, values are numbered in order, input
-/// names are unique, ranges non-empty, and output and state names plain file
-/// names (isPlainFileName): Malformed otherwise, naming the line. A type the
-/// runtime cannot hold is refused here (checkTensorType: Malformed for a
-/// negative dim or an overflowing count, Unsupported past the size limit).
+/// and output names are unique, ranges non-empty, and output and state
+/// names plain file names (isPlainFileName): Malformed otherwise, naming the
+/// line. A type the runtime cannot hold is refused here (checkTensorType:
+/// Malformed for a negative dim or an overflowing count, Unsupported past
+/// the size limit).
 Status parsePlan(const std::string &text, Plan &out);
 Status writePlanFile(const std::string &path, const Plan &plan);
 Status readPlanFile(const std::string &path, Plan &out);

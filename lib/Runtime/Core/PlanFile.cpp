@@ -427,6 +427,10 @@ Status poot::rt::parsePlan(const std::string &text, Plan &out) {
           (val != 0 && val != 1))
         return bad(number, "bad output");
       o.validation = val != 0;
+      // Outputs are read and written by name: a second one would leave the
+      // name's type ambiguous.
+      if (g.findOutput(o.name) >= 0)
+        return bad(number, "a second output named '" + o.name + "'");
       g.outputs.push_back(o);
     } else if (kind == "eqn") {
       Eqn e;

@@ -1,11 +1,12 @@
 //===- CudaDevice.cpp - Compute on a CUDA device --------------------------===//
 //
-// The driver is reached only through dlopen("libcuda.so.1") and a table of
-// the entry points we call, looked up by their versioned symbol names (the
-// names cuda.h's #defines resolve to). The few driver types are declared
-// here rather than taken from cuda.h: that keeps the build free of the CUDA
-// toolkit, and the driver ABI these declarations describe has been stable
-// since CUDA 4 (the _v2 entry points are the 64-bit ones).
+// The driver is reached only through dlopen("libcuda.so.1") and the CudaApi
+// table of the entry points we call, looked up by the versioned symbol names
+// CudaSymbols.def lists (the names cuda.h's #defines resolve to). The few
+// driver types are declared in CudaDevice.h and the enumerators here rather
+// than taken from cuda.h: that keeps the build free of the CUDA toolkit, and
+// the driver ABI these declarations describe has been stable since CUDA 4
+// (the _v2 entry points are the 64-bit ones).
 //
 // A device retains the primary context of its CUdevice and makes it current
 // at the start of every call, so a device may be used from whichever thread
@@ -22,10 +23,12 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
 
 using namespace poot::rt;
 
@@ -33,27 +36,19 @@ using namespace poot::rt;
 // Driver types and entry points
 //===----------------------------------------------------------------------===//
 
-struct CUctx_st;
-struct CUmod_st;
-struct CUfunc_st;
-struct CUevent_st;
-struct CUgraph_st;
-struct CUgraphExec_st;
-struct CUgraphNode_st;
-
 namespace poot::rt::cuda_detail {
 
-using CUresult = int;
-using CUdevice = int;
-using CUdeviceptr = unsigned long long;
-using CUcontext = ::CUctx_st *;
-using CUmodule = ::CUmod_st *;
-using CUfunction = ::CUfunc_st *;
-using CUstream = ::CUstream_st *;
-using CUevent = ::CUevent_st *;
-using CUgraph = ::CUgraph_st *;
-using CUgraphExec = ::CUgraphExec_st *;
-using CUgraphNode = ::CUgraphNode_st *;
+using CUresult = CudaApi::CUresult;
+using CUdevice = CudaApi::CUdevice;
+using CUdeviceptr = CudaApi::CUdeviceptr;
+using CUcontext = CudaApi::CUcontext;
+using CUmodule = CudaApi::CUmodule;
+using CUfunction = CudaApi::CUfunction;
+using CUstream = CudaApi::CUstream;
+using CUevent = CudaApi::CUevent;
+using CUgraph = CudaApi::CUgraph;
+using CUgraphExec = CudaApi::CUgraphExec;
+using CUgraphNode = CudaApi::CUgraphNode;
 
 // The enumerators we pass, with cuda.h's values.
 enum : CUresult {
@@ -107,84 +102,28 @@ enum : unsigned {
 };
 enum : int { CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1 };
 
-/// Every entry point we call: the table's field, its parameters, and the
-/// symbols to try in order (the newest first where an older one still
-/// serves).
-#define POOT_CU_FUNCTIONS(X)                                                   \
-  X(cuInit, (unsigned), "cuInit")                                              \
-  X(cuDriverGetVersion, (int *), "cuDriverGetVersion")                         \
-  X(cuDeviceGetCount, (int *), "cuDeviceGetCount")                             \
-  X(cuDeviceGet, (CUdevice *, int), "cuDeviceGet")                             \
-  X(cuDeviceGetName, (char *, int, CUdevice), "cuDeviceGetName")               \
-  X(cuDeviceGetAttribute, (int *, int, CUdevice), "cuDeviceGetAttribute")      \
-  X(cuDeviceTotalMem, (size_t *, CUdevice), "cuDeviceTotalMem_v2")             \
-  X(cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice),                         \
-    "cuDevicePrimaryCtxRetain")                                                \
-  X(cuDevicePrimaryCtxRelease, (CUdevice), "cuDevicePrimaryCtxRelease_v2",     \
-    "cuDevicePrimaryCtxRelease")                                               \
-  X(cuCtxSetCurrent, (CUcontext), "cuCtxSetCurrent")                           \
-  X(cuCtxSynchronize, (), "cuCtxSynchronize")                                  \
-  X(cuModuleLoadDataEx, (CUmodule *, const void *, unsigned, int *, void **),  \
-    "cuModuleLoadDataEx")                                                      \
-  X(cuModuleGetFunction, (CUfunction *, CUmodule, const char *),               \
-    "cuModuleGetFunction")                                                     \
-  X(cuModuleUnload, (CUmodule), "cuModuleUnload")                              \
-  X(cuFuncGetAttribute, (int *, int, CUfunction), "cuFuncGetAttribute")        \
-  X(cuFuncSetAttribute, (CUfunction, int, int), "cuFuncSetAttribute")          \
-  X(cuMemAlloc, (CUdeviceptr *, size_t), "cuMemAlloc_v2")                      \
-  X(cuMemFree, (CUdeviceptr), "cuMemFree_v2")                                  \
-  X(cuMemcpyHtoD, (CUdeviceptr, const void *, size_t), "cuMemcpyHtoD_v2")      \
-  X(cuMemcpyDtoH, (void *, CUdeviceptr, size_t), "cuMemcpyDtoH_v2")            \
-  X(cuMemcpyHtoDAsync, (CUdeviceptr, const void *, size_t, CUstream),          \
-    "cuMemcpyHtoDAsync_v2")                                                    \
-  X(cuMemcpyDtoHAsync, (void *, CUdeviceptr, size_t, CUstream),                \
-    "cuMemcpyDtoHAsync_v2")                                                    \
-  X(cuMemsetD8, (CUdeviceptr, unsigned char, size_t), "cuMemsetD8_v2")         \
-  X(cuMemsetD8Async, (CUdeviceptr, unsigned char, size_t, CUstream),           \
-    "cuMemsetD8Async")                                                         \
-  X(cuLaunchKernel,                                                            \
-    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,   \
-     unsigned, CUstream, void **, void **),                                    \
-    "cuLaunchKernel")                                                          \
-  X(cuEventCreate, (CUevent *, unsigned), "cuEventCreate")                     \
-  X(cuEventRecord, (CUevent, CUstream), "cuEventRecord")                       \
-  X(cuEventSynchronize, (CUevent), "cuEventSynchronize")                       \
-  X(cuEventElapsedTime, (float *, CUevent, CUevent), "cuEventElapsedTime_v2",  \
-    "cuEventElapsedTime")                                                      \
-  X(cuEventDestroy, (CUevent), "cuEventDestroy_v2", "cuEventDestroy")          \
-  X(cuStreamCreate, (CUstream *, unsigned), "cuStreamCreate")                  \
-  X(cuStreamSynchronize, (CUstream), "cuStreamSynchronize")                    \
-  X(cuStreamDestroy, (CUstream), "cuStreamDestroy_v2", "cuStreamDestroy")      \
-  X(cuStreamBeginCapture, (CUstream, int), "cuStreamBeginCapture_v2")          \
-  X(cuStreamEndCapture, (CUstream, CUgraph *), "cuStreamEndCapture")           \
-  X(cuGraphInstantiateWithFlags, (CUgraphExec *, CUgraph, unsigned long long), \
-    "cuGraphInstantiateWithFlags")                                             \
-  X(cuGraphGetNodes, (CUgraph, CUgraphNode *, size_t *), "cuGraphGetNodes")    \
-  X(cuGraphLaunch, (CUgraphExec, CUstream), "cuGraphLaunch")                   \
-  X(cuGraphExecDestroy, (CUgraphExec), "cuGraphExecDestroy")                   \
-  X(cuGraphDestroy, (CUgraph), "cuGraphDestroy")                               \
-  X(cuGetErrorName, (CUresult, const char **), "cuGetErrorName")
 
-/// Entry points a driver may lack; callers check for null.
-#define POOT_CU_OPTIONAL_FUNCTIONS(X)                                          \
-  X(cuFuncGetParamInfo, (CUfunction, size_t, size_t *, size_t *),              \
-    "cuFuncGetParamInfo")
-
-#define POOT_CU_DECLARE(name, params, ...) CUresult (*name) params = nullptr;
-
-/// The driver's entry points, loaded once per process.
-struct Driver {
-  POOT_CU_FUNCTIONS(POOT_CU_DECLARE)
-  POOT_CU_OPTIONAL_FUNCTIONS(POOT_CU_DECLARE)
-  int version = 0; ///< cuDriverGetVersion: 13000 for CUDA 13.0
+// CudaApi spells its fields out for an installed header to stand alone;
+// the same table built from CudaSymbols.def must have the same layout: every
+// entry a field of its type at its place, and no field that is not an entry.
+struct ListedApi {
+#define POOT_CUDA_SYMBOL(name, params, ...) CUresult(*name) params;
+#include "Cuda/CudaSymbols.def"
+  int version;
 };
-
-#undef POOT_CU_DECLARE
+#define POOT_CUDA_SYMBOL(name, params, ...)                                    \
+  static_assert(std::is_same_v<decltype(CudaApi::name), CUresult(*) params> && \
+                    offsetof(CudaApi, name) == offsetof(ListedApi, name),      \
+                "CudaApi::" #name " is not CudaSymbols.def's entry");
+#include "Cuda/CudaSymbols.def"
+static_assert(sizeof(CudaApi) == sizeof(ListedApi) &&
+                  offsetof(CudaApi, version) == offsetof(ListedApi, version),
+              "CudaApi has fields CudaSymbols.def does not list");
 
 /// One device's driver state: the retained primary context and the stream.
 /// Buffers, modules and graphs hold on to it, so it goes after the last.
 struct Context {
-  const Driver *drv = nullptr;
+  std::shared_ptr<const CudaApi> api;
   CUdevice device = 0;
   CUcontext context = nullptr;
   CUstream stream = nullptr;
@@ -205,7 +144,7 @@ struct ModuleState {
   CUmodule module = nullptr;
   ~ModuleState() {
     if (module && ctx->makeCurrent().isOk())
-      ctx->drv->cuModuleUnload(module);
+      ctx->api->cuModuleUnload(module);
   }
 };
 
@@ -219,12 +158,10 @@ namespace {
 // Errors
 //===----------------------------------------------------------------------===//
 
-const Driver *loadedDriver = nullptr;
-
-std::string resultText(CUresult result) {
+std::string resultText(const CudaApi &api, CUresult result) {
   const char *name = nullptr;
-  if (loadedDriver &&
-      loadedDriver->cuGetErrorName(result, &name) == CUDA_SUCCESS && name)
+  if (api.cuGetErrorName && api.cuGetErrorName(result, &name) == CUDA_SUCCESS &&
+      name)
     return name;
   return "CUresult " + std::to_string(result);
 }
@@ -235,7 +172,7 @@ std::string resultText(CUresult result) {
 /// argument it refuses is InvalidArgument, and a failure of the device
 /// itself (out of memory, a fault in a kernel) is Io, the nearest to "the
 /// hardware did not complete the work".
-Status cuError(const char *call, CUresult result) {
+Status cuError(const CudaApi &api, const char *call, CUresult result) {
   ErrorCode code = ErrorCode::Io;
   switch (result) {
   case CUDA_ERROR_STUB_LIBRARY:
@@ -263,14 +200,14 @@ Status cuError(const char *call, CUresult result) {
   default:
     break;
   }
-  return Status(code, std::string(call) + ": " + resultText(result));
+  return Status(code, std::string(call) + ": " + resultText(api, result));
 }
 
-#define POOT_CU_CHECK(call, expr)                                              \
+#define POOT_CU_CHECK(api, call, expr)                                         \
   do {                                                                         \
     CUresult pootResult_ = (expr);                                             \
     if (pootResult_ != CUDA_SUCCESS)                                           \
-      return cuError(call, pootResult_);                                       \
+      return cuError(api, call, pootResult_);                                  \
   } while (false)
 
 //===----------------------------------------------------------------------===//
@@ -284,59 +221,14 @@ void *lookup(void *handle, std::initializer_list<const char *> symbols) {
   return nullptr;
 }
 
-/// Opens libcuda.so.1 and runs cuInit once per process. The handle is never
-/// closed: the driver keeps threads and atexit handlers of its own.
-Status openDriver(const Driver *&out) {
-  struct Loaded {
-    Driver driver;
-    Status status;
-  };
-  static const Loaded loaded = [] {
-    Loaded result;
-    void *handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char *why = dlerror();
-      result.status = Status(ErrorCode::Unsupported,
-                             std::string("no CUDA driver (libcuda.so.1): ") +
-                                 (why ? why : "dlopen failed"));
-      return result;
-    }
-    Driver &d = result.driver;
-#define POOT_CU_LOAD(name, params, ...)                                        \
-  d.name = reinterpret_cast<decltype(d.name)>(lookup(handle, {__VA_ARGS__}));  \
-  if (!d.name) {                                                               \
-    result.status = Status(ErrorCode::Unsupported,                             \
-                           "the CUDA driver (libcuda.so.1) is too old: it "    \
-                           "has no " #name);                                   \
-    return result;                                                             \
-  }
-    POOT_CU_FUNCTIONS(POOT_CU_LOAD)
-#undef POOT_CU_LOAD
-#define POOT_CU_LOAD_OPTIONAL(name, params, ...)                               \
-  d.name = reinterpret_cast<decltype(d.name)>(lookup(handle, {__VA_ARGS__}));
-    POOT_CU_OPTIONAL_FUNCTIONS(POOT_CU_LOAD_OPTIONAL)
-#undef POOT_CU_LOAD_OPTIONAL
-    // Whatever cuInit says, there is no device to use: a driver without a
-    // GPU (a container's stub, a machine whose kernel module is not
-    // loaded) fails here with NO_DEVICE, STUB_LIBRARY or the like.
-    if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS) {
-      const char *name = nullptr;
-      std::string text = d.cuGetErrorName(r, &name) == CUDA_SUCCESS && name
-                             ? name
-                             : "CUresult " + std::to_string(r);
-      result.status = Status(ErrorCode::Unsupported,
-                             "no usable CUDA device (cuInit: " + text + ")");
-      return result;
-    }
-    if (d.cuDriverGetVersion(&d.version) != CUDA_SUCCESS)
-      d.version = 0;
-    return result;
-  }();
-  if (!loaded.status.isOk())
-    return loaded.status;
-  loadedDriver = &loaded.driver;
-  out = &loaded.driver;
-  return Status::ok();
+/// The first entry point the device needs that `api` lacks, or null.
+const char *missingEntryPoint(const CudaApi &api) {
+#define POOT_CUDA_SYMBOL(name, params, ...)                                    \
+  if (!api.name)                                                               \
+    return #name;
+#define POOT_CUDA_OPTIONAL_SYMBOL(name, params, ...)
+#include "Cuda/CudaSymbols.def"
+  return nullptr;
 }
 
 Status checkRange(const char *what, int64_t offset, int64_t bytes,
@@ -359,13 +251,13 @@ std::string gibText(int64_t bytes) {
 
 /// Destroys a pair of events when it goes out of scope.
 struct EventPair {
-  const Driver *drv;
+  const CudaApi *api;
   CUevent start = nullptr, stop = nullptr;
   ~EventPair() {
     if (start)
-      drv->cuEventDestroy(start);
+      api->cuEventDestroy(start);
     if (stop)
-      drv->cuEventDestroy(stop);
+      api->cuEventDestroy(stop);
   }
 };
 
@@ -374,15 +266,15 @@ struct EventPair {
 Context::~Context() {
   if (!context)
     return;
-  if (drv->cuCtxSetCurrent(context) == CUDA_SUCCESS && stream) {
-    drv->cuStreamSynchronize(stream);
-    drv->cuStreamDestroy(stream);
+  if (api->cuCtxSetCurrent(context) == CUDA_SUCCESS && stream) {
+    api->cuStreamSynchronize(stream);
+    api->cuStreamDestroy(stream);
   }
-  drv->cuDevicePrimaryCtxRelease(device);
+  api->cuDevicePrimaryCtxRelease(device);
 }
 
 Status Context::makeCurrent() const {
-  POOT_CU_CHECK("cuCtxSetCurrent", drv->cuCtxSetCurrent(context));
+  POOT_CU_CHECK(*api, "cuCtxSetCurrent", api->cuCtxSetCurrent(context));
   return Status::ok();
 }
 
@@ -397,7 +289,7 @@ struct CudaDeviceBuffer::Impl {
 
   ~Impl() {
     if (ptr && ctx->makeCurrent().isOk())
-      ctx->drv->cuMemFree(ptr);
+      ctx->api->cuMemFree(ptr);
   }
 };
 
@@ -422,12 +314,13 @@ Status CudaDeviceBuffer::upload(const void *src, int64_t bytes,
     return Status::ok();
   const Context &ctx = *impl_->ctx;
   POOT_RETURN_IF_ERROR(ctx.makeCurrent());
-  POOT_CU_CHECK("cuMemcpyHtoDAsync",
-                ctx.drv->cuMemcpyHtoDAsync(impl_->ptr + offset, src, bytes,
-                                           ctx.stream));
+  POOT_CU_CHECK(
+      *ctx.api, "cuMemcpyHtoDAsync",
+      ctx.api->cuMemcpyHtoDAsync(impl_->ptr + offset, src, bytes, ctx.stream));
   // The copy reads `src` until it completes, and the caller may reuse it
   // as soon as we return.
-  POOT_CU_CHECK("cuStreamSynchronize", ctx.drv->cuStreamSynchronize(ctx.stream));
+  POOT_CU_CHECK(*ctx.api, "cuStreamSynchronize",
+                ctx.api->cuStreamSynchronize(ctx.stream));
   return Status::ok();
 }
 
@@ -440,10 +333,11 @@ Status CudaDeviceBuffer::download(void *dst, int64_t bytes,
     return Status::ok();
   const Context &ctx = *impl_->ctx;
   POOT_RETURN_IF_ERROR(ctx.makeCurrent());
-  POOT_CU_CHECK("cuMemcpyDtoHAsync",
-                ctx.drv->cuMemcpyDtoHAsync(dst, impl_->ptr + offset, bytes,
-                                           ctx.stream));
-  POOT_CU_CHECK("cuStreamSynchronize", ctx.drv->cuStreamSynchronize(ctx.stream));
+  POOT_CU_CHECK(
+      *ctx.api, "cuMemcpyDtoHAsync",
+      ctx.api->cuMemcpyDtoHAsync(dst, impl_->ptr + offset, bytes, ctx.stream));
+  POOT_CU_CHECK(*ctx.api, "cuStreamSynchronize",
+                ctx.api->cuStreamSynchronize(ctx.stream));
   return Status::ok();
 }
 
@@ -452,10 +346,11 @@ Status CudaDeviceBuffer::fill(uint8_t value) {
     return Status(ErrorCode::InvalidArgument, "fill of an empty buffer");
   const Context &ctx = *impl_->ctx;
   POOT_RETURN_IF_ERROR(ctx.makeCurrent());
-  POOT_CU_CHECK("cuMemsetD8Async", ctx.drv->cuMemsetD8Async(
-                                       impl_->ptr, value, impl_->size,
-                                       ctx.stream));
-  POOT_CU_CHECK("cuStreamSynchronize", ctx.drv->cuStreamSynchronize(ctx.stream));
+  POOT_CU_CHECK(
+      *ctx.api, "cuMemsetD8Async",
+      ctx.api->cuMemsetD8Async(impl_->ptr, value, impl_->size, ctx.stream));
+  POOT_CU_CHECK(*ctx.api, "cuStreamSynchronize",
+                ctx.api->cuStreamSynchronize(ctx.stream));
   return Status::ok();
 }
 
@@ -501,41 +396,41 @@ Status CudaModule::kernel(const std::string &name, CudaKernel &out) const {
     return Status(ErrorCode::InvalidArgument,
                   "kernel '" + name + "' looked up in an empty module");
   const Context &ctx = *state_->ctx;
-  const Driver &drv = *ctx.drv;
+  const CudaApi &api = *ctx.api;
   POOT_RETURN_IF_ERROR(ctx.makeCurrent());
   auto impl = std::make_unique<CudaKernel::Impl>();
   impl->module = state_;
   impl->name = name;
-  CUresult r = drv.cuModuleGetFunction(&impl->function, state_->module,
+  CUresult r = api.cuModuleGetFunction(&impl->function, state_->module,
                                        name.c_str());
   if (r == CUDA_ERROR_NOT_FOUND)
     return Status(ErrorCode::UnknownName,
                   "cuModuleGetFunction: the module has no kernel '" + name +
                       "'");
-  POOT_CU_CHECK("cuModuleGetFunction", r);
+  POOT_CU_CHECK(api, "cuModuleGetFunction", r);
   int value = 0;
-  POOT_CU_CHECK("cuFuncGetAttribute",
-                drv.cuFuncGetAttribute(
+  POOT_CU_CHECK(api, "cuFuncGetAttribute",
+                api.cuFuncGetAttribute(
                     &value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                     impl->function));
   impl->maxThreads = value;
-  POOT_CU_CHECK("cuFuncGetAttribute",
-                drv.cuFuncGetAttribute(&value,
+  POOT_CU_CHECK(api, "cuFuncGetAttribute",
+                api.cuFuncGetAttribute(&value,
                                        CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
                                        impl->function));
   impl->sharedBytes = value;
-  POOT_CU_CHECK("cuFuncGetAttribute",
-                drv.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS,
+  POOT_CU_CHECK(api, "cuFuncGetAttribute",
+                api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS,
                                        impl->function));
   impl->registers = value;
   // The parameter count, where the driver can tell it: a launch with too
   // few pointers would let the kernel read garbage as an address. The
   // index past the last parameter is refused with INVALID_VALUE.
-  if (drv.cuFuncGetParamInfo) {
+  if (api.cuFuncGetParamInfo) {
     int count = 0;
     size_t offset = 0, size = 0;
     while (count < 4096 &&
-           drv.cuFuncGetParamInfo(impl->function, count, &offset, &size) ==
+           api.cuFuncGetParamInfo(impl->function, count, &offset, &size) ==
                CUDA_SUCCESS)
       ++count;
     impl->numParams = count;
@@ -558,9 +453,9 @@ struct CudaGraph::Impl {
     if (!ctx->makeCurrent().isOk())
       return;
     if (exec)
-      ctx->drv->cuGraphExecDestroy(exec);
+      ctx->api->cuGraphExecDestroy(exec);
     if (graph)
-      ctx->drv->cuGraphDestroy(graph);
+      ctx->api->cuGraphDestroy(graph);
   }
 };
 
@@ -576,8 +471,8 @@ Status CudaGraph::replay(CudaStream stream) const {
     return Status(ErrorCode::InvalidArgument, "replay of an empty graph");
   const Context &ctx = *impl_->ctx;
   POOT_RETURN_IF_ERROR(ctx.makeCurrent());
-  POOT_CU_CHECK("cuGraphLaunch",
-                ctx.drv->cuGraphLaunch(impl_->exec, ctx.pick(stream)));
+  POOT_CU_CHECK(*ctx.api, "cuGraphLaunch",
+                ctx.api->cuGraphLaunch(impl_->exec, ctx.pick(stream)));
   return Status::ok();
 }
 
@@ -591,21 +486,70 @@ CudaStream CudaDevice::stream() const {
   return context_ ? context_->stream : nullptr;
 }
 
+Status CudaDevice::loadApi(std::shared_ptr<const CudaApi> &out) {
+  struct Loaded {
+    std::shared_ptr<CudaApi> api;
+    Status status;
+  };
+  // Loaded once per process. The handle is never closed: the driver keeps
+  // threads and atexit handlers of its own.
+  static const Loaded loaded = [] {
+    Loaded result;
+    void *handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char *why = dlerror();
+      result.status = Status(ErrorCode::Unsupported,
+                             std::string("no CUDA driver (libcuda.so.1): ") +
+                                 (why ? why : "dlopen failed"));
+      return result;
+    }
+    auto api = std::make_shared<CudaApi>();
+#define POOT_CUDA_SYMBOL(name, params, ...)                                    \
+  api->name =                                                                  \
+      reinterpret_cast<decltype(api->name)>(lookup(handle, {__VA_ARGS__}));
+#include "Cuda/CudaSymbols.def"
+    if (const char *missing = missingEntryPoint(*api)) {
+      result.status = Status(ErrorCode::Unsupported,
+                             std::string("the CUDA driver (libcuda.so.1) is "
+                                         "too old: it has no ") +
+                                 missing);
+      return result;
+    }
+    // Whatever cuInit says, there is no device to use: a driver without a
+    // GPU (a container's stub, a machine whose kernel module is not
+    // loaded) fails here with NO_DEVICE, STUB_LIBRARY or the like.
+    if (CUresult r = api->cuInit(0); r != CUDA_SUCCESS) {
+      result.status = Status(ErrorCode::Unsupported,
+                             "no usable CUDA device (cuInit: " +
+                                 resultText(*api, r) + ")");
+      return result;
+    }
+    if (api->cuDriverGetVersion(&api->version) != CUDA_SUCCESS)
+      api->version = 0;
+    result.api = std::move(api);
+    return result;
+  }();
+  if (!loaded.status.isOk())
+    return loaded.status;
+  out = loaded.api;
+  return Status::ok();
+}
+
 Status CudaDevice::deviceCount(int &count) {
   count = 0;
-  const Driver *drv = nullptr;
-  POOT_RETURN_IF_ERROR(openDriver(drv));
-  POOT_CU_CHECK("cuDeviceGetCount", drv->cuDeviceGetCount(&count));
+  std::shared_ptr<const CudaApi> api;
+  POOT_RETURN_IF_ERROR(loadApi(api));
+  POOT_CU_CHECK(*api, "cuDeviceGetCount", api->cuDeviceGetCount(&count));
   return Status::ok();
 }
 
 Status poot::rt::queryCudaFacts(LiveDeviceFacts &out, int ordinal) {
   out = LiveDeviceFacts();
   out.kind = "cuda";
-  const Driver *drv = nullptr;
-  POOT_RETURN_IF_ERROR(openDriver(drv));
+  std::shared_ptr<const CudaApi> api;
+  POOT_RETURN_IF_ERROR(CudaDevice::loadApi(api));
   int count = 0;
-  POOT_CU_CHECK("cuDeviceGetCount", drv->cuDeviceGetCount(&count));
+  POOT_CU_CHECK(*api, "cuDeviceGetCount", api->cuDeviceGetCount(&count));
   if (count == 0)
     return Status(ErrorCode::Unsupported, "no CUDA device");
   if (ordinal < 0 || ordinal >= count)
@@ -615,11 +559,11 @@ Status poot::rt::queryCudaFacts(LiveDeviceFacts &out, int ordinal) {
                       std::to_string(count) + " device(s)");
   // Attributes need no context: nothing is retained or left current.
   CUdevice device = 0;
-  POOT_CU_CHECK("cuDeviceGet", drv->cuDeviceGet(&device, ordinal));
+  POOT_CU_CHECK(*api, "cuDeviceGet", api->cuDeviceGet(&device, ordinal));
   auto attribute = [&](int which, int64_t &value) -> Status {
     int v = 0;
-    POOT_CU_CHECK("cuDeviceGetAttribute",
-                  drv->cuDeviceGetAttribute(&v, which, device));
+    POOT_CU_CHECK(*api, "cuDeviceGetAttribute",
+                  api->cuDeviceGetAttribute(&v, which, device));
     value = v;
     return Status::ok();
   };
@@ -659,7 +603,8 @@ Status poot::rt::queryCudaFacts(LiveDeviceFacts &out, int ordinal) {
   out.minSubgroupSize = out.maxSubgroupSize = f.subgroupSize;
   f.fixedSubgroup = true; // a warp is always warpSize lanes
   size_t total = 0;
-  POOT_CU_CHECK("cuDeviceTotalMem", drv->cuDeviceTotalMem(&total, device));
+  POOT_CU_CHECK(*api, "cuDeviceTotalMem",
+                api->cuDeviceTotalMem(&total, device));
   f.memoryBytes = static_cast<int64_t>(total);
   f.maxBufferBytes = f.memoryBytes;
   out.heaps.push_back({f.memoryBytes, true});
@@ -673,22 +618,33 @@ Status poot::rt::queryCudaFacts(LiveDeviceFacts &out, int ordinal) {
   f.target = "nvvm";
 
   char name[256] = {};
-  POOT_CU_CHECK("cuDeviceGetName",
-                drv->cuDeviceGetName(name, sizeof(name) - 1, device));
+  POOT_CU_CHECK(*api, "cuDeviceGetName",
+                api->cuDeviceGetName(name, sizeof(name) - 1, device));
   out.description = std::string(name) + " (" + f.name + ", " +
                     std::to_string(f.computeUnits) + " SMs, " +
                     gibText(f.memoryBytes) + "), driver " +
-                    std::to_string(drv->version / 1000) + "." +
-                    std::to_string(drv->version % 1000 / 10);
+                    std::to_string(api->version / 1000) + "." +
+                    std::to_string(api->version % 1000 / 10);
   return Status::ok();
 }
 
 Status CudaDevice::create(std::unique_ptr<CudaDevice> &out, int ordinal) {
   out.reset();
-  const Driver *drv = nullptr;
-  POOT_RETURN_IF_ERROR(openDriver(drv));
+  std::shared_ptr<const CudaApi> api;
+  POOT_RETURN_IF_ERROR(loadApi(api));
+  return createWith(std::move(api), out, ordinal);
+}
+
+Status CudaDevice::createWith(std::shared_ptr<const CudaApi> api,
+                              std::unique_ptr<CudaDevice> &out, int ordinal) {
+  out.reset();
+  if (!api)
+    return Status(ErrorCode::InvalidArgument, "no CUDA entry points");
+  if (const char *missing = missingEntryPoint(*api))
+    return Status(ErrorCode::Unsupported,
+                  std::string("the CUDA entry points lack ") + missing);
   int count = 0;
-  POOT_CU_CHECK("cuDeviceGetCount", drv->cuDeviceGetCount(&count));
+  POOT_CU_CHECK(*api, "cuDeviceGetCount", api->cuDeviceGetCount(&count));
   if (count == 0)
     return Status(ErrorCode::Unsupported, "no CUDA device");
   if (ordinal < 0 || ordinal >= count)
@@ -698,12 +654,12 @@ Status CudaDevice::create(std::unique_ptr<CudaDevice> &out, int ordinal) {
                       std::to_string(count) + " device(s)");
 
   auto ctx = std::make_shared<Context>();
-  ctx->drv = drv;
-  POOT_CU_CHECK("cuDeviceGet", drv->cuDeviceGet(&ctx->device, ordinal));
+  ctx->api = api;
+  POOT_CU_CHECK(*api, "cuDeviceGet", api->cuDeviceGet(&ctx->device, ordinal));
   auto attribute = [&](int which, int64_t &value) -> Status {
     int v = 0;
-    POOT_CU_CHECK("cuDeviceGetAttribute",
-                  drv->cuDeviceGetAttribute(&v, which, ctx->device));
+    POOT_CU_CHECK(*api, "cuDeviceGetAttribute",
+                  api->cuDeviceGetAttribute(&v, which, ctx->device));
     value = v;
     return Status::ok();
   };
@@ -728,7 +684,8 @@ Status CudaDevice::create(std::unique_ptr<CudaDevice> &out, int ordinal) {
   POOT_RETURN_IF_ERROR(
       attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device->l2Bytes_));
   size_t total = 0;
-  POOT_CU_CHECK("cuDeviceTotalMem", drv->cuDeviceTotalMem(&total, ctx->device));
+  POOT_CU_CHECK(*api, "cuDeviceTotalMem",
+                api->cuDeviceTotalMem(&total, ctx->device));
   f.memoryBytes = static_cast<int64_t>(total);
   f.maxBufferBytes = f.memoryBytes;
   f.f16Storage = true;
@@ -741,24 +698,24 @@ Status CudaDevice::create(std::unique_ptr<CudaDevice> &out, int ordinal) {
   f.target = "nvvm";
 
   char name[256] = {};
-  POOT_CU_CHECK("cuDeviceGetName",
-                drv->cuDeviceGetName(name, sizeof(name) - 1, ctx->device));
+  POOT_CU_CHECK(*api, "cuDeviceGetName",
+                api->cuDeviceGetName(name, sizeof(name) - 1, ctx->device));
   char mib[32];
   std::snprintf(mib, sizeof(mib), "%lld MiB L2",
                 static_cast<long long>(device->l2Bytes_ >> 20));
   device->description_ =
       std::string(name) + " (" + f.name + ", " +
       std::to_string(f.computeUnits) + " SMs, " + gibText(f.memoryBytes) +
-      ", " + mib + "), driver " + std::to_string(drv->version / 1000) + "." +
-      std::to_string(drv->version % 1000 / 10);
+      ", " + mib + "), driver " + std::to_string(api->version / 1000) + "." +
+      std::to_string(api->version % 1000 / 10);
 
-  POOT_CU_CHECK("cuDevicePrimaryCtxRetain",
-                drv->cuDevicePrimaryCtxRetain(&ctx->context, ctx->device));
+  POOT_CU_CHECK(*api, "cuDevicePrimaryCtxRetain",
+                api->cuDevicePrimaryCtxRetain(&ctx->context, ctx->device));
   POOT_RETURN_IF_ERROR(ctx->makeCurrent());
-  CUresult r = drv->cuStreamCreate(&ctx->stream, CU_STREAM_NON_BLOCKING);
+  CUresult r = api->cuStreamCreate(&ctx->stream, CU_STREAM_NON_BLOCKING);
   if (r != CUDA_SUCCESS) {
     ctx->stream = nullptr;
-    return cuError("cuStreamCreate", r);
+    return cuError(*api, "cuStreamCreate", r);
   }
   device->context_ = std::move(ctx);
   out = std::move(device);
@@ -773,10 +730,10 @@ Status CudaDevice::createBuffer(int64_t bytes, CudaDeviceBuffer &out) {
   POOT_RETURN_IF_ERROR(context_->makeCurrent());
   auto impl = std::make_unique<CudaDeviceBuffer::Impl>();
   impl->ctx = context_;
-  CUresult r = context_->drv->cuMemAlloc(&impl->ptr, bytes);
+  CUresult r = context_->api->cuMemAlloc(&impl->ptr, bytes);
   if (r != CUDA_SUCCESS) {
     impl->ptr = 0;
-    Status s = cuError("cuMemAlloc", r);
+    Status s = cuError(*context_->api, "cuMemAlloc", r);
     return Status(s.code(), s.message() + " (" + std::to_string(bytes) +
                                 " bytes)");
   }
@@ -800,7 +757,7 @@ Status CudaDevice::createModule(const std::string &ptx, CudaModule &out) {
                       std::to_string(ptx.find('\0')) + ": it is not PTX text");
   std::string text = ptx.substr(0, end);
 
-  const Driver &drv = *context_->drv;
+  const CudaApi &api = *context_->api;
   POOT_RETURN_IF_ERROR(context_->makeCurrent());
   // The JIT's error log says which line of the PTX it refused.
   char errorLog[8192] = {};
@@ -815,11 +772,11 @@ Status CudaDevice::createModule(const std::string &ptx, CudaModule &out) {
                         sizeof(infoLog) - 1))};
   auto state = std::make_shared<ModuleState>();
   state->ctx = context_;
-  CUresult r = drv.cuModuleLoadDataEx(&state->module, text.c_str(), 4,
+  CUresult r = api.cuModuleLoadDataEx(&state->module, text.c_str(), 4,
                                       options, values);
   if (r != CUDA_SUCCESS) {
     state->module = nullptr;
-    Status s = cuError("cuModuleLoadDataEx", r);
+    Status s = cuError(api, "cuModuleLoadDataEx", r);
     std::string log = errorLog;
     while (!log.empty() && (log.back() == '\n' || log.back() == ' '))
       log.pop_back();
@@ -877,8 +834,8 @@ Status CudaDevice::launch(const CudaKernel &kernel,
   for (size_t i = 0; i < args.size(); ++i)
     params[i] = &pointers[i];
   POOT_RETURN_IF_ERROR(context_->makeCurrent());
-  POOT_CU_CHECK("cuLaunchKernel",
-                context_->drv->cuLaunchKernel(
+  POOT_CU_CHECK(*context_->api, "cuLaunchKernel",
+                context_->api->cuLaunchKernel(
                     k.function, static_cast<unsigned>(gridX),
                     static_cast<unsigned>(gridY), 1,
                     static_cast<unsigned>(lanes), 1, 1,
@@ -889,40 +846,40 @@ Status CudaDevice::launch(const CudaKernel &kernel,
 
 Status CudaDevice::synchronize(CudaStream stream) {
   POOT_RETURN_IF_ERROR(context_->makeCurrent());
-  POOT_CU_CHECK("cuStreamSynchronize",
-                context_->drv->cuStreamSynchronize(context_->pick(stream)));
+  POOT_CU_CHECK(*context_->api, "cuStreamSynchronize",
+                context_->api->cuStreamSynchronize(context_->pick(stream)));
   return Status::ok();
 }
 
 Status CudaDevice::captureGraph(
     const std::function<Status(CudaStream)> &record, CudaGraph &out) {
-  const Driver &drv = *context_->drv;
+  const CudaApi &api = *context_->api;
   POOT_RETURN_IF_ERROR(context_->makeCurrent());
   CUstream stream = context_->stream;
   // Thread-local mode: only this thread's unsafe calls (a synchronous
   // copy, say) break the capture, not another thread's.
-  POOT_CU_CHECK("cuStreamBeginCapture",
-                drv.cuStreamBeginCapture(stream,
+  POOT_CU_CHECK(api, "cuStreamBeginCapture",
+                api.cuStreamBeginCapture(stream,
                                          CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
   auto impl = std::make_unique<CudaGraph::Impl>();
   impl->ctx = context_;
   Status recorded = record(stream);
   // The capture ends whatever the recording did, or the stream stays in
   // capture mode and refuses everything after.
-  CUresult ended = drv.cuStreamEndCapture(stream, &impl->graph);
+  CUresult ended = api.cuStreamEndCapture(stream, &impl->graph);
   if (ended != CUDA_SUCCESS)
     impl->graph = nullptr;
   POOT_RETURN_IF_ERROR(recorded);
   if (ended != CUDA_SUCCESS)
-    return cuError("cuStreamEndCapture", ended);
+    return cuError(api, "cuStreamEndCapture", ended);
   size_t nodes = 0;
-  POOT_CU_CHECK("cuGraphGetNodes",
-                drv.cuGraphGetNodes(impl->graph, nullptr, &nodes));
+  POOT_CU_CHECK(api, "cuGraphGetNodes",
+                api.cuGraphGetNodes(impl->graph, nullptr, &nodes));
   impl->nodes = static_cast<int64_t>(nodes);
-  CUresult r = drv.cuGraphInstantiateWithFlags(&impl->exec, impl->graph, 0);
+  CUresult r = api.cuGraphInstantiateWithFlags(&impl->exec, impl->graph, 0);
   if (r != CUDA_SUCCESS) {
     impl->exec = nullptr;
-    return cuError("cuGraphInstantiateWithFlags", r);
+    return cuError(api, "cuGraphInstantiateWithFlags", r);
   }
   out.impl_ = std::move(impl);
   return Status::ok();
@@ -937,8 +894,8 @@ Status CudaDevice::flushL2(CudaStream stream) {
   // write as a no-op.
   uint8_t value = ++flushValue_;
   POOT_RETURN_IF_ERROR(context_->makeCurrent());
-  POOT_CU_CHECK("cuMemsetD8Async",
-                context_->drv->cuMemsetD8Async(flushBuffer_.devicePointer(),
+  POOT_CU_CHECK(*context_->api, "cuMemsetD8Async",
+                context_->api->cuMemsetD8Async(flushBuffer_.devicePointer(),
                                                value, flushBuffer_.size(),
                                                context_->pick(stream)));
   return Status::ok();
@@ -951,31 +908,33 @@ Status CudaDevice::timeRuns(int iterations,
   if (iterations < 1)
     return Status(ErrorCode::InvalidArgument,
                   "timing needs at least one iteration");
-  const Driver &drv = *context_->drv;
+  const CudaApi &api = *context_->api;
   POOT_RETURN_IF_ERROR(context_->makeCurrent());
-  EventPair events{&drv};
-  CUresult r = drv.cuEventCreate(&events.start, CU_EVENT_DEFAULT);
+  EventPair events{&api};
+  CUresult r = api.cuEventCreate(&events.start, CU_EVENT_DEFAULT);
   if (r != CUDA_SUCCESS) {
     events.start = nullptr;
-    return cuError("cuEventCreate", r);
+    return cuError(api, "cuEventCreate", r);
   }
-  r = drv.cuEventCreate(&events.stop, CU_EVENT_DEFAULT);
+  r = api.cuEventCreate(&events.stop, CU_EVENT_DEFAULT);
   if (r != CUDA_SUCCESS) {
     events.stop = nullptr;
-    return cuError("cuEventCreate", r);
+    return cuError(api, "cuEventCreate", r);
   }
   CUstream stream = context_->stream;
   for (int i = 0; i < iterations; ++i) {
     if (flushL2)
       POOT_RETURN_IF_ERROR(this->flushL2(stream));
-    POOT_CU_CHECK("cuEventRecord", drv.cuEventRecord(events.start, stream));
+    POOT_CU_CHECK(api, "cuEventRecord",
+                  api.cuEventRecord(events.start, stream));
     POOT_RETURN_IF_ERROR(body(stream));
-    POOT_CU_CHECK("cuEventRecord", drv.cuEventRecord(events.stop, stream));
+    POOT_CU_CHECK(api, "cuEventRecord", api.cuEventRecord(events.stop, stream));
     // One iteration at a time: the next flush must not overlap this run.
-    POOT_CU_CHECK("cuEventSynchronize", drv.cuEventSynchronize(events.stop));
+    POOT_CU_CHECK(api, "cuEventSynchronize",
+                  api.cuEventSynchronize(events.stop));
     float ms = 0;
-    POOT_CU_CHECK("cuEventElapsedTime",
-                  drv.cuEventElapsedTime(&ms, events.start, events.stop));
+    POOT_CU_CHECK(api, "cuEventElapsedTime",
+                  api.cuEventElapsedTime(&ms, events.start, events.stop));
     microseconds.push_back(static_cast<double>(ms) * 1000.0);
   }
   return Status::ok();

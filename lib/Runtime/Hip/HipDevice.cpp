@@ -1,9 +1,10 @@
 //===- HipDevice.cpp - Compute on a ROCm (HIP) device ---------------------===//
 //
 // HIP is reached only through dlopen("libamdhip64.so") and the HipApi table
-// of the entry points we call. The few HIP enumerators we pass or test are
-// declared here with HIP's values rather than taken from its headers, which
-// keeps the build free of ROCm.
+// of the entry points we call, looked up by the symbol names HipSymbols.def
+// lists. The few HIP enumerators we pass or test are declared here with
+// HIP's values rather than taken from its headers, which keeps the build
+// free of ROCm.
 //
 // The device selects its ordinal (hipSetDevice) at the start of every call
 // that reaches HIP, so it may be used from whichever thread holds it.
@@ -16,9 +17,11 @@
 
 #include <dlfcn.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
 
 using namespace poot::rt;
 
@@ -55,6 +58,21 @@ enum : int {
   hipDeviceAttributeMaxSharedMemoryPerBlock = 74,
   hipDeviceAttributeWarpSize = 87,
 };
+
+// HipApi spells its fields out for an installed header to stand alone; the
+// same table built from HipSymbols.def must have the same layout: every
+// entry a field of its type at its place, and no field that is not an entry.
+struct ListedApi {
+#define POOT_HIP_SYMBOL(name, returns, params, ...) returns(*name) params;
+#include "Hip/HipSymbols.def"
+};
+#define POOT_HIP_SYMBOL(name, returns, params, ...)                            \
+  static_assert(std::is_same_v<decltype(HipApi::name), returns(*) params> &&   \
+                    offsetof(HipApi, name) == offsetof(ListedApi, name),       \
+                "HipApi::" #name " is not HipSymbols.def's entry");
+#include "Hip/HipSymbols.def"
+static_assert(sizeof(HipApi) == sizeof(ListedApi),
+              "HipApi has fields HipSymbols.def does not list");
 
 /// One device: the API table and the ordinal every call selects.
 struct Context {
@@ -160,28 +178,11 @@ void *lookup(void *handle, std::initializer_list<const char *> symbols) {
 /// Whether every entry point the device needs is there; names the first
 /// missing one.
 Status checkComplete(const HipApi &api) {
-#define POOT_HIP_REQUIRE(name)                                                 \
+#define POOT_HIP_SYMBOL(name, returns, params, ...)                            \
   if (!api.name)                                                               \
-    return Status(ErrorCode::Unsupported,                                      \
-                  "the HIP runtime has no " #name);
-  POOT_HIP_REQUIRE(hipInit)
-  POOT_HIP_REQUIRE(hipGetDeviceCount)
-  POOT_HIP_REQUIRE(hipSetDevice)
-  POOT_HIP_REQUIRE(hipDeviceGetAttribute)
-  POOT_HIP_REQUIRE(hipDeviceGetName)
-  POOT_HIP_REQUIRE(hipDeviceTotalMem)
-  POOT_HIP_REQUIRE(hipModuleLoadData)
-  POOT_HIP_REQUIRE(hipModuleUnload)
-  POOT_HIP_REQUIRE(hipModuleGetFunction)
-  POOT_HIP_REQUIRE(hipModuleLaunchKernel)
-  POOT_HIP_REQUIRE(hipMalloc)
-  POOT_HIP_REQUIRE(hipFree)
-  POOT_HIP_REQUIRE(hipMemcpyHtoD)
-  POOT_HIP_REQUIRE(hipMemcpyDtoH)
-  POOT_HIP_REQUIRE(hipStreamSynchronize)
-  POOT_HIP_REQUIRE(hipGetErrorName)
-  POOT_HIP_REQUIRE(hipGetErrorString)
-#undef POOT_HIP_REQUIRE
+    return Status(ErrorCode::Unsupported, "the HIP runtime has no " #name);
+#define POOT_HIP_OPTIONAL_SYMBOL(name, returns, params, ...)
+#include "Hip/HipSymbols.def"
   return Status::ok();
 }
 
@@ -239,29 +240,10 @@ Status HipDevice::loadApi(std::shared_ptr<const HipApi> &out) {
       return result;
     }
     auto api = std::make_shared<HipApi>();
-#define POOT_HIP_LOAD(name, ...)                                               \
-  api->name = reinterpret_cast<decltype(api->name)>(lookup(handle, {__VA_ARGS__}));
-    POOT_HIP_LOAD(hipInit, "hipInit")
-    POOT_HIP_LOAD(hipGetDeviceCount, "hipGetDeviceCount")
-    POOT_HIP_LOAD(hipSetDevice, "hipSetDevice")
-    POOT_HIP_LOAD(hipDeviceGetAttribute, "hipDeviceGetAttribute")
-    POOT_HIP_LOAD(hipDeviceGetName, "hipDeviceGetName")
-    POOT_HIP_LOAD(hipDeviceTotalMem, "hipDeviceTotalMem")
-    POOT_HIP_LOAD(hipModuleLoadData, "hipModuleLoadData")
-    POOT_HIP_LOAD(hipModuleUnload, "hipModuleUnload")
-    POOT_HIP_LOAD(hipModuleGetFunction, "hipModuleGetFunction")
-    POOT_HIP_LOAD(hipModuleLaunchKernel, "hipModuleLaunchKernel")
-    POOT_HIP_LOAD(hipMalloc, "hipMalloc")
-    POOT_HIP_LOAD(hipFree, "hipFree")
-    POOT_HIP_LOAD(hipMemcpyHtoD, "hipMemcpyHtoD")
-    POOT_HIP_LOAD(hipMemcpyDtoH, "hipMemcpyDtoH")
-    POOT_HIP_LOAD(hipStreamSynchronize, "hipStreamSynchronize")
-    POOT_HIP_LOAD(hipGetErrorName, "hipGetErrorName")
-    POOT_HIP_LOAD(hipGetErrorString, "hipGetErrorString")
-    // ROCm 6 renamed the entry point with the struct's new layout.
-    POOT_HIP_LOAD(hipGetDeviceProperties, "hipGetDevicePropertiesR0600",
-                  "hipGetDeviceProperties")
-#undef POOT_HIP_LOAD
+#define POOT_HIP_SYMBOL(name, returns, params, ...)                            \
+  api->name =                                                                  \
+      reinterpret_cast<decltype(api->name)>(lookup(handle, {__VA_ARGS__}));
+#include "Hip/HipSymbols.def"
     result.status = checkComplete(*api);
     if (!result.status.isOk())
       return result;
