@@ -2,7 +2,7 @@
 # Prepares everything the GPU machine needs, which has no LLVM: the
 # runtime-only runner, and plans compiled here (fused for cuda:sm_90, plus
 # the unfused reference of each, planned for the cpu) for every example, the
-# shape sweep and the benchmark shapes of BENCHMARKS.md.
+# shape sweep and the benchmark shapes (decode, multi-token decode, prefill).
 #   make-h200-bundle.sh BUILD_DIR OUT_DIR
 set -euo pipefail
 BIN="${1:?usage: make-h200-bundle.sh BUILD_DIR OUT_DIR}"
