@@ -13,6 +13,7 @@
 #include "poot/Codegen/Generator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -48,6 +49,9 @@ struct Spec {
     return (lanes / subgroup) / (pairFold ? 2 : 1);
   }
   int64_t valueVector = 1; ///< matrix-tile schedule: value vector width
+  /// The tile schedule (TileKernel.cpp): query rows of one workgroup and
+  /// keys staged per step; 0 otherwise.
+  int64_t tileRows = 0, tileKeys = 0, tileStages = 0;
   int64_t sharedWidth = 0; ///< width of k_shared (split key), else 0
   int64_t poolSlots = 0;   ///< paged: slots of the K/V pools
   int64_t maskB = 0, maskH = 0;
@@ -290,6 +294,16 @@ void emitMatrixBody(Emitter &e, const Spec &s, const Args &a, Value tid,
                     Value bi, Value gq, Value kv, Value qi, Value kBegin,
                     Value kEnd, Value partials, Value fold,
                     Value scratchBase);
+
+/// The tile schedule (prefill on the matrix tile; TileKernel.cpp): the
+/// whole body of workgroup `id`, which serves `tileRows` query rows of one
+/// KV head (the rows of its group's heads interleaved) against every key
+/// they see, a tile of `tileKeys` keys at a time staged in workgroup memory
+/// that `fn` gains.
+void emitTileBody(Emitter &e, const Spec &s, const Args &a,
+                  mlir::gpu::GPUFuncOp fn, Value tid, Value id);
+/// The tile schedule's workgroups.
+int64_t tileWorkgroups(const Spec &s);
 
 } // namespace poot::codegen::attention
 

@@ -70,6 +70,9 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   s.splits = schedule.getSplits();
   s.split = schedule.getSplit();
   s.fusedCombine = schedule.getFusedCombine();
+  s.tileRows = schedule.getTileRows();
+  s.tileKeys = schedule.getTileKeys();
+  s.tileStages = schedule.getTileStages();
   if (s.fusedCombine && !target.hasDeviceFence())
     return op.emitError() << "expected a target with a device-scope fence "
                              "for a combine fused into the partials, target "
@@ -98,7 +101,24 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
     s.window = static_cast<int64_t>(*w);
   if (auto slopes = op.getAlibiSlopes())
     s.slopes.assign(slopes->begin(), slopes->end());
-  if (s.matrix) {
+  if (s.tileRows) {
+    if (!target.hasAsyncCopy())
+      return op.emitError() << "expected a target with asynchronous copies "
+                               "into workgroup memory for the tile schedule, "
+                               "target "
+                            << target.name() << " has none";
+    if (!target.hasMatrixTile(s.storage))
+      return op.emitError() << "expected a target with a subgroup matrix "
+                               "tile for "
+                            << s.storage << ", target " << target.name()
+                            << " has none";
+    if (s.dk % 32 || s.dv % 8 || (s.dk - s.sharedWidth) % 8 ||
+        !(s.storage.isBF16() || s.storage.isF16()))
+      return op.emitError()
+             << "expected a tile schedule of f16 or bf16 with a key width in "
+                "32-channel steps and a value width in 8-channel steps, got "
+             << s.storage << " and widths " << s.dk << "/" << s.dv;
+  } else if (s.matrix) {
     if (!target.hasMatrixTile(s.storage))
       return op.emitError() << "expected a target with a subgroup matrix "
                                "tile for "
@@ -199,7 +219,7 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // The main kernel: streaming, or the split partials.
   {
     auto fn = b.create<gpu::GPUFuncOp>(
-        loc, base + (s.split ? "_partial" : "_stream"),
+        loc, base + (s.split ? "_partial" : s.tileRows ? "_tile" : "_stream"),
         FunctionType::get(ctx, argTypes, {}));
     fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     target.setWorkgroupSize(fn, s.lanes);
@@ -226,12 +246,14 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
     Value by = kb.create<gpu::BlockIdOp>(loc, gpu::Dimension::y);
     Value gx = kb.create<gpu::GridDimOp>(loc, gpu::Dimension::x);
     Value id = e.add(bx, e.mul(by, gx));
-    int64_t total = s.rows() * s.splits;
+    int64_t total = s.tileRows ? tileWorkgroups(s) : s.rows() * s.splits;
     Value mState, lState, oState, partials, fold, rowFold;
     if (s.fusedCombine)
       rowFold = target.allocWorkgroup(kb, loc, fn, {s.group * (s.splits + 2) + 1},
                                       kb.getF32Type());
-    if (s.subgroup) {
+    if (s.tileRows) {
+      // Its workgroup memory is its own (TileKernel.cpp).
+    } else if (s.subgroup) {
       partials = target.allocWorkgroup(
           kb, loc, fn, {s.partialSlots() * s.group * (s.dv + 2)},
           kb.getF32Type());
@@ -246,6 +268,8 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                      kb.getF32Type());
     }
     e.when(e.cmpi(arith::CmpIPredicate::ult, id, e.idx(total)), [&] {
+      if (s.tileRows)
+        return emitTileBody(e, s, a, fn, lane, id);
       Value row = e.div(id, e.idx(s.splits));
       Value split = e.rem(id, e.idx(s.splits));
       int64_t groups = s.hq / s.group;

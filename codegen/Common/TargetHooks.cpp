@@ -35,6 +35,26 @@ SmallVector<Value, 4> TargetHooks::matrixTile(OpBuilder &, Location loc,
   llvm::report_fatal_error("matrixTile called on a target without one");
 }
 
+Value TargetHooks::asyncCopy(OpBuilder &, Location, Value, ValueRange, Value,
+                             ValueRange, int64_t) const {
+  llvm::report_fatal_error("asyncCopy called on a target without one");
+}
+
+Value TargetHooks::asyncGroup(OpBuilder &, Location, ValueRange) const {
+  llvm::report_fatal_error("asyncGroup called on a target without one");
+}
+
+void TargetHooks::asyncWait(OpBuilder &, Location, Value, int64_t) const {
+  llvm::report_fatal_error("asyncWait called on a target without one");
+}
+
+SmallVector<Value, 4> TargetHooks::loadTilesTransposed(OpBuilder &, Location,
+                                                       Value,
+                                                       ValueRange) const {
+  llvm::report_fatal_error("loadTilesTransposed called on a target without "
+                           "them");
+}
+
 void TargetHooks::deviceFence(OpBuilder &, Location) const {
   llvm::report_fatal_error("deviceFence called on a target without one");
 }

@@ -2,7 +2,8 @@
 //
 // Kernels keep their buffers in the global address space (global loads, not
 // flat ones) and their running state in workgroup attributions (shared
-// memory). Lowering is MLIR's pipeline: attach an NVVM target, SCF to CF,
+// memory). Lowering is MLIR's pipeline: attach an NVVM target, NVGPU to
+// NVVM (the tile schedule's asynchronous copies and tile loads), SCF to CF,
 // GPU to NVVM with bare pointers for the static memrefs (so the runtime
 // passes one device pointer per argument), then LLVM's NVPTX backend
 // through gpu-module-to-binary in ISA (PTX text) form.
@@ -16,6 +17,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -82,6 +85,46 @@ public:
     }
     }
     return x;
+  }
+
+  // cp.async (16 bytes, L1 bypassed), its commit and wait groups, and
+  // ldmatrix .x4 .trans (sm_80 and later), through the nvgpu dialect, which
+  // the pipeline lowers with the rest.
+  bool hasAsyncCopy() const override { return true; }
+  Value asyncCopy(OpBuilder &b, Location loc, Value dst, ValueRange dstIndices,
+                  Value src, ValueRange srcIndices,
+                  int64_t elements) const override {
+    auto copy = b.create<nvgpu::DeviceAsyncCopyOp>(
+        loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
+        dstIndices, src, srcIndices, b.getIndexAttr(elements),
+        /*srcElements=*/Value(), /*bypassL1=*/b.getUnitAttr());
+    return copy.getAsyncToken();
+  }
+  Value asyncGroup(OpBuilder &b, Location loc,
+                   ValueRange copies) const override {
+    return b.create<nvgpu::DeviceAsyncCreateGroupOp>(
+        loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), copies);
+  }
+  void asyncWait(OpBuilder &b, Location loc, Value group,
+                 int64_t pending) const override {
+    b.create<nvgpu::DeviceAsyncWaitOp>(loc, group,
+                                       b.getI32IntegerAttr(pending));
+  }
+  SmallVector<Value, 4>
+  loadTilesTransposed(OpBuilder &b, Location loc, Value memref,
+                      ValueRange indices) const override {
+    Type et = cast<MemRefType>(memref.getType()).getElementType();
+    auto tiles = b.create<nvgpu::LdMatrixOp>(
+        loc, VectorType::get({4, 2}, et), memref, indices,
+        /*transpose=*/true, /*numTiles=*/4);
+    SmallVector<Value, 4> words;
+    for (int64_t i = 0; i < 4; ++i) {
+      Value pair = b.create<vector::ExtractOp>(loc, tiles, i);
+      Value w = b.create<vector::BitCastOp>(
+          loc, VectorType::get({1}, b.getI32Type()), pair);
+      words.push_back(b.create<vector::ExtractOp>(loc, w, 0));
+    }
+    return words;
   }
 
   // fence.acq_rel.gpu (PTX ISA 6.0, sm_70 and later); the memory clobber
@@ -153,6 +196,7 @@ FailureOr<std::string> poot::codegen::lowerToPTX(ModuleOp module,
     registerGpuModuleToBinaryPassPass();
     registerSCFToControlFlowPass();
     registerConvertGpuOpsToNVVMOpsPass();
+    registerConvertNVGPUToNVVMPass();
     registerReconcileUnrealizedCastsPass();
     return true;
   }();
@@ -170,7 +214,7 @@ FailureOr<std::string> poot::codegen::lowerToPTX(ModuleOp module,
   PassManager lower(ctx);
   std::string pipeline =
       ("nvvm-attach-target{chip=" + chip + " O=3}, "
-       "gpu.module(convert-scf-to-cf, "
+       "gpu.module(convert-nvgpu-to-nvvm, convert-scf-to-cf, "
        "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
        "reconcile-unrealized-casts)")
           .str();
@@ -178,15 +222,25 @@ FailureOr<std::string> poot::codegen::lowerToPTX(ModuleOp module,
     return module.emitError("cannot build the NVVM pipeline");
   if (failed(lower.run(module)))
     return failure();
-  // The generator issues vector loads only at addresses aligned to their
-  // size (see Target.h); the conversion gives them the element's alignment,
-  // which would split each into scalar loads. Say what is known.
-  module.walk([](LLVM::LoadOp load) {
-    if (auto vec = dyn_cast<VectorType>(load.getType())) {
-      unsigned bytes = vec.getNumElements() *
-                       vec.getElementType().getIntOrFloatBitWidth() / 8;
-      if (bytes <= 16 && (bytes & (bytes - 1)) == 0)
+  // The generator issues vector loads and stores only at addresses aligned
+  // to their size (see Target.h); the conversion gives them the element's
+  // alignment, which would split each into scalar accesses. Say what is
+  // known.
+  auto sizeOf = [](Type type) -> unsigned {
+    auto vec = dyn_cast<VectorType>(type);
+    if (!vec)
+      return 0;
+    unsigned bytes = vec.getNumElements() *
+                     vec.getElementType().getIntOrFloatBitWidth() / 8;
+    return bytes <= 16 && (bytes & (bytes - 1)) == 0 ? bytes : 0;
+  };
+  module.walk([&](Operation *op) {
+    if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
+      if (unsigned bytes = sizeOf(load.getType()))
         load.setAlignment(bytes);
+    } else if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
+      if (unsigned bytes = sizeOf(store.getValue().getType()))
+        store.setAlignment(bytes);
     }
   });
   PassManager serialize(ctx);

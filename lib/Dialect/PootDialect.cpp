@@ -42,7 +42,8 @@ LogicalResult AttentionScheduleAttr::verify(
     int64_t valueVector, int64_t splits, int64_t chunk, int64_t gridX,
     int64_t gridY, int64_t stateBytes, int64_t scratchBytes,
     bool fusedCombine, int64_t counterBytes, bool liveSplits,
-    bool causalSkip, StringRef device) {
+    bool causalSkip, int64_t tileRows, int64_t tileKeys, int64_t tileStages,
+    StringRef device) {
   auto positive = [&](int64_t v, const char *name) -> LogicalResult {
     if (v >= 1)
       return success();
@@ -91,6 +92,27 @@ LogicalResult AttentionScheduleAttr::verify(
     return emitError() << "expected counter_bytes exactly when the combine "
                           "is fused, got "
                        << counterBytes;
+  if (tileRows < 0 || tileKeys < 0 || (tileRows > 0) != (tileKeys > 0))
+    return emitError() << "expected tile_rows and tile_keys both set or both "
+                          "0, got "
+                       << tileRows << " and " << tileKeys;
+  if (tileRows > 0) {
+    // The tile schedule: 16 query rows a subgroup of 32 lanes, keys in
+    // steps of 32 (the kernel's key order spans 32 keys).
+    if (!matrix || subgroup != 32 || tileRows % 16 || tileKeys % 32 ||
+        lanes != tileRows * 2)
+      return emitError() << "expected a tile schedule on the matrix tile with "
+                            "subgroups of 32, 16 rows a subgroup and keys in "
+                            "steps of 32, got tile_rows "
+                         << tileRows << ", tile_keys " << tileKeys
+                         << ", lanes " << lanes;
+    if (split)
+      return emitError() << "expected a streaming tile schedule";
+    if (tileStages < 1 || tileStages > 2)
+      return emitError() << "expected 1 or 2 tile stages, got " << tileStages;
+  } else if (tileStages != 0) {
+    return emitError() << "expected tile_stages only on a tile schedule";
+  }
   return success();
 }
 
@@ -119,6 +141,9 @@ DictionaryAttr AttentionScheduleAttr::toDictionary() const {
       b.getNamedAttr("counter_bytes", i(getCounterBytes())),
       b.getNamedAttr("live_splits", b.getBoolAttr(getLiveSplits())),
       b.getNamedAttr("causal_skip", b.getBoolAttr(getCausalSkip())),
+      b.getNamedAttr("tile_rows", i(getTileRows())),
+      b.getNamedAttr("tile_keys", i(getTileKeys())),
+      b.getNamedAttr("tile_stages", i(getTileStages())),
       b.getNamedAttr("device", b.getStringAttr(getDevice())),
   });
 }

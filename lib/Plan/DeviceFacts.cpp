@@ -47,6 +47,7 @@ const std::vector<DeviceFacts> &poot::devicePresets() {
       // Every CUDA preset is sm_80 or later: mma.sync m16n8k16 for f16 and
       // bf16. (AMD's MFMA/WMMA tiles have other layouts; not used yet.)
       d.matrixTile = d.target == "nvvm";
+      d.asyncCopy = d.target == "nvvm";
       // fence.acq_rel.gpu and atom.global (sm_70 and later). The AMD and
       // SPIR-V targets have both too, but no hook for them is checked on
       // hardware yet.

@@ -172,7 +172,8 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
                     s.subgroup, s.vector, s.keyLanes, s.unroll, s.matrix,
                     s.pairFold, s.valueVector, s.splits, s.chunk, s.gridX,
                     s.gridY, s.stateBytes, s.scratchBytes, s.fusedCombine,
-                    s.counterBytes, s.liveSplits, s.causalSkip, facts.name));
+                    s.counterBytes, s.liveSplits, s.causalSkip, s.tileRows,
+                    s.tileKeys, s.tileStages, facts.name));
     std::string key = llvm::formatv(
         "{0}/attention/{1}/{2}/{3}/{4}/{5}/{6}/{7}{8}x{9}{10}", facts.name,
         keyForm, llvm::join(llvm::map_range(dims, [](int64_t d) {
@@ -184,7 +185,10 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
                 : (s.grouped ? "grouped" : "stream"),
         s.splits,
         s.lanes,
-        s.matrix     ? llvm::formatv("/mma/v{0}w{1}u{2}{3}", s.vector,
+        s.tileRows   ? llvm::formatv("/tile/r{0}k{1}s{2}", s.tileRows, s.tileKeys,
+                                      s.tileStages)
+                           .str()
+        : s.matrix   ? llvm::formatv("/mma/v{0}w{1}u{2}{3}", s.vector,
                                      s.valueVector, s.unroll,
                                      s.pairFold ? "/pair" : "")
                            .str()

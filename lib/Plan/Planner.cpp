@@ -231,6 +231,84 @@ static std::optional<ChannelPlan> planMatrix(const AttentionShape &s,
   return p;
 }
 
+/// Padding of a key row: its bytes 64 past a multiple of 128, so the 8
+/// lanes of one phase of a 16-byte read, 4 in each of two neighbouring
+/// rows, hit 32 different banks.
+int64_t poot::tileKeyPad(int64_t dk) {
+  return ((64 - (dk * 2) % 128) + 128) % 128 / 2;
+}
+
+/// Padding of a value row: an odd number of 16-byte units, so the 8 rows
+/// of an 8x8 tile read transposed hit 32 different banks.
+int64_t poot::tileValuePad(int64_t dv) { return (dv / 8) % 2 == 0 ? 8 : 0; }
+
+int64_t poot::tileWorkgroupBytes(int64_t dk, int64_t dv, int64_t keys,
+                                 int64_t stages) {
+  return stages * keys * (dk + tileKeyPad(dk) + dv + tileValuePad(dv)) * 2;
+}
+
+/// The tile schedule (prefill on the matrix tile), or nothing where it
+/// does not apply: f16/bf16 prefill on a device with the matrix tile, a key
+/// width in 32-channel steps (the kernel's channel order spans 32), a value
+/// width in 8-channel steps, a split key whose parts are whole vectors, and
+/// registers for a subgroup's q (dk / 4 words a lane), accumulators (dv / 2
+/// floats) and scores (keys / 2) within 224, which admits head width 256
+/// with 32-key tiles, on a device that copies into workgroup memory
+/// asynchronously. Four subgroups of 16 rows make a workgroup of 64 query
+/// rows, the heads of one KV group interleaved so every staged key serves
+/// all of them; the key tile is the larger of 64 and 32 that fits twice
+/// (else once) in workgroup memory.
+static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
+                                                 const DeviceFacts &d,
+                                                 int64_t nRep,
+                                                 const ScheduleTuning &tuning) {
+  if (!d.matrixTile || !d.asyncCopy || tuning.noMatrix ||
+      d.subgroupSize != 32 || !d.fixedSubgroup ||
+      s.queryLen <= kMaxDecodeRows)
+    return std::nullopt;
+  if (s.dtype != "bf16" && s.dtype != "f16")
+    return std::nullopt;
+  const int64_t dk = s.keyWidth, dv = s.valueWidth;
+  if (dk % 32 || dv % 8 || (dk - s.sharedKeyWidth) % 8)
+    return std::nullopt;
+  // Double-buffered first (the copies of the next tile hide behind the
+  // products of this one), then the larger tile.
+  int64_t keys = 0, stages = 0;
+  for (auto [k, st] : {std::pair<int64_t, int64_t>{64, 2}, {32, 2}, {64, 1},
+                       {32, 1}})
+    if (tileWorkgroupBytes(dk, dv, k, st) <= d.workgroupMemoryBytes &&
+        dk / 4 + dv / 2 + k / 2 <= 224) {
+      keys = k;
+      stages = st;
+      break;
+    }
+  if (!keys)
+    return std::nullopt;
+  const int64_t warps = tuning.warps > 0 ? tuning.warps : 4;
+  if (warps * 32 > d.maxWorkgroupSize)
+    return std::nullopt;
+  AttentionSchedule out;
+  out.subgroup = 32;
+  out.matrix = true;
+  out.group = nRep;
+  out.grouped = nRep > 1;
+  out.tileRows = warps * 16;
+  out.tileKeys = keys;
+  out.tileStages = stages;
+  out.lanes = warps * 32;
+  out.vector = 8;
+  out.stateBytes = tileWorkgroupBytes(dk, dv, keys, stages);
+  out.rows = s.batch * s.keyHeads * ceilDiv(nRep * s.queryLen, out.tileRows);
+  out.chunk = s.keyLen;
+  out.causalSkip = s.causal;
+  if (!foldGrid(out.rows, d, out.gridX, out.gridY))
+    return std::nullopt;
+  out.why = llvm::formatv("tile: {0} query rows of {1} head(s) a workgroup "
+                          "against tiles of {2} keys, {3} in workgroup memory",
+                          out.tileRows, nRep, keys, stages);
+  return out;
+}
+
 llvm::Error poot::verifyTuning(const ScheduleTuning &t) {
   auto check = [](const char *name, int64_t v, int64_t max,
                   bool powerOfTwo) -> llvm::Error {
@@ -271,8 +349,10 @@ poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
                                     "{2} buffers",
                                     d.target, d.name, s.dtype));
 
-  AttentionSchedule out;
   int64_t nRep = s.queryHeads / std::max<int64_t>(s.keyHeads, 1);
+  if (std::optional<AttentionSchedule> tile = planTile(s, d, nRep, tuning))
+    return *tile;
+  AttentionSchedule out;
   int64_t floats = s.valueWidth + 2;
   // The grouped decode schedule holds the state of every head of the group.
   if (nRep > 1 && s.queryLen <= kMaxDecodeRows) {

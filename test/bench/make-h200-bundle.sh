@@ -99,7 +99,25 @@ mma-mtd-live-t3|--op=attention_live --batch=2 --heads=8 --kv-heads=2 --head-dim=
 mma-mtd-paged-t2|--op=paged --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=512 --pool-slots=1100 --tokens=2 --dtype=bf16|--seed=78
 mma-mtd-window-t16|--op=attention_masked --batch=1 --heads=16 --kv-heads=2 --head-dim=64 --capacity=2048 --window=300 --tokens=16 --dtype=bf16|--seed=79
 mma-mtd-f16-t5|--op=attention_masked --batch=3 --heads=12 --kv-heads=4 --head-dim=96 --capacity=333 --tokens=5 --dtype=f16|--steps=2 --seed=80
-mma-prefill-declines|--op=attention_prefill --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --seq=40 --dtype=bf16|--seed=52
+CASES
+
+# The tile schedule (f16/bf16 prefill on the matrix tile): lengths off the
+# 64-row and 64-key tiles (17, 77, 333, 1000), MHA, MQA and n_rep up to 16,
+# head widths 64, 96, 128 and 256, Dk != Dv, softcap, window, ALiBi,
+# chunked prefill against a fixed and a paged cache at a causal offset, and
+# live lengths.
+sweep_cases <<'CASES'
+tile-gqa-d128|--op=attention_prefill --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --seq=1000 --dtype=bf16|--seed=52
+tile-mha-d64-f16|--op=attention_prefill --batch=1 --heads=4 --kv-heads=4 --head-dim=64 --seq=17 --dtype=f16|--seed=81
+tile-mqa-d96|--op=attention_prefill --batch=1 --heads=6 --kv-heads=1 --head-dim=96 --seq=333 --dtype=bf16|--seed=82
+tile-d256-softcap|--op=attention_prefill --batch=1 --heads=4 --kv-heads=2 --head-dim=256 --seq=200 --softcap=30 --dtype=bf16|--seed=83
+tile-window|--op=attention_prefill --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --seq=1000 --window=100 --dtype=bf16|--seed=84
+tile-alibi|--op=attention_prefill --batch=2 --heads=8 --kv-heads=2 --head-dim=32 --seq=77 --alibi --dtype=bf16|--seed=85
+tile-rep16-d64|--op=attention_prefill --batch=1 --heads=32 --kv-heads=2 --head-dim=64 --seq=129 --dtype=bf16|--seed=86
+tile-dk64-dv96|--op=attention_prefill --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --value-dim=96 --seq=300 --dtype=f16|--seed=87
+tile-chunk-fixed|--op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=1024 --tokens=100 --dtype=bf16|--steps=2 --seed=88
+tile-chunk-paged|--op=paged --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=512 --pool-slots=1100 --tokens=64 --dtype=bf16|--seed=89
+tile-live-t32|--op=attention_live --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=700 --tokens=32 --dtype=bf16|--seed=90 --set=len=5,700
 CASES
 
 # The split-KV combine: on CUDA the matrix-tile schedule folds it in the
@@ -193,15 +211,18 @@ for t in 4 8; do
   echo "$name 8 64 8 32768 128 bf16 $t" >> "$OUT/bench/shapes.txt"
 done
 
-# Prefill (causal), Llama-3-8B layer: B=1, L = 1024, 4096, 16384.
-for l in 1024 4096 16384; do
-  name="llama3-8b-prefill-b1-l$l-bf16"
-  "$TRACE" --op=attention_prefill --batch=1 --heads=32 --kv-heads=8 \
-    --head-dim=128 --seq=$l --dtype=bf16 -o "$OUT/bench/$name.mlir"
-  "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
-    -o "$OUT/bench/$name.plan"
-  rm "$OUT/bench/$name.mlir"
-  echo "$name 1 32 8 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
+# Prefill (causal), Llama-3-8B and 70B layers: B=1, L = 1024, 4096, 16384.
+for model in "8b 32 8" "70b 64 8"; do
+  set -- $model
+  for l in 1024 4096 16384; do
+    name="llama3-$1-prefill-b1-l$l-bf16"
+    "$TRACE" --op=attention_prefill --batch=1 --heads=$2 --kv-heads=$3 \
+      --head-dim=128 --seq=$l --dtype=bf16 -o "$OUT/bench/$name.mlir"
+    "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
+      -o "$OUT/bench/$name.plan"
+    rm "$OUT/bench/$name.mlir"
+    echo "$name 1 $2 $3 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
+  done
 done
 
 # Tuning variants (TUNING=1) of the matrix-tile schedule on the decode

@@ -143,7 +143,7 @@ TEST(Planner, MatrixScheduleGeometry) {
   EXPECT_EQ(s->group, 6);
   EXPECT_EQ(s->vector, 8); // 24 channels a key row: 3 vectors of 8
   EXPECT_EQ(s->valueVector, 2); // 6 channels a run: 3 vectors of 2
-  // Not for: a split key (128 + 64, not yet run on a GPU), f32, one head per KV head, prefill, widths off 16, registers
+  // Not for: a split key (128 + 64, not yet run on a GPU), f32, one head per KV head, widths off 16, registers
   // past 96 (dk 512), targets without the tile, or when told not to.
   auto declined = [&](AttentionShape x, const DeviceFacts &dev,
                       ScheduleTuning tuning = {}) {
@@ -157,9 +157,12 @@ TEST(Planner, MatrixScheduleGeometry) {
   shape = decode(1, 64, 8, 4096, 128, "bf16");
   EXPECT_TRUE(declined(decode(1, 64, 8, 4096, 128), d));
   EXPECT_TRUE(declined(decode(1, 8, 8, 4096, 128, "bf16"), d));
+  // Prefill takes the tile schedule instead (Planner.TileSchedule).
   AttentionShape prefill = shape;
   prefill.queryLen = 64;
-  EXPECT_TRUE(declined(prefill, d));
+  auto tile = planAttention(prefill, d);
+  ASSERT_TRUE(bool(tile));
+  EXPECT_GT(tile->tileRows, 0);
   EXPECT_TRUE(declined(decode(1, 8, 2, 4096, 40, "bf16"), d));
   EXPECT_TRUE(declined(decode(1, 8, 1, 4096, 512, "bf16"), d));
   EXPECT_TRUE(declined(shape, *findDevicePreset("gfx942")));
@@ -302,6 +305,92 @@ TEST(Planner, SplitOnlyForDecodeThatLeavesUnitsIdle) {
   EXPECT_FALSE(s->split);
   EXPECT_TRUE(s->causalSkip);
   EXPECT_FALSE(s->grouped);
+}
+
+TEST(Planner, TileSchedule) {
+  DeviceFacts d = *findDevicePreset("sm_90");
+  AttentionShape p = decode(1, 32, 8, 1000, 128, "bf16");
+  p.queryLen = 1000;
+  p.causal = true;
+  auto s = planAttention(p, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileRows, 64);
+  // Two 64-key stages pass 48 KiB of workgroup memory, two 32-key fit.
+  EXPECT_EQ(s->tileKeys, 32);
+  EXPECT_EQ(s->tileStages, 2);
+  EXPECT_EQ(s->group, 4); // the heads of a KV head share each staged key
+  EXPECT_EQ(s->lanes, 128);
+  EXPECT_FALSE(s->split);
+  // 1000 rows x 4 heads = 63 blocks of 64 (the last one short), 8 KV heads.
+  EXPECT_EQ(s->rows, 8 * 63);
+  EXPECT_EQ(s->stateBytes, tileWorkgroupBytes(128, 128, 32, 2));
+  EXPECT_EQ(tileWorkgroupBytes(128, 128, 32, 2),
+            2 * (32 * 160 * 2 + 32 * 136 * 2));
+  // Padding puts the rows one phase of a read covers on distinct banks.
+  EXPECT_EQ(tileKeyPad(128), 32);
+  EXPECT_EQ(tileKeyPad(96), 0);
+  EXPECT_EQ((128 + tileKeyPad(128)) * 2 % 128, 64);
+  EXPECT_EQ(tileValuePad(128), 8);
+  EXPECT_EQ(tileValuePad(96) , 8);
+  EXPECT_EQ(tileValuePad(40), 0);
+  // More workgroup memory: two 64-key stages; less: one stage, then
+  // another schedule.
+  d.workgroupMemoryBytes = 96 * 1024;
+  s = planAttention(p, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileKeys, 64);
+  EXPECT_EQ(s->tileStages, 2);
+  d.workgroupMemoryBytes = 20 * 1024;
+  s = planAttention(p, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileKeys, 32);
+  EXPECT_EQ(s->tileStages, 1);
+  d.workgroupMemoryBytes = 16 * 1024;
+  s = planAttention(p, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileRows, 0);
+  // Without asynchronous copies: another schedule.
+  d = *findDevicePreset("sm_90");
+  d.asyncCopy = false;
+  s = planAttention(p, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileRows, 0);
+  // MQA, f16, Dk != Dv, a split key of whole vectors.
+  d = *findDevicePreset("sm_90");
+  AttentionShape m = decode(2, 6, 1, 333, 96, "f16");
+  m.queryLen = 333;
+  m.valueWidth = 64;
+  s = planAttention(m, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileRows, 64);
+  EXPECT_EQ(s->group, 6);
+  AttentionShape mla = decode(1, 16, 1, 512, 192, "bf16");
+  mla.queryLen = 100;
+  mla.valueWidth = 128;
+  mla.sharedKeyWidth = 64;
+  s = planAttention(mla, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileRows, 64);
+  // Not for: f32, 16 rows or fewer, widths off the steps, no matrix tile,
+  // or when told not to.
+  auto noTile = [&](AttentionShape x, const DeviceFacts &dev,
+                    ScheduleTuning tuning = {}) {
+    auto r = planAttention(x, dev, tuning);
+    return r && r->tileRows == 0;
+  };
+  AttentionShape f32 = p;
+  f32.dtype = "f32";
+  EXPECT_TRUE(noTile(f32, d));
+  AttentionShape rows16 = p;
+  rows16.queryLen = 16;
+  EXPECT_TRUE(noTile(rows16, d));
+  AttentionShape w80 = decode(1, 8, 2, 100, 80, "bf16");
+  w80.queryLen = 100;
+  EXPECT_TRUE(noTile(w80, d));
+  EXPECT_TRUE(noTile(p, *findDevicePreset("gfx942")));
+  ScheduleTuning off;
+  off.noMatrix = true;
+  EXPECT_TRUE(noTile(p, d, off));
 }
 
 TEST(Planner, SplitCountCappedAndSizedToTheUnits) {

@@ -343,7 +343,12 @@ int main(int argc, char **argv) {
          << s.getChunk() << " keys, grid " << s.getGridX() << "x"
          << s.getGridY() << ", " << s.getGroup()
          << (s.getGroup() == 1 ? " head" : " heads") << " a workgroup";
-      if (s.getMatrix())
+      if (s.getTileRows())
+        os << ", tiles of " << s.getTileRows() << " query rows x "
+           << s.getTileKeys() << " keys, " << s.getTileStages()
+           << (s.getTileStages() == 1 ? " tile" : " tiles")
+           << " in workgroup memory, on the matrix unit";
+      else if (s.getMatrix())
         os << ", matrix tiles of 16 keys, " << s.getVector() << "/"
            << s.getValueVector() << "-wide key/value loads, " << s.getUnroll()
            << (s.getUnroll() == 1 ? " tile" : " tiles") << " in flight";

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -41,7 +42,8 @@ int main(int argc, char **argv) {
                   mlir::scf::SCFDialect, mlir::math::MathDialect,
                   mlir::memref::MemRefDialect, mlir::vector::VectorDialect,
                   mlir::spirv::SPIRVDialect, mlir::LLVM::LLVMDialect,
-                  mlir::NVVM::NVVMDialect, mlir::ROCDL::ROCDLDialect>();
+                  mlir::NVVM::NVVMDialect, mlir::ROCDL::ROCDLDialect,
+                  mlir::nvgpu::NVGPUDialect>();
   poot::registerPootPasses();
   poot::registerPootPlanPasses();
   poot::registerPootCodegenPasses();

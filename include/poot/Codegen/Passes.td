@@ -49,7 +49,8 @@ def Generate : Pass<"poot-generate", "mlir::ModuleOp"> {
     "poot::PootDialect", "mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
     "mlir::memref::MemRefDialect", "mlir::spirv::SPIRVDialect",
-    "mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect"
+    "mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect",
+    "mlir::nvgpu::NVGPUDialect"
   ];
 }
 

@@ -18,9 +18,9 @@
 
 namespace poot::codegen {
 
-/// Contract of the common generator: a vector load (vector.load of N
-/// elements) is only issued at an address aligned to its whole size, so a
-/// target may lower it as one wide load.
+/// Contract of the common generator: a vector load or store (vector.load or
+/// vector.store of N elements) is only issued at an address aligned to its
+/// whole size, so a target may lower it as one wide access.
 class TargetHooks {
 public:
   virtual ~TargetHooks();
@@ -75,6 +75,36 @@ public:
   matrixTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Type element,
              mlir::ValueRange a, mlir::ValueRange bWords,
              mlir::ValueRange c) const;
+
+  /// Asynchronous copies from global into workgroup memory and the 8x8
+  /// tile loads of the tile schedule (TileKernel.cpp). Whether the target
+  /// has them; the planner only asks where DeviceFacts::asyncCopy says so.
+  virtual bool hasAsyncCopy() const { return false; }
+  /// Starts copying 16 bytes (`elements` of the memrefs' type) from
+  /// src[srcIndices] to dst[dstIndices] (workgroup memory), both aligned to
+  /// 16 bytes; returns the copy's token.
+  virtual mlir::Value asyncCopy(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value dst, mlir::ValueRange dstIndices,
+                                mlir::Value src, mlir::ValueRange srcIndices,
+                                int64_t elements) const;
+  /// Closes the copies this thread started since the last group into a
+  /// group (an empty one where it started none); returns its token.
+  virtual mlir::Value asyncGroup(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::ValueRange copies) const;
+  /// Waits until at most `pending` of this thread's groups are in flight.
+  /// The copies of the others are then visible to this thread (a barrier
+  /// makes them visible to the workgroup).
+  virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value group, int64_t pending) const;
+  /// Four 8x8 tiles of 16-bit elements, row-major in workgroup memory,
+  /// read transposed by the subgroup: lane l names the address of row l % 8
+  /// of tile l / 8 (`indices` into `memref`, 16-byte aligned) and receives
+  /// word i = (T_i[2 (l % 4)][l / 4], T_i[2 (l % 4) + 1][l / 4]) (the lower
+  /// row low), i.e. tile i's B words of the matrix tile (Target.h's quad
+  /// layout) when the tile holds 8 rows of B's k by 8 columns of its n.
+  virtual llvm::SmallVector<mlir::Value, 4>
+  loadTilesTransposed(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value memref, mlir::ValueRange indices) const;
 
   /// A device-scope acquire-release fence for the thread that runs it:
   /// its global-memory accesses before the fence are ordered before those

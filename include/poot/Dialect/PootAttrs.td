@@ -33,7 +33,8 @@ def Poot_AttentionScheduleAttr
     Every decision the kernel generator needs for one attention: the kind of
     launch (streaming, or split-KV partials and a combine), the workgroup's
     lanes and head group, the channel schedule's subgroup, load widths and
-    keys in flight, the matrix-tile schedule, the grid, and the bytes of
+    keys in flight, the matrix-tile schedule, the prefill tile schedule (a workgroup's query
+    rows against key tiles staged in workgroup memory), the grid, and the bytes of
     workgroup state, split-KV scratch and combine counters the runtime must
     provide. Fields left out take their default; the printed form leaves out
     the fields that hold it.
@@ -67,6 +68,9 @@ def Poot_AttentionScheduleAttr
     Poot_IntParameter<"0", "combine tickets, an i32 a row">:$counter_bytes,
     Poot_FlagParameter:$live_splits,
     Poot_FlagParameter:$causal_skip,
+    Poot_IntParameter<"0", "tile schedule: query rows of one workgroup (0: not the tile schedule)">:$tile_rows,
+    Poot_IntParameter<"0", "tile schedule: keys staged per step">:$tile_keys,
+    Poot_IntParameter<"0", "tile schedule: key tiles in workgroup memory at once">:$tile_stages,
     StringRefParameter<"the device preset planned for", "\"\"">:$device
   );
   let assemblyFormat = "`<` struct(params) `>`";

@@ -39,6 +39,10 @@ struct DeviceFacts {
   /// f16 or bf16 into f32 in one step (CUDA's mma.sync on sm_80 and later),
   /// as the code generator's matrix tile (codegen/Target.h) describes.
   bool matrixTile = false;
+  /// Whether a workgroup can copy global memory into workgroup memory
+  /// asynchronously and read 8x8 tiles of it transposed (CUDA's cp.async
+  /// and ldmatrix, sm_80 and later), as the tile schedule stages its keys.
+  bool asyncCopy = false;
   /// Whether workgroups of one launch can hand results to each other
   /// through global memory: a device-scope fence and i32 atomics (CUDA's
   /// fence.acq_rel.gpu, sm_70 and later), so the split-KV combine can run

@@ -123,8 +123,27 @@ struct AttentionSchedule {
   int64_t counterBytes = 0;
   bool liveSplits = false; ///< split ranges cut from len at run time
   bool causalSkip = false; ///< prefill skips key tiles past the diagonal
+  /// The tile schedule (prefill on the matrix tile): a workgroup takes
+  /// `tileRows` query rows of one KV head (16 a subgroup; with grouped heads
+  /// the rows of the group's heads interleaved), stages `tileKeys` keys and
+  /// values at a time in workgroup memory, and every subgroup computes its
+  /// rows' scores and weighted values from them as tile products. 0: not the
+  /// tile schedule.
+  int64_t tileRows = 0;
+  int64_t tileKeys = 0;
+  /// Tile schedule: tiles in workgroup memory at once (2: the next tile's
+  /// copies run while the subgroups compute on this one).
+  int64_t tileStages = 0;
   std::string why;         ///< one line on the choice, for reports
 };
+
+/// The tile schedule's workgroup memory (the planner sizes the key tile by
+/// it; the generator lays it out): per stage, the keys [keys][dk + key pad]
+/// and the values [keys][dv + value pad], 2 bytes an element.
+int64_t tileKeyPad(int64_t dk);
+int64_t tileValuePad(int64_t dv);
+int64_t tileWorkgroupBytes(int64_t dk, int64_t dv, int64_t keys,
+                           int64_t stages);
 
 /// Plans one attention for `device`, or says with a typed error why the
 /// device cannot run it.

@@ -612,6 +612,7 @@ Status poot::rt::queryCudaFacts(LiveDeviceFacts &out, int ordinal) {
   f.bf16Storage = true;
   out.computeCapability = static_cast<int>(major * 10 + minor);
   f.matrixTile = major >= 8; // mma.sync m16n8k16 f16/bf16
+  f.asyncCopy = major >= 8;  // cp.async and ldmatrix
   f.deviceFence = major >= 7; // fence.acq_rel.gpu
   f.vectorLoadBytes = 16;     // ld.global.v4 of 32-bit words
   f.name = "sm_" + std::to_string(out.computeCapability);
@@ -692,6 +693,7 @@ Status CudaDevice::createWith(std::shared_ptr<const CudaApi> api,
   f.bf16Storage = true;
   device->computeCapability_ = static_cast<int>(major * 10 + minor);
   f.matrixTile = major >= 8; // mma.sync m16n8k16 f16/bf16
+  f.asyncCopy = major >= 8;  // cp.async and ldmatrix
   f.deviceFence = major >= 7; // fence.acq_rel.gpu
   f.vectorLoadBytes = 16;     // ld.global.v4 of 32-bit words
   f.name = "sm_" + std::to_string(device->computeCapability_);

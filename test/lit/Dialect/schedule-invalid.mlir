@@ -130,3 +130,19 @@ func.func @bad_flag(%q: tensor<1x4x1x64xf32>, %k: tensor<1x2x128x64xf32>, %v: te
   %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 2 : i64, poot.schedule = #poot.attention_schedule<matrix = 1>} : tensor<1x4x1x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x4x1x64xf32>
   return %o : tensor<1x4x1x64xf32>
 }
+
+// -----
+
+func.func @tile_half(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x2x100x64xbf16>, %v: tensor<1x2x100x64xbf16>) -> tensor<1x4x100x64xbf16> {
+  // expected-error @+1 {{expected tile_rows and tile_keys both set or both 0, got 64 and 0}}
+  %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 2 : i64, poot.schedule = #poot.attention_schedule<subgroup = 32, lanes = 128, matrix = true, tile_rows = 64>} : tensor<1x4x100x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x4x100x64xbf16>
+  return %o : tensor<1x4x100x64xbf16>
+}
+
+// -----
+
+func.func @tile_lanes(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x2x100x64xbf16>, %v: tensor<1x2x100x64xbf16>) -> tensor<1x4x100x64xbf16> {
+  // expected-error @+1 {{expected a tile schedule on the matrix tile with subgroups of 32, 16 rows a subgroup and keys in steps of 32, got tile_rows 64, tile_keys 48, lanes 128}}
+  %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 2 : i64, poot.schedule = #poot.attention_schedule<subgroup = 32, lanes = 128, matrix = true, tile_rows = 64, tile_keys = 48>} : tensor<1x4x100x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x4x100x64xbf16>
+  return %o : tensor<1x4x100x64xbf16>
+}

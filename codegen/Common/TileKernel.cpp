@@ -1,0 +1,395 @@
+//===- TileKernel.cpp - The prefill tile schedule -------------------------===//
+//
+// Prefill on the matrix tile (Target.h's matrixTile hook), in the manner of
+// the flash-attention kernels: a workgroup takes `tileRows` query rows of
+// one KV head and walks its keys a tile at a time. Every lane starts
+// asynchronous copies of part of a tile's keys and values into workgroup
+// memory (Target.h's asyncCopy); with two stages the next tile's copies run
+// while each subgroup multiplies its 16 query rows against this one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionEmitter.h"
+#include "poot/Plan/Planner.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace poot;
+using namespace poot::codegen;
+
+namespace poot::codegen::attention {
+
+namespace {
+
+/// Everything the body shares: the geometry and the workgroup's place.
+struct Tile {
+  const Spec &s;
+  const Args &a;
+  int64_t rows, keys, strideK, strideV, packed;
+  Value ks, vs;           ///< workgroup memory: key and value stages
+  Value bi, gq, kv;       ///< batch row, head group, its KV head
+  Value kBegin, kEnd;     ///< the keys any row of the workgroup sees
+};
+
+/// One lane's query row (A for tile rows g, B for g + 8).
+struct Row {
+  Value valid, head, qi, qpos;
+};
+
+Value i32Const(Emitter &e, int64_t v) {
+  return e.b.create<arith::ConstantOp>(e.loc, e.b.getI32IntegerAttr(v));
+}
+
+/// A vector of 16-bit elements as i32 words.
+SmallVector<Value> wordsOf(Emitter &e, Value vec) {
+  auto vt = cast<VectorType>(vec.getType());
+  int64_t n = vt.getNumElements() / 2;
+  Value w = e.b.create<vector::BitCastOp>(
+      e.loc, VectorType::get({n}, e.b.getI32Type()), vec);
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(e.b.create<vector::ExtractOp>(e.loc, w, i));
+  return out;
+}
+
+Value loadVec(Emitter &e, Type et, Value memref, ValueRange indices,
+              int64_t n) {
+  return e.b.create<vector::LoadOp>(e.loc, VectorType::get({n}, et), memref,
+                                    indices);
+}
+
+/// Rows of the workgroup's KV head: packed row p is query row p / group of
+/// head p % group, so a tile of keys serves every head of the group.
+Row rowOf(Emitter &e, const Tile &w, Value p) {
+  const Spec &s = w.s;
+  Row r;
+  r.valid = e.cmpi(arith::CmpIPredicate::ult, p, e.idx(w.packed));
+  Value pc = e.imin(p, e.idx(w.packed - 1));
+  r.head = e.add(e.mul(w.gq, e.idx(s.group)), e.rem(pc, e.idx(s.group)));
+  r.qi = e.div(pc, e.idx(s.group));
+  r.qpos = queryPosition(e, s, w.a, w.bi, r.qi);
+  return r;
+}
+
+/// Starts the copy of 8 key channels [c, c + 8) of key `key` (pool row
+/// `row` when paged) to ks[at], from k or k_shared.
+void copyKey(Emitter &e, const Tile &w, Value key, Value row, Value c,
+             Value at) {
+  const Spec &s = w.s;
+  const TargetHooks &target = e.target;
+  auto fromK = [&](Emitter &x) {
+    if (s.paged)
+      target.asyncCopy(x.b, x.loc, w.ks, {at}, w.a.k, {row, w.kv, c}, 8);
+    else
+      target.asyncCopy(x.b, x.loc, w.ks, {at}, w.a.k, {w.bi, w.kv, key, c}, 8);
+  };
+  if (!s.sharedWidth)
+    return fromK(e);
+  int64_t kd = s.dk - s.sharedWidth;
+  auto inK = e.cmpi(arith::CmpIPredicate::ult, c, e.idx(kd));
+  auto ifOp = e.b.create<scf::IfOp>(e.loc, inK, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  fromK(e);
+  e.b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  target.asyncCopy(e.b, e.loc, w.ks, {at}, w.a.kShared,
+                   {w.bi, e.idx(0), key, e.sub(c, e.idx(kd))}, 8);
+}
+
+/// Every lane starts copies of part of keys [k0, k0 + keys) into stage
+/// `stage` (clamped into the range, so a key past the end copies the last
+/// one and is scored -inf): 16 bytes at a time, item v being channels
+/// [8 (v % (d/8)), +8) of tile key v / (d/8), so neighbouring lanes copy
+/// neighbouring bytes. Where the items do not divide the lanes, the last
+/// round's spare lanes copy nothing.
+void startTile(Emitter &e, const Tile &w, Value tid, Value k0, Value stage) {
+  const Spec &s = w.s;
+  const int64_t lanes = s.lanes, keys = w.keys;
+  auto keyAt = [&](Value kk) {
+    return e.imin(e.add(k0, kk), e.sub(w.kEnd, e.idx(1)));
+  };
+  auto rows = [&](int64_t width, int64_t stride, Value buffer, bool isKey) {
+    const int64_t perKey = width / 8, items = keys * perKey;
+    Value base = e.mul(stage, e.idx(keys * stride));
+    for (int64_t i = 0; i * lanes < items; ++i) {
+      Value v = e.add(tid, e.idx(i * lanes));
+      auto copy = [&] {
+        Value kk = e.div(v, e.idx(perKey));
+        Value c = e.mul(e.rem(v, e.idx(perKey)), e.idx(8));
+        Value key = keyAt(kk);
+        Value row = s.paged ? e.loadPoolRow(w.a.read, ValueRange{w.bi, key},
+                                            s.poolSlots)
+                            : Value();
+        Value at = e.add(base, e.add(e.mul(kk, e.idx(stride)), c));
+        if (isKey)
+          return copyKey(e, w, key, row, c, at);
+        if (s.paged)
+          e.target.asyncCopy(e.b, e.loc, buffer, {at}, w.a.v,
+                             {row, w.kv, c}, 8);
+        else
+          e.target.asyncCopy(e.b, e.loc, buffer, {at}, w.a.v,
+                             {w.bi, w.kv, key, c}, 8);
+      };
+      if ((i + 1) * lanes <= items)
+        copy();
+      else
+        e.when(e.cmpi(arith::CmpIPredicate::ult, v, e.idx(items)), copy);
+    }
+  };
+  rows(s.dk, w.strideK, w.ks, /*isKey=*/true);
+  rows(s.dv, w.strideV, w.vs, /*isKey=*/false);
+}
+
+/// Two f32 as one word of two storage elements (the first low).
+Value packPair(Emitter &e, Type et, Value x, Value y) {
+  Value pair = e.b.create<vector::FromElementsOp>(
+      e.loc, VectorType::get({2}, e.b.getF32Type()), ValueRange{x, y});
+  pair = e.b.create<arith::TruncFOp>(e.loc, VectorType::get({2}, et), pair);
+  return wordsOf(e, pair)[0];
+}
+
+/// The max or the sum of a row's values across the 4 lanes of its quad.
+Value quadReduce(Emitter &e, Value v, bool max) {
+  for (int64_t off : {1, 2}) {
+    Value other = e.b.create<gpu::ShuffleOp>(e.loc, v, i32Const(e, off),
+                                             i32Const(e, 32),
+                                             gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    v = max ? e.fmax(v, other) : e.add(v, other);
+  }
+  return v;
+}
+
+} // namespace
+
+int64_t tileWorkgroups(const Spec &s) {
+  int64_t blocks = (s.group * s.lq + s.tileRows - 1) / s.tileRows;
+  return s.b * (s.hq / s.group) * blocks;
+}
+
+/// The tile schedule (see Planner.h). With lane = 4 g + t of subgroup w,
+/// the lane holds tile rows g and g + 8 of the subgroup's 16 rows:
+///  - q as A words, loaded once: channel order 32 m + 8 t + 4 h + {0..3}
+///    for step 2 m + h of 16 channels, so each lane reads 8 neighbouring
+///    channels of a row with one load; the key rows use the same order.
+///  - scores S (16 rows x 8 keys) per block of 8 keys, dk / 16 products
+///    each; B words from the staged key rows.
+///  - the score transform and online softmax on the lane's S entries, the
+///    row max and sum across the quad; the weights are rounded to the
+///    storage type and become the A words of P (no data moves: a score's
+///    tile position is its weight's).
+///  - o (16 rows x dv) += P V, one product per 8 value channels and 16
+///    keys, B words read transposed from the value rows (Target.h's
+///    loadTilesTransposed), 4 words (two steps of 16 keys) a read.
+/// Keys sit in the tile's natural order: column n of score block nb is key
+/// 8 nb + n, as the weighted values' tiles read them.
+/// Keys past the workgroup's range score -inf; a row with no visible key
+/// ends as 0/0, as the contract says.
+void emitTileBody(Emitter &e, const Spec &s, const Args &a,
+                  gpu::GPUFuncOp fn, Value tid, Value id) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Type et = s.storage;
+  const int64_t R = s.tileRows, keys = s.tileKeys, G = s.group;
+  const int64_t kSteps = s.dk / 32, blocks = keys / 8, vBlocks = s.dv / 8;
+  const int64_t stages = s.tileStages;
+  Tile w{s, a, R, keys, s.dk + tileKeyPad(s.dk), s.dv + tileValuePad(s.dv),
+         G * s.lq};
+  w.ks = e.target.allocWorkgroup(b, loc, fn, {stages * keys * w.strideK}, et);
+  w.vs = e.target.allocWorkgroup(b, loc, fn, {stages * keys * w.strideV}, et);
+
+  // Workgroups of the last (causally heaviest) row blocks go first.
+  const int64_t groups = s.hq / G, rowBlocks = (w.packed + R - 1) / R;
+  Value heads = e.idx(s.b * groups);
+  Value rb = e.sub(e.idx(rowBlocks - 1), e.div(id, heads));
+  Value rest = e.rem(id, heads);
+  w.bi = e.div(rest, e.idx(groups));
+  w.gq = e.rem(rest, e.idx(groups));
+  w.kv = G == s.nRep ? w.gq : e.div(e.mul(w.gq, e.idx(G)), e.idx(s.nRep));
+  Value p0 = e.mul(rb, e.idx(R));
+  Value pLast = e.imin(e.add(p0, e.idx(R - 1)), e.idx(w.packed - 1));
+  Value qposFirst = queryPosition(e, s, a, w.bi, e.div(p0, e.idx(G)));
+  Value qposLast = queryPosition(e, s, a, w.bi, e.div(pLast, e.idx(G)));
+  w.kEnd = e.idx(s.lk);
+  if (s.hasLen) {
+    Value len = e.loadIndex(a.len, ValueRange{w.bi});
+    w.kEnd = e.imin(e.imax(len, e.idx(0)), e.idx(s.lk));
+  }
+  if (s.causal)
+    w.kEnd = e.imin(w.kEnd, e.imax(e.add(qposLast, e.idx(1)), e.idx(0)));
+  w.kBegin = e.idx(0);
+  if (s.window)
+    w.kBegin = e.imin(e.imax(e.sub(qposFirst, e.idx(*s.window - 1)),
+                             e.idx(0)),
+                      w.kEnd);
+
+  Value lane = e.rem(tid, e.idx(32)), warp = e.div(tid, e.idx(32));
+  Value g = e.div(lane, e.idx(4)), t = e.rem(lane, e.idx(4));
+  Value pA = e.add(p0, e.add(e.mul(warp, e.idx(16)), g));
+  Row rows[2] = {rowOf(e, w, pA), rowOf(e, w, e.add(pA, e.idx(8)))};
+  Value t8 = e.mul(t, e.idx(8));
+
+  // q as A words: qw[r][m] holds 4 words of row r's channels 32 m + 8 t.
+  SmallVector<Value> qw[2];
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t m = 0; m < kSteps; ++m) {
+      Value c = e.add(t8, e.idx(32 * m));
+      Value v = loadVec(e, et, a.q, {w.bi, rows[r].head, rows[r].qi, c}, 8);
+      llvm::append_range(qw[r], wordsOf(e, v));
+    }
+
+  // Carried: m and l of rows g, g + 8, then o by value block (4 each).
+  SmallVector<Value> init{e.negInf(), e.negInf(), e.f32(0), e.f32(0)};
+  for (int64_t i = 0; i < vBlocks * 4; ++i)
+    init.push_back(e.f32(0));
+  // The first tile's copies; the stage a tile lands in is carried.
+  e.when(e.cmpi(arith::CmpIPredicate::ult, w.kBegin, w.kEnd),
+         [&] { startTile(e, w, tid, w.kBegin, e.idx(0)); });
+  e.target.asyncGroup(b, loc, {});
+  init.push_back(e.idx(0));
+  auto loop = b.create<scf::ForOp>(
+      loc, w.kBegin, w.kEnd, e.idx(keys), init,
+      [&](OpBuilder &nb, Location l, Value k0, ValueRange carried) {
+        Emitter x(nb, l, e.target);
+        SmallVector<Value> st(carried.begin(), carried.end());
+        Value stage = st.pop_back_val();
+        Value next = x.add(k0, x.idx(keys));
+        Value more = x.cmpi(arith::CmpIPredicate::ult, next, w.kEnd);
+        Value other = stages == 2 ? x.sub(x.idx(1), stage) : stage;
+        // Two stages: the next tile's copies start now, then this one's
+        // are waited for (one group may stay in flight); one stage: they
+        // started after the last tile's products.
+        if (stages == 2)
+          x.when(more, [&] { startTile(x, w, tid, next, other); });
+        Value group = x.target.asyncGroup(nb, l, {});
+        x.target.asyncWait(nb, l, group, stages == 2 ? 1 : 0);
+        nb.create<gpu::BarrierOp>(l);
+        Value kBase = x.mul(stage, x.idx(keys * w.strideK));
+        Value vBase = x.mul(stage, x.idx(keys * w.strideV));
+        // Scores: block nb of 8 keys, column g's key row 8 nb + g.
+        SmallVector<SmallVector<Value, 4>> sc(blocks);
+        for (int64_t blk = 0; blk < blocks; ++blk) {
+          Value krow = x.add(x.idx(8 * blk), g);
+          SmallVector<Value, 4> acc(4, x.f32(0));
+          for (int64_t m = 0; m < kSteps; ++m) {
+            Value at = x.add(kBase, x.add(x.mul(krow, x.idx(w.strideK)),
+                                          x.add(t8, x.idx(32 * m))));
+            SmallVector<Value> kw = wordsOf(x, loadVec(x, et, w.ks, {at}, 8));
+            for (int64_t h = 0; h < 2; ++h) {
+              SmallVector<Value> aw{qw[0][4 * m + 2 * h], qw[1][4 * m + 2 * h],
+                                    qw[0][4 * m + 2 * h + 1],
+                                    qw[1][4 * m + 2 * h + 1]};
+              acc = x.target.matrixTile(
+                  nb, l, et, aw, ValueRange{kw[2 * h], kw[2 * h + 1]}, acc);
+            }
+          }
+          // The score transform: entry i is row (i / 2), key column
+          // 2 t + i % 2.
+          for (int64_t i = 0; i < 4; ++i) {
+            const Row &row = rows[i / 2];
+            Value kt = x.add(x.mul(t, x.idx(2)), x.idx(8 * blk + i % 2));
+            Value key = x.add(k0, kt);
+            Value in = x.cmpi(arith::CmpIPredicate::ult, key, w.kEnd);
+            Value safe = x.imin(key, x.sub(w.kEnd, x.idx(1)));
+            Value v = scoreOf(x, s, a, acc[i], w.bi, row.head, row.qi, safe,
+                              row.qpos);
+            sc[blk].push_back(x.select(in, v, x.negInf()));
+          }
+        }
+        // Online softmax per row: one rescale per tile.
+        for (int64_t r = 0; r < 2; ++r) {
+          Value mx = x.negInf();
+          for (int64_t blk = 0; blk < blocks; ++blk)
+            mx = x.fmax(mx, x.fmax(sc[blk][2 * r], sc[blk][2 * r + 1]));
+          mx = quadReduce(x, mx, /*max=*/true);
+          Value mNew = x.fmax(st[r], mx);
+          // Nothing visible yet: weights against 0 (all of them 0).
+          Value ref = x.select(
+              x.cmpf(arith::CmpFPredicate::OEQ, mNew, x.negInf()), x.f32(0),
+              mNew);
+          Value alpha = x.exp(x.sub(st[r], ref));
+          Value lNew = x.mul(st[2 + r], alpha);
+          for (int64_t blk = 0; blk < blocks; ++blk)
+            for (int64_t j = 0; j < 2; ++j) {
+              Value &p = sc[blk][2 * r + j];
+              p = x.exp(x.sub(p, ref));
+              lNew = x.add(lNew, p);
+            }
+          st[r] = mNew;
+          st[2 + r] = lNew;
+          for (int64_t i = 0; i < vBlocks; ++i)
+            for (int64_t j = 0; j < 2; ++j) {
+              Value &o = st[4 + 4 * i + 2 * r + j];
+              o = x.mul(o, alpha);
+            }
+        }
+        // P as A words, 16 keys (blocks 2 kk, 2 kk + 1) a step.
+        SmallVector<SmallVector<Value, 4>> pw(blocks / 2);
+        for (int64_t kk = 0; kk < blocks / 2; ++kk)
+          for (int64_t half = 0; half < 2; ++half)
+            for (int64_t r = 0; r < 2; ++r) {
+              auto &p = sc[2 * kk + half];
+              pw[kk].push_back(packPair(x, et, p[2 * r], p[2 * r + 1]));
+            }
+        // pw[kk] is ordered (half, r); the tile wants (g, 2t), (g+8, 2t),
+        // (g, 2t+8), (g+8, 2t+8): the same order.
+        // Value tiles: lane l names row 32 m + l of the stage (key rows
+        // 32 m .. 32 m + 31 as four 8x8 tiles), channels 8 i .. 8 i + 7.
+        for (int64_t i = 0; i < vBlocks; ++i) {
+          SmallVector<Value> o(st.begin() + 4 + 4 * i,
+                               st.begin() + 8 + 4 * i);
+          for (int64_t m = 0; m < keys / 32; ++m) {
+            Value at = x.add(
+                vBase, x.add(x.mul(x.add(lane, x.idx(32 * m)),
+                                   x.idx(w.strideV)),
+                             x.idx(8 * i)));
+            SmallVector<Value, 4> vw =
+                x.target.loadTilesTransposed(nb, l, w.vs, {at});
+            for (int64_t h = 0; h < 2; ++h) {
+              auto d = x.target.matrixTile(nb, l, et, pw[2 * m + h],
+                                           ValueRange{vw[2 * h],
+                                                      vw[2 * h + 1]},
+                                           o);
+              o.assign(d.begin(), d.end());
+            }
+          }
+          for (int64_t k = 0; k < 4; ++k)
+            st[4 + 4 * i + k] = o[k];
+        }
+        // Every subgroup is done with this stage before copies overwrite
+        // it.
+        nb.create<gpu::BarrierOp>(l);
+        if (stages == 1)
+          x.when(more, [&] { startTile(x, w, tid, next, stage); });
+        st.push_back(other);
+        nb.create<scf::YieldOp>(l, st);
+      });
+
+  // Normalise and store: row r's channels 8 i + 2 t, + 1.
+  SmallVector<Value> st(loop.getResults().begin(), loop.getResults().end());
+  st.pop_back();
+  for (int64_t r = 0; r < 2; ++r) {
+    Value lSum = quadReduce(e, st[2 + r], /*max=*/false);
+    const Row &row = rows[r];
+    e.when(row.valid, [&] {
+      for (int64_t i = 0; i < vBlocks; ++i) {
+        Value pair = b.create<vector::FromElementsOp>(
+            loc, VectorType::get({2}, b.getF32Type()),
+            ValueRange{e.div(st[4 + 4 * i + 2 * r], lSum),
+                       e.div(st[4 + 4 * i + 2 * r + 1], lSum)});
+        pair = b.create<arith::TruncFOp>(loc, VectorType::get({2}, et), pair);
+        Value c = e.add(e.idx(8 * i), e.mul(t, e.idx(2)));
+        b.create<vector::StoreOp>(loc, pair, a.out,
+                                  ValueRange{w.bi, row.head, row.qi, c});
+      }
+    });
+  }
+}
+
+} // namespace poot::codegen::attention

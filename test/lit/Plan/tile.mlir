@@ -1,0 +1,56 @@
+// The planner's rules for the tile schedule (prefill on the matrix tile).
+// RUN: poot-opt %s --split-input-file --poot-plan=device=sm_90 | FileCheck %s
+// RUN: poot-opt %s --split-input-file --poot-plan=device=sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: poot-opt %s --split-input-file --poot-plan=device=gfx942 | FileCheck %s --check-prefix=GFX942
+
+// bf16 prefill, Llama-3-8B layer: 4 heads of a KV head interleaved in 64
+// rows; 1024 rows x 4 heads / 64 = 64 row blocks x 8 KV heads. Two 64-key
+// tiles would take 77824 bytes of workgroup memory, two 32-key tiles fit.
+// CHECK-LABEL: func.func @prefill_8b
+// CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 37888, causal_skip = true, tile_rows = 64, tile_keys = 32, tile_stages = 2, device = "sm_90">
+// sm_80 has mma.sync, cp.async and ldmatrix too.
+// SM80-LABEL: func.func @prefill_8b
+// SM80: tile_rows = 64, tile_keys = 32, tile_stages = 2
+// AMD's matrix instructions have other layouts: no tile schedule there.
+// GFX942-LABEL: func.func @prefill_8b
+// GFX942-NOT: tile_rows
+func.func @prefill_8b(%q: tensor<1x32x1024x128xbf16>, %k: tensor<1x8x1024x128xbf16>, %v: tensor<1x8x1024x128xbf16>) -> tensor<1x32x1024x128xbf16> {
+  %o = poot.attention %q, %k, %v {scale = 0.088388 : f64, n_rep = 4 : i64, causal} : tensor<1x32x1024x128xbf16>, tensor<1x8x1024x128xbf16>, tensor<1x8x1024x128xbf16> -> tensor<1x32x1024x128xbf16>
+  return %o : tensor<1x32x1024x128xbf16>
+}
+
+// -----
+
+// Head width 256: 64-key tiles would pass the registers (64 words of q,
+// 128 floats of accumulators, 32 scores), and two 32-key tiles the
+// workgroup memory: one 32-key tile (35328 bytes).
+// CHECK-LABEL: func.func @wide_head
+// CHECK: state_bytes = 35328, causal_skip = true, tile_rows = 64, tile_keys = 32, tile_stages = 1
+func.func @wide_head(%q: tensor<1x4x200x256xf16>, %k: tensor<1x2x200x256xf16>, %v: tensor<1x2x200x256xf16>) -> tensor<1x4x200x256xf16> {
+  %o = poot.attention %q, %k, %v {scale = 0.0625 : f64, n_rep = 2 : i64, causal} : tensor<1x4x200x256xf16>, tensor<1x2x200x256xf16>, tensor<1x2x200x256xf16> -> tensor<1x4x200x256xf16>
+  return %o : tensor<1x4x200x256xf16>
+}
+
+// -----
+
+// Not the tile schedule: f32 (no matrix tile for it), a key width off the
+// 32-channel steps (80), and 16 rows (multi-token decode).
+// CHECK-LABEL: func.func @f32_prefill
+// CHECK-NOT: tile_rows
+// CHECK-LABEL: func.func @width_80
+// CHECK-NOT: tile_rows
+// CHECK-LABEL: func.func @sixteen_rows
+// CHECK-NOT: tile_rows
+// CHECK: return
+func.func @f32_prefill(%q: tensor<1x8x100x128xf32>, %k: tensor<1x2x100x128xf32>, %v: tensor<1x2x100x128xf32>) -> tensor<1x8x100x128xf32> {
+  %o = poot.attention %q, %k, %v {scale = 0.088388 : f64, n_rep = 4 : i64, causal} : tensor<1x8x100x128xf32>, tensor<1x2x100x128xf32>, tensor<1x2x100x128xf32> -> tensor<1x8x100x128xf32>
+  return %o : tensor<1x8x100x128xf32>
+}
+func.func @width_80(%q: tensor<1x8x100x80xbf16>, %k: tensor<1x2x100x80xbf16>, %v: tensor<1x2x100x80xbf16>) -> tensor<1x8x100x80xbf16> {
+  %o = poot.attention %q, %k, %v {scale = 0.11 : f64, n_rep = 4 : i64, causal} : tensor<1x8x100x80xbf16>, tensor<1x2x100x80xbf16>, tensor<1x2x100x80xbf16> -> tensor<1x8x100x80xbf16>
+  return %o : tensor<1x8x100x80xbf16>
+}
+func.func @sixteen_rows(%q: tensor<1x8x16x128xbf16>, %k: tensor<1x2x100x128xbf16>, %v: tensor<1x2x100x128xbf16>, %pos: tensor<i32>) -> tensor<1x8x16x128xbf16> {
+  %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 4 : i64, causal} : tensor<1x8x16x128xbf16>, tensor<1x2x100x128xbf16>, tensor<1x2x100x128xbf16> -> tensor<1x8x16x128xbf16>
+  return %o : tensor<1x8x16x128xbf16>
+}
