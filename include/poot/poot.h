@@ -147,6 +147,130 @@ poot_status poot_run(poot_session *session);
 poot_status poot_read_output(const poot_session *session, const char *name,
                              void *data, size_t bytes);
 
+/*--- Serving: the paged KV driver (in libpoot_runtime) ----------------------*
+ *
+ * A pool of fixed-size KV blocks for a paged plan: per-sequence block
+ * tables, shared blocks with reference counts and copy-on-write, a prefix
+ * cache keyed by the tokens of full blocks and the weights identity, LRU
+ * eviction of cached blocks no sequence holds, and the maps of each step.
+ * It keeps no K/V itself: the engine binds the maps a step gives, copies the
+ * blocks it names, runs, and commits. docs/runtime.md has the decode loop.
+ *
+ * A call that needs blocks the pool does not have returns POOT_OK with
+ * `granted` 0 and changes nothing (the engine waits or preempts); errors
+ * are for calls that can never succeed as made. A poot_kv_cache must be
+ * used by one thread at a time. */
+
+typedef struct poot_kv_cache poot_kv_cache;
+/* Which weights computed K/V: the base model or one adapter, renewed by each
+ * hot reload. Never 0. */
+typedef uint64_t poot_weights_id;
+
+/* A paged plan's static step: `rows` rows of `tokens` new tokens, each
+ * reading up to `capacity` key positions of a pool of `slots` slots. */
+typedef struct poot_kv_step_shape {
+  int32_t rows;
+  int32_t tokens;
+  int32_t capacity;
+  int64_t slots;
+} poot_kv_step_shape;
+
+/* One row of a step: sequence `seq` computes its next `tokens` tokens. */
+typedef struct poot_kv_row {
+  int64_t seq;
+  int32_t tokens;
+} poot_kv_row;
+
+/* Copy the first `tokens` slots of block `src_block` into `dst_block` in
+ * every K and V pool before the step runs (slot = block * block_size +
+ * offset). */
+typedef struct poot_kv_copy {
+  int32_t src_block;
+  int32_t dst_block;
+  int32_t tokens;
+} poot_kv_copy;
+
+typedef struct poot_kv_admission {
+  int granted;               /* 0: the pool is exhausted, nothing changed */
+  int32_t cached_tokens;     /* leading prompt tokens found in the cache */
+  int32_t blocks_needed;     /* fresh blocks the prompt takes */
+  int32_t blocks_available;  /* free plus evictable blocks at the call */
+} poot_kv_admission;
+
+typedef struct poot_kv_stats {
+  int32_t total_blocks, free_blocks, cached_blocks, used_blocks;
+  int32_t shared_blocks, peak_used_blocks, sequences;
+  int64_t prefix_blocks_reused, prefill_tokens_skipped;
+  int64_t evictions, copies_on_write, refused_for_space;
+} poot_kv_stats;
+
+/* `block_size` 0 means 16; `max_sequence_tokens` 0 means the whole pool
+ * (give the plan's: capacity - tokens + 1, see poot_kv_step_shape_of). */
+poot_status poot_kv_create(int32_t num_blocks, int32_t block_size,
+                           int32_t max_sequence_tokens, poot_kv_cache **out);
+void poot_kv_free(poot_kv_cache *cache);
+
+/* The current identity of adapter `adapter` (made on first use), or of the
+ * base model when `adapter` is NULL or "". */
+poot_status poot_kv_weights(poot_kv_cache *cache, const char *adapter,
+                            poot_weights_id *out);
+/* Hot reload: a new identity for `adapter` (NULL or "": the base model);
+ * the old one's cached blocks are never reused, and its running sequences
+ * are refused by poot_kv_prepare_step (finish and readmit them). */
+poot_status poot_kv_reload(poot_kv_cache *cache, const char *adapter,
+                           poot_weights_id *out);
+
+/* Admits sequence `seq` with its prompt: shares the blocks of its longest
+ * cached prefix and takes blocks for the rest of the prompt. */
+poot_status poot_kv_admit(poot_kv_cache *cache, int64_t seq,
+                          poot_weights_id weights, const int32_t *tokens,
+                          size_t count, poot_kv_admission *out);
+/* Appends sampled tokens; later steps compute them. */
+poot_status poot_kv_append(poot_kv_cache *cache, int64_t seq,
+                           const int32_t *tokens, size_t count);
+/* `dst` shares every block of `src`; a shared block is copied when first
+ * written. */
+poot_status poot_kv_fork(poot_kv_cache *cache, int64_t src, int64_t dst);
+poot_status poot_kv_finish(poot_kv_cache *cache, int64_t seq);
+/* Tokens `seq` has computed so far (its next row starts there). */
+poot_status poot_kv_computed(const poot_kv_cache *cache, int64_t seq,
+                             int32_t *out);
+
+/* The step shape of a paged plan (its write_map, slot_map and pos slots). */
+poot_status poot_kv_step_shape_of(const poot_plan *plan,
+                                  poot_kv_step_shape *out);
+/* Prepares one step of `shape` for `rows` (num_rows <= shape->rows) and
+ * writes its maps: read_map [rows * capacity] (bind as "slot_map"),
+ * write_map [rows * tokens] ("write_map"), pos [rows] ("pos") and, when not
+ * NULL, len [rows] (each row's length after the step, for a "len" slot).
+ * `copies` has room for `max_copies` entries, which must be at least
+ * num_rows * ((shape->tokens - 1) / block_size + 2); *num_copies says how
+ * many to perform before the run. With *granted 0 the pool is exhausted
+ * and nothing changed. The maps are checked (poot_kv_check_write_map, and
+ * every written slot its row's own) before they are returned. */
+poot_status poot_kv_prepare_step(poot_kv_cache *cache,
+                                 const poot_kv_step_shape *shape,
+                                 const poot_kv_row *rows, int num_rows,
+                                 int32_t *read_map, int32_t *write_map,
+                                 int32_t *pos, int32_t *len,
+                                 poot_kv_copy *copies, int max_copies,
+                                 int *num_copies, int *granted);
+/* After a successful run: commits the last prepared step (its tokens are
+ * computed; blocks it filled enter the prefix cache). */
+poot_status poot_kv_commit_step(poot_kv_cache *cache);
+
+/* Refuses a write map naming a slot outside [0, slots)
+ * (POOT_ERR_INDEX_OUT_OF_RANGE) or a slot twice (POOT_ERR_INVALID_ARGUMENT);
+ * -1 drops a write. */
+poot_status poot_kv_check_write_map(const int32_t *write_map, size_t count,
+                                    int64_t slots);
+/* Performs block copies on a pool in host memory: `data` holds `slots`
+ * slots of bytes / slots bytes each. */
+poot_status poot_kv_copy_blocks(const poot_kv_copy *copies, int num_copies,
+                                int32_t block_size, int64_t slots, void *data,
+                                size_t bytes);
+poot_status poot_kv_get_stats(const poot_kv_cache *cache, poot_kv_stats *out);
+
 #ifdef __cplusplus
 }
 #endif
