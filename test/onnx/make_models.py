@@ -13,6 +13,13 @@ spell attention the way the exporters do: PyTorch's TorchScript exporter
 (MatMul, Transpose, Div by sqrt(d), Add mask, Softmax, MatMul; repeat_kv as
 Unsqueeze/Expand/Reshape with shapes computed by Shape/Gather/Concat), the
 opset-23 Attention op, and a causal mask built from Trilu/Equal/Where.
+The models of ONNX Runtime's contrib ops (domain com.microsoft:
+MultiHeadAttention, GroupQueryAttention, Attention, RotaryEmbedding, the
+skip normalisations) spell them as ONNX Runtime's exporters and GenAI
+models do (packed QKV, BNSH caches, sequence lengths from the attention
+mask); the opset-23 RotaryEmbedding, Erf/Gelu, GatherND and ScatterND (a
+static KV-cache write) have theirs. Models named for a refusal check an
+error message.
 """
 
 import os
@@ -29,7 +36,9 @@ RNG = np.random.default_rng(14)
 F = TensorProto.FLOAT
 I64 = TensorProto.INT64
 B1 = TensorProto.BOOL
+I32 = TensorProto.INT32
 INT64_MAX = np.iinfo(np.int64).max
+MS = "com.microsoft"
 
 
 def vi(name, elem, shape):
@@ -48,11 +57,14 @@ def weight(name, shape, scale=0.2):
     return const(name, (RNG.standard_normal(shape) * scale).astype(np.float32))
 
 
-def save(name, nodes, inputs, outputs, inits=(), opset=17, check=True):
+def save(name, nodes, inputs, outputs, inits=(), opset=17, check=True,
+         contrib=False):
     graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)],
-        producer_name="poot-test")
+    opsets = [helper.make_opsetid("", opset)]
+    if contrib:
+        opsets.append(helper.make_opsetid(MS, 1))
+    model = helper.make_model(graph, opset_imports=opsets,
+                              producer_name="poot-test")
     model.ir_version = 10 if opset >= 21 else 8
     if check:
         onnx.checker.check_model(model)
@@ -64,6 +76,12 @@ def save(name, nodes, inputs, outputs, inits=(), opset=17, check=True):
 def node(op, inputs, outputs, name=None, **attrs):
     return helper.make_node(op, inputs, outputs, name=name or outputs[0],
                             **attrs)
+
+
+def ms(op, inputs, outputs, name=None, **attrs):
+    """A node of ONNX Runtime's contrib domain."""
+    return helper.make_node(op, inputs, outputs, name=name or outputs[0],
+                            domain=MS, **attrs)
 
 
 # --------------------------------------------------------------------------
@@ -249,9 +267,9 @@ def attention():
 
 
 def errors():
-    # Erf has no poot op.
-    save("erf", [node("Erf", ["x"], ["y"])], [vi("x", F, [4])],
-         [vi("y", F, [4])])
+    # A standard op the importer does not know.
+    save("unsupported_op", [node("Tile", ["x", "reps"], ["y"])],
+         [vi("x", F, [4])], [vi("y", F, [8])], [ints("reps", [2])])
     # An op the importer does not know, in another domain.
     graph = helper.make_graph(
         [helper.make_node("FusedMatMul", ["x", "x"], ["y"], name="fmm",
@@ -510,11 +528,355 @@ def causal_trilu():
          [vi("y", F, ["batch", "seq", heads * HEAD_DIM])], inits, opset=17)
 
 
+# --------------------------------------------------------------------------
+# ONNX Runtime's contrib ops and the newer standard ops (lit and e2e)
+# --------------------------------------------------------------------------
+
+MAX_POS = 32
+
+
+def rope_caches(prefix, half, inits):
+    """cos/sin caches [MAX_POS, half] as ONNX Runtime's exporters write."""
+    inv = 1.0 / (10000.0 ** (np.arange(half) / half))
+    angles = np.outer(np.arange(MAX_POS), inv)
+    inits += [const(prefix + "cos", np.cos(angles).astype(np.float32)),
+              const(prefix + "sin", np.sin(angles).astype(np.float32))]
+    return prefix + "cos", prefix + "sin"
+
+
+def seqlens_from_mask(nodes, inits, mask="attention_mask"):
+    """seqlens_k and total_sequence_length from a [B, T] attention mask, as
+    ONNX Runtime GenAI's models compute them."""
+    inits += [ints("gqa.ax1", [1]), ints("gqa.one", 1), ints("gqa.i1", 1)]
+    nodes += [
+        node("ReduceSum", [mask, "gqa.ax1"], ["gqa.len"], keepdims=0),
+        node("Sub", ["gqa.len", "gqa.one"], ["gqa.len1"]),
+        node("Cast", ["gqa.len1"], ["seqlens_k"], to=I32),
+        node("Shape", [mask], ["gqa.shape"]),
+        node("Gather", ["gqa.shape", "gqa.i1"], ["gqa.total"], axis=0),
+        node("Cast", ["gqa.total"], ["total_seq"], to=I32),
+    ]
+
+
+def erf_gelu():
+    # Erf on its own, GELU as exporters spell it with Erf, and opset-20 Gelu.
+    save("erf", [node("Erf", ["x"], ["y"])], [vi("x", F, [4])],
+         [vi("y", F, [4])])
+    nodes = [
+        node("Erf", ["x"], ["e"]),
+        node("Div", ["x", "sqrt2"], ["xs"]),
+        node("Erf", ["xs"], ["xe"]),
+        node("Add", ["xe", "one"], ["xe1"]),
+        node("Mul", ["x", "xe1"], ["xg"]),
+        node("Mul", ["xg", "half"], ["gelu_erf"]),
+        node("Gelu", ["x"], ["gelu"]),
+        node("Gelu", ["x"], ["gelu_tanh"], approximate="tanh"),
+    ]
+    save("erf_gelu", nodes, [vi("x", F, [2, 3, 16])],
+         [vi("e", F, [2, 3, 16]), vi("gelu_erf", F, [2, 3, 16]),
+          vi("gelu", F, [2, 3, 16]), vi("gelu_tanh", F, [2, 3, 16])],
+         [const("sqrt2", np.float32(np.sqrt(2.0))),
+          const("one", np.float32(1.0)), const("half", np.float32(0.5))],
+         opset=20)
+    # Gelu came to the default domain in opset 20 (unchecked: the checker
+    # refuses it too).
+    save("gelu_opset17", [node("Gelu", ["x"], ["y"])], [vi("x", F, [4])],
+         [vi("y", F, [4])], check=False)
+
+
+def gather_scatter_nd():
+    nodes = [
+        # Constant index pairs into the first two dims, one negative.
+        node("GatherND", ["x", "pairs"], ["g"]),
+        # One index per batch row (batch_dims 1), computed at run time.
+        node("GatherND", ["x", "rows"], ["gb"], batch_dims=1),
+    ]
+    save("gathernd", nodes, [vi("x", F, [2, 3, 4]), vi("rows", I64, [2, 1])],
+         [vi("g", F, [2, 4]), vi("gb", F, [2, 4])],
+         [ints("pairs", [[0, 1], [1, -1]])], opset=13)
+    # A constant index outside its dim: refused at import.
+    save("gathernd_range", [node("GatherND", ["x", "pairs"], ["g"])],
+         [vi("x", F, [2, 3, 4])], [vi("g", F, [1, 4])],
+         [ints("pairs", [[1, 3]])], opset=13, check=False)
+    # An index update: rows 1 and -1 of x replaced (constant indices).
+    save("scatternd_rows",
+         [node("ScatterND", ["x", "idx", "u"], ["y"])],
+         [vi("x", F, [4, 5]), vi("u", F, [2, 5])], [vi("y", F, [4, 5])],
+         [ints("idx", [[1], [-1]])], opset=16)
+    # The KV-cache write of a static cache (torch index_copy_ on the
+    # sequence axis): the cache transposed so the sequence leads, the new
+    # rows scattered at cache_position, transposed back.
+    nodes = [
+        node("Transpose", ["cache"], ["cache_t"], perm=[2, 0, 1, 3]),
+        node("Transpose", ["k"], ["k_t"], perm=[2, 0, 1, 3]),
+        node("Unsqueeze", ["cache_position", "ax1"], ["idx"]),
+        node("ScatterND", ["cache_t", "idx", "k_t"], ["new_t"]),
+        node("Transpose", ["new_t"], ["new_cache"], perm=[1, 2, 0, 3]),
+    ]
+    save("scatternd_kv", nodes,
+         [vi("cache", F, ["batch", KV_HEADS, 8, HEAD_DIM]),
+          vi("k", F, ["batch", KV_HEADS, "seq", HEAD_DIM]),
+          vi("cache_position", I64, ["seq"])],
+         [vi("new_cache", F, ["batch", KV_HEADS, 8, HEAD_DIM])],
+         [ints("ax1", [1])], opset=16)
+    # A reduction other than 'none': refused, naming the node.
+    save("scatternd_add",
+         [node("ScatterND", ["x", "idx", "u"], ["y"], reduction="add")],
+         [vi("x", F, [4, 5]), vi("u", F, [2, 5])], [vi("y", F, [4, 5])],
+         [ints("idx", [[1], [3]])], opset=16)
+
+
+def rotary():
+    half = HEAD_DIM // 2
+    inits = []
+    cos, sin = rope_caches("", half, inits)
+    cos4, sin4 = rope_caches("part.", 4, inits)
+    # opset 23: 4-D [B, H, S, D] with position ids, and 3-D with num_heads,
+    # partial and interleaved.
+    nodes = [
+        node("RotaryEmbedding", ["q", cos, sin, "position_ids"], ["q_rot"]),
+        node("RotaryEmbedding", ["x", cos4, sin4, "position_ids"], ["x_rot"],
+             interleaved=1, num_heads=HEADS, rotary_embedding_dim=8),
+    ]
+    save("rotary23", nodes,
+         [vi("q", F, ["batch", HEADS, "seq", HEAD_DIM]),
+          vi("x", F, ["batch", "seq", HEADS * HEAD_DIM]),
+          vi("position_ids", I64, ["batch", "seq"])],
+         [vi("q_rot", F, ["batch", HEADS, "seq", HEAD_DIM]),
+          vi("x_rot", F, ["batch", "seq", HEADS * HEAD_DIM])], inits,
+         opset=23)
+    # com.microsoft: (input, position_ids, cos, sin); 3-D with position ids,
+    # 4-D with one start position, partial with num_heads.
+    inits = [ints("start", [3])]
+    cos, sin = rope_caches("", half, inits)
+    cos4, sin4 = rope_caches("part.", 4, inits)
+    nodes = [
+        ms("RotaryEmbedding", ["x", "position_ids", cos, sin], ["x_rot"]),
+        ms("RotaryEmbedding", ["q", "start", cos, sin], ["q_rot"],
+           interleaved=1),
+        ms("RotaryEmbedding", ["x", "position_ids", cos4, sin4], ["x_part"],
+           num_heads=HEADS, rotary_embedding_dim=8),
+    ]
+    save("rotary_ms", nodes,
+         [vi("x", F, ["batch", "seq", HEADS * HEAD_DIM]),
+          vi("q", F, ["batch", HEADS, "seq", HEAD_DIM]),
+          vi("position_ids", I64, ["batch", "seq"])],
+         [vi("x_rot", F, ["batch", "seq", HEADS * HEAD_DIM]),
+          vi("q_rot", F, ["batch", HEADS, "seq", HEAD_DIM]),
+          vi("x_part", F, ["batch", "seq", HEADS * HEAD_DIM])], inits,
+         opset=17, contrib=True)
+    # Refusals: a 3-D X without num_heads (opset 23); a scale (contrib).
+    inits = []
+    cos, sin = rope_caches("", half, inits)
+    save("rotary23_no_heads",
+         [node("RotaryEmbedding", ["x", cos, sin, "pos"], ["y"], name="rope")],
+         [vi("x", F, [1, 3, 32]), vi("pos", I64, [1, 3])],
+         [vi("y", F, [1, 3, 32])], inits, opset=23, check=False)
+    inits = []
+    cos, sin = rope_caches("", half, inits)
+    save("rotary_ms_scale",
+         [ms("RotaryEmbedding", ["x", "pos", cos, sin], ["y"], name="rope",
+             scale=0.5)],
+         [vi("x", F, [1, 3, 32]), vi("pos", I64, [1, 3])],
+         [vi("y", F, [1, 3, 32])], inits, contrib=True)
+
+
+def skip_norms():
+    nodes = [
+        ms("SkipLayerNormalization", ["x", "skip", "g", "b", "bias"],
+           ["ln", "", "", "sum"], epsilon=1e-5),
+        ms("SkipSimplifiedLayerNormalization", ["ln", "skip2", "g2"],
+           ["rms"], epsilon=1e-6),
+        # ONNX Runtime registers this one in the default domain.
+        node("SimplifiedLayerNormalization", ["rms", "g"], ["y"], axis=-1,
+             epsilon=1e-6),
+    ]
+    save("skip_norms", nodes,
+         [vi("x", F, ["batch", "seq", HIDDEN]),
+          vi("skip", F, ["batch", "seq", HIDDEN]),
+          vi("skip2", F, ["seq", HIDDEN])],
+         [vi("sum", F, ["batch", "seq", HIDDEN]),
+          vi("y", F, ["batch", "seq", HIDDEN])],
+         [weight("g", [HIDDEN], 1.0), weight("b", [HIDDEN]),
+          weight("bias", [HIDDEN]), weight("g2", [HIDDEN], 1.0)],
+         opset=17, contrib=True, check=False)
+    # Token rows [N, H], no epsilon (ONNX Runtime's default 1e-12), and the
+    # mean output, which is refused.
+    save("skip_norm_tokens",
+         [ms("SkipSimplifiedLayerNormalization", ["x", "skip", "g"], ["y"])],
+         [vi("x", F, [5, 32]), vi("skip", F, [5, 32])], [vi("y", F, [5, 32])],
+         [weight("g", [32], 1.0)], contrib=True)
+    save("skip_norm_mean",
+         [ms("SkipLayerNormalization", ["x", "skip", "g"], ["y", "mean"],
+             name="sln")],
+         [vi("x", F, [5, 32]), vi("skip", F, [5, 32])],
+         [vi("y", F, [5, 32]), vi("mean", F, [5, 1])],
+         [weight("g", [32], 1.0)], contrib=True)
+
+
+def projections(prefix, x, heads_q, heads_kv, nodes, inits):
+    for name, heads in (("q", heads_q), ("k", heads_kv), ("v", heads_kv)):
+        inits.append(weight(prefix + "w" + name, [HIDDEN, heads * HEAD_DIM]))
+        nodes.append(node("MatMul", [x, prefix + "w" + name],
+                          [prefix + name]))
+    return prefix + "q", prefix + "k", prefix + "v"
+
+
+def multi_head_attention():
+    # Self attention with a projection bias, a causal mask and a KV cache.
+    nodes, inits = [], [weight("mha.bias", [3 * HEADS * HEAD_DIM]),
+                        weight("wo", [HEADS * HEAD_DIM, HIDDEN])]
+    q, k, v = projections("", "x", HEADS, HEADS, nodes, inits)
+    nodes += [
+        ms("MultiHeadAttention",
+           [q, k, v, "mha.bias", "", "", "past_key", "past_value"],
+           ["ctx", "present_key", "present_value"], num_heads=HEADS,
+           unidirectional=1),
+        node("MatMul", ["ctx", "wo"], ["y"]),
+    ]
+    kv = ["batch", HEADS, "past", HEAD_DIM]
+    present = ["batch", HEADS, "total", HEAD_DIM]
+    save("mha_past", nodes,
+         [vi("x", F, ["batch", "seq", HIDDEN]), vi("past_key", F, kv),
+          vi("past_value", F, kv)],
+         [vi("y", F, ["batch", "seq", HIDDEN]),
+          vi("present_key", F, present), vi("present_value", F, present)],
+         inits, contrib=True)
+    # Cross attention over an encoder output with a key padding mask, an
+    # attention bias and a custom scale.
+    nodes, inits = [], []
+    inits += [weight("wq", [HIDDEN, HEADS * HEAD_DIM]),
+              weight("wk", [HIDDEN, HEADS * HEAD_DIM]),
+              weight("wv", [HIDDEN, HEADS * HEAD_DIM])]
+    nodes += [node("MatMul", ["x", "wq"], ["q"]),
+              node("MatMul", ["enc", "wk"], ["k"]),
+              node("MatMul", ["enc", "wv"], ["v"]),
+              ms("MultiHeadAttention",
+                 ["q", "k", "v", "", "key_padding_mask", "attn_bias"],
+                 ["y"], num_heads=HEADS, scale=0.2)]
+    save("mha_cross", nodes,
+         [vi("x", F, ["batch", "seq", HIDDEN]),
+          vi("enc", F, ["batch", "enc_seq", HIDDEN]),
+          vi("key_padding_mask", I32, ["batch", "enc_seq"]),
+          vi("attn_bias", F, [1, HEADS, "seq", "enc_seq"])],
+         [vi("y", F, ["batch", "seq", HEADS * HEAD_DIM])], inits,
+         contrib=True)
+    # The qk output: refused.
+    save("mha_qk",
+         [ms("MultiHeadAttention", ["q", "k", "v"], ["y", "", "", "qk"],
+             name="mha", num_heads=2)],
+         [vi("q", F, [1, 3, 32]), vi("k", F, [1, 3, 32]),
+          vi("v", F, [1, 3, 32])],
+         [vi("y", F, [1, 3, 32]), vi("qk", F, [1, 2, 3, 3])], contrib=True)
+    # Packed QKV [B, S, H, 3, D] (lit only).
+    save("mha_packed",
+         [ms("MultiHeadAttention", ["qkv"], ["y"], num_heads=HEADS)],
+         [vi("qkv", F, [2, 5, HEADS, 3, HEAD_DIM])],
+         [vi("y", F, [2, 5, HEADS * HEAD_DIM])], contrib=True)
+
+
+def group_query_attention():
+    # Packed QKV from one projection, rotary inside the op, a KV cache in
+    # BNSH and the sequence lengths from the attention mask: the ONNX
+    # Runtime GenAI spelling of a Llama layer's attention.
+    width = (HEADS + 2 * KV_HEADS) * HEAD_DIM
+    nodes, inits = [], [weight("wqkv", [HIDDEN, width]),
+                        weight("wo", [HEADS * HEAD_DIM, HIDDEN])]
+    cos, sin = rope_caches("", HEAD_DIM // 2, inits)
+    seqlens_from_mask(nodes, inits)
+    nodes += [
+        node("MatMul", ["x", "wqkv"], ["qkv"]),
+        ms("GroupQueryAttention",
+           ["qkv", "", "", "past_key", "past_value", "seqlens_k",
+            "total_seq", cos, sin],
+           ["ctx", "present_key", "present_value"], num_heads=HEADS,
+           kv_num_heads=KV_HEADS, do_rotary=1),
+        node("MatMul", ["ctx", "wo"], ["y"]),
+    ]
+    kv = ["batch", KV_HEADS, "past", HEAD_DIM]
+    present = ["batch", KV_HEADS, "total", HEAD_DIM]
+    save("gqa_decode", nodes,
+         [vi("x", F, ["batch", "seq", HIDDEN]), vi("past_key", F, kv),
+          vi("past_value", F, kv),
+          vi("attention_mask", I64, ["batch", "total"])],
+         [vi("y", F, ["batch", "seq", HIDDEN]),
+          vi("present_key", F, present), vi("present_value", F, present)],
+         inits, contrib=True)
+    # Separate Q, K and V in a prompt: a local window, a softcap and
+    # interleaved rotary.
+    nodes, inits = [], []
+    cos, sin = rope_caches("", HEAD_DIM // 2, inits)
+    seqlens_from_mask(nodes, inits)
+    q, k, v = projections("", "x", HEADS, KV_HEADS, nodes, inits)
+    nodes += [ms("GroupQueryAttention",
+                 [q, k, v, "", "", "seqlens_k", "total_seq", cos, sin],
+                 ["y"], num_heads=HEADS, kv_num_heads=KV_HEADS,
+                 local_window_size=3, softcap=2.0, do_rotary=1,
+                 rotary_interleaved=1)]
+    save("gqa_window", nodes,
+         [vi("x", F, ["batch", "seq", HIDDEN]),
+          vi("attention_mask", I64, ["batch", "seq"])],
+         [vi("y", F, ["batch", "seq", HEADS * HEAD_DIM])], inits,
+         contrib=True)
+    # smooth_softmax adds a sink to the softmax: refused, naming the node.
+    save("gqa_smooth",
+         [ms("GroupQueryAttention", ["qkv", "", "", "", "", "sl", "tot"],
+             ["y"], name="gqa", num_heads=2, kv_num_heads=2,
+             smooth_softmax=1)],
+         [vi("qkv", F, [1, 3, 6 * 8])], [vi("y", F, [1, 3, 16])],
+         [const("sl", np.array([2], np.int32)),
+          const("tot", np.array(3, np.int32))], contrib=True)
+    # A padded row known at import (seqlens_k 1 of 3): refused.
+    save("gqa_padded",
+         [ms("GroupQueryAttention", ["qkv", "", "", "", "", "sl", "tot"],
+             ["y"], name="gqa", num_heads=2, kv_num_heads=2)],
+         [vi("qkv", F, [2, 3, 6 * 8])], [vi("y", F, [2, 3, 16])],
+         [const("sl", np.array([2, 1], np.int32)),
+          const("tot", np.array(3, np.int32))], contrib=True)
+
+
+def contrib_attention():
+    # BERT-style: one QKV projection inside the op and a raw key mask.
+    inits = [weight("w", [HIDDEN, 3 * HIDDEN]), weight("bias", [3 * HIDDEN])]
+    nodes = [ms("Attention", ["x", "w", "bias", "mask_index"], ["y"],
+                num_heads=HEADS)]
+    save("ms_attention_mask", nodes,
+         [vi("x", F, ["batch", "seq", HIDDEN]),
+          vi("mask_index", I32, ["batch", "seq"])],
+         [vi("y", F, ["batch", "seq", HIDDEN])], inits, contrib=True)
+    # GPT-2 style: unidirectional with the stacked past [2, B, H, P, D] and
+    # present; right-padding lengths as the mask.
+    inits = [weight("w", [HIDDEN, 3 * HIDDEN]), weight("bias", [3 * HIDDEN])]
+    nodes = [ms("Attention", ["x", "w", "bias", "", "past"],
+                ["y", "present"], num_heads=HEADS, unidirectional=1)]
+    save("ms_attention_past", nodes,
+         [vi("x", F, ["batch", "seq", HIDDEN]),
+          vi("past", F, [2, "batch", HEADS, "past", HIDDEN // HEADS])],
+         [vi("y", F, ["batch", "seq", HIDDEN]),
+          vi("present", F, [2, "batch", HEADS, "total", HIDDEN // HEADS])],
+         inits, contrib=True)
+    # Valid lengths [B] (lit only: the lengths are constants).
+    inits = [weight("w", [32, 96]), const("lens", np.array([2, 4], np.int32))]
+    save("ms_attention_lengths",
+         [ms("Attention", ["x", "w", "", "lens"], ["y"], num_heads=2,
+             qkv_hidden_sizes=[32, 32, 32])],
+         [vi("x", F, [2, 4, 32])], [vi("y", F, [2, 4, 32])], inits,
+         contrib=True)
+    # A refusal: rotary inside the op.
+    save("ms_attention_rotary",
+         [ms("Attention", ["x", "w"], ["y"], name="attn", num_heads=2,
+             do_rotary=1)],
+         [vi("x", F, [2, 4, 32])], [vi("y", F, [2, 4, 32])],
+         [weight("w", [32, 96])], contrib=True)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for build in (elementwise, softmax, reduce, logic, layout, slicing,
                   gather, shape_fold, matmul, norms, attention, errors,
-                  decoder_ts, attention23, causal_trilu):
+                  decoder_ts, attention23, causal_trilu, erf_gelu,
+                  gather_scatter_nd, rotary, skip_norms, multi_head_attention,
+                  group_query_attention, contrib_attention):
         build()
 
 

@@ -12,7 +12,11 @@
 Inputs: floats are standard normal, except a float input named 'mask'
 [B, 1, S, S], which is a causal additive mask filled with finfo.min as
 Hugging Face builds it; integers are drawn from [-3, 3) (valid, negative
-included, for the index inputs of the test models).
+included, for the index inputs of the test models), except three that
+carry positions: 'attention_mask' [B, T] is all ones (no padding, as the
+GroupQueryAttention models derive their sequence lengths from it),
+'position_ids' [B, S] is 2 b + arange(S) (a distinct start per batch row)
+and 'cache_position' [S] is 1 + arange(S).
 """
 
 import argparse
@@ -20,6 +24,14 @@ import os
 import sys
 
 import numpy as np
+
+# Integer inputs whose values are positions, not random indices.
+POSITIONS = {
+    "attention_mask": lambda shape: np.ones(shape),
+    "position_ids": lambda shape: (2 * np.arange(shape[0])[:, None] +
+                                   np.arange(shape[1])[None, :]),
+    "cache_position": lambda shape: 1 + np.arange(shape[0]),
+}
 
 TOLERANCE = {np.float64: (1e-9, 1e-9), np.float32: (1e-6, 2e-5),
              np.float16: (5e-4, 4e-3)}
@@ -46,6 +58,8 @@ def prepare(args):
             causal = np.triu(np.ones((s, s), bool), k=1)
             m = np.where(causal, np.finfo(np.float32).min, 0).astype(dtype)
             value = np.broadcast_to(m, shape).copy()
+        elif inp.name in POSITIONS:
+            value = POSITIONS[inp.name](shape).astype(dtype)
         elif np.issubdtype(dtype, np.floating):
             value = rng.standard_normal(shape).astype(dtype)
         elif dtype == np.bool_:

@@ -7,17 +7,16 @@
 // graph; an op whose inputs are all known is folded (ShapeFold.cpp), any
 // other is emitted as the primitive ops the tracer writes, so the fusion
 // passes raise what they would raise in a traced graph: softmax as
-// max/sub/exp/sum/div over its axis, the opset-23 Attention op as the
-// tracer's attention chain, masks as compare/select.
+// max/sub/exp/sum/div over its axis, the attention ops of both domains as
+// the tracer's attention chain, masks as compare/select.
 //
-// Errors are values: each handler returns false with a message, and the
-// driver prefixes the node's name and op type.
+// This file holds the setup, the values, the dispatch and the plain ops;
+// the attention, rotary, normalisation and scatter/gather ops are in files
+// of their own (Importer.h lists them).
 //
 //===----------------------------------------------------------------------===//
 
-#include "poot/Frontend/ONNX.h"
-
-#include "ShapeFold.h"
+#include "Importer.h"
 
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Trace/Tracer.h"
@@ -31,8 +30,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include "onnx/onnx_pb.h"
 
 #include <cmath>
 #include <cstring>
@@ -48,7 +45,17 @@ using poot::trace::Tracer;
 
 namespace poot::onnx {
 
+std::string detail::shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t k = 0; k < shape.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + "]";
+}
+
 namespace {
+
+using detail::shapeStr;
+using detail::TensorInfo;
 
 /// The opsets of the default domain this importer reads.
 constexpr int64_t kMinOpset = 11;
@@ -57,13 +64,6 @@ constexpr int64_t kMaxOpset = 24;
 /// Tensors with at most this many elements are kept as constants whatever
 /// their type (scalars such as eps or sqrt(d)).
 constexpr int64_t kSmallConstant = 16;
-
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t k = 0; k < shape.size(); ++k)
-    s += (k ? ", " : "") + std::to_string(shape[k]);
-  return s + "]";
-}
 
 rt::DType rtType(ElemKind kind) {
   switch (kind) {
@@ -105,13 +105,6 @@ int64_t kindBytes(ElemKind kind) {
 //===----------------------------------------------------------------------===//
 // Tensor data
 //===----------------------------------------------------------------------===//
-
-/// Where a TensorProto's elements are and what they are.
-struct TensorInfo {
-  ElemKind kind = ElemKind::F32;
-  SmallVector<int64_t, 4> shape;
-  int64_t numel = 0;
-};
 
 /// Reads the type and shape of `tp`.
 bool tensorInfo(const ::onnx::TensorProto &tp, TensorInfo &info,
@@ -339,15 +332,6 @@ bool decodeTensor(const ::onnx::TensorProto &tp, const std::string &dataDir,
 // The importer
 //===----------------------------------------------------------------------===//
 
-/// One ONNX value: known at import time (`host`), a graph value (`value`),
-/// or both once a known value has been materialised as a constant.
-struct Val {
-  ElemKind kind = ElemKind::F32;
-  SmallVector<int64_t, 4> shape;
-  std::optional<HostTensor> host;
-  Value value;
-};
-
 /// The attributes each supported op may carry; any other is refused.
 const llvm::StringMap<std::vector<StringRef>> &knownAttributes() {
   static const llvm::StringMap<std::vector<StringRef>> table = {
@@ -384,127 +368,57 @@ const llvm::StringMap<std::vector<StringRef>> &knownAttributes() {
       {"Attention", {"is_causal", "kv_num_heads", "q_num_heads",
                      "qk_matmul_output_mode", "scale", "softcap",
                      "softmax_precision"}},
+      {"RotaryEmbedding", {"interleaved", "num_heads",
+                           "rotary_embedding_dim"}},
+      {"Gelu", {"approximate"}},
+      {"GatherND", {"batch_dims"}},
+      {"ScatterND", {"reduction"}},
+      // ONNX Runtime's contrib ops, keyed by domain: the same names in the
+      // default domain are other ops with other inputs.
+      {"com.microsoft::SimplifiedLayerNormalization",
+       {"axis", "epsilon", "stash_type"}},
+      {"com.microsoft::SkipSimplifiedLayerNormalization", {"epsilon"}},
+      {"com.microsoft::SkipLayerNormalization", {"epsilon"}},
+      {"com.microsoft::RotaryEmbedding",
+       {"interleaved", "is_packed_batching", "num_heads",
+        "rotary_embedding_dim", "scale"}},
+      {"com.microsoft::MultiHeadAttention",
+       {"mask_filter_value", "num_heads", "scale", "unidirectional"}},
+      {"com.microsoft::GroupQueryAttention",
+       {"causal", "do_rotary", "k_quant_type", "kv_cache_bit_width",
+        "kv_num_heads", "local_window_size", "num_heads", "qk_norm_epsilon",
+        "qk_output", "rotary_interleaved", "scale", "sliding_window_cache",
+        "smooth_softmax", "softcap", "v_quant_type"}},
+      {"com.microsoft::Attention",
+       {"do_rotary", "mask_filter_value", "num_heads",
+        "past_present_share_buffer", "qkv_hidden_sizes",
+        "rotary_embedding_dim", "scale", "unidirectional"}},
   };
   return table;
 }
 
-class Importer {
-public:
-  Importer(MLIRContext &ctx, const ::onnx::ModelProto &model,
-           const ImportOptions &options)
-      : ctx(ctx), model(model), graph(model.graph()), options(options),
-        t(ctx, options.funcName) {}
+/// The inputs every op needs (optional ones are checked where read); ops
+/// not listed need one, the binary ops two.
+int minInputs(const std::string &key) {
+  static const std::map<std::string, int> table = {
+      {"Where", 3}, {"MatMul", 2}, {"Gemm", 2}, {"Reshape", 2},
+      {"Expand", 2}, {"Slice", 3}, {"Gather", 2}, {"Range", 3},
+      {"Attention", 3}, {"LayerNormalization", 2}, {"CastLike", 2},
+      {"Constant", 0}, {"Max", 1}, {"Min", 1}, {"Concat", 1},
+      {"RotaryEmbedding", 3}, {"GatherND", 2}, {"ScatterND", 3},
+      {"com.microsoft::SkipSimplifiedLayerNormalization", 3},
+      {"com.microsoft::SkipLayerNormalization", 3},
+      {"com.microsoft::RotaryEmbedding", 4},
+      {"com.microsoft::GroupQueryAttention", 1},
+      {"com.microsoft::Attention", 2},
+  };
+  auto it = table.find(key);
+  return it != table.end() ? it->second : 1;
+}
 
-  llvm::Expected<ImportResult> run();
+} // namespace
 
-private:
-  //===--- errors ---------------------------------------------------------===//
-  bool fail(const llvm::Twine &message) {
-    error = message.str();
-    return false;
-  }
-  llvm::Error toError(const std::string &message) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
-                                   message.c_str());
-  }
-
-  //===--- setup ----------------------------------------------------------===//
-  bool readOpset();
-  bool declareInputs();
-  bool declareInitializers();
-  bool markShapeOperands();
-  bool keepAsConstant(const TensorInfo &info, bool neededConstant) const;
-  bool addWeight(const std::string &name, const ::onnx::TensorProto &tp,
-                 const TensorInfo &info);
-
-  //===--- values ---------------------------------------------------------===//
-  Type mlirType(ElemKind kind);
-  Value materialize(const HostTensor &h);
-  Value valueOf(Val &v);
-  bool has(int k) const {
-    return k < node->input_size() && !node->input(k).empty();
-  }
-  Val &in(int k) { return values[node->input(k)]; }
-  Value get(int k) { return valueOf(in(k)); }
-  const HostTensor *host(int k) {
-    if (!has(k))
-      return nullptr;
-    Val &v = in(k);
-    return v.host ? &*v.host : nullptr;
-  }
-  bool constInput(int k, StringRef what, const HostTensor *&out);
-  bool constInts(int k, StringRef what, std::vector<int64_t> &out);
-  bool outputUsed(int k) const {
-    return k < node->output_size() && !node->output(k).empty();
-  }
-  void setOut(int k, Value value);
-  void setOut(int k, HostTensor h);
-  bool allHost(int count);
-
-  //===--- attributes -----------------------------------------------------===//
-  const ::onnx::AttributeProto *attr(StringRef name) const;
-  int64_t attrInt(StringRef name, int64_t dflt) const;
-  double attrFloat(StringRef name, double dflt) const;
-  bool attrInts(StringRef name, std::vector<int64_t> &out) const;
-  bool checkAttributes();
-
-  //===--- helpers --------------------------------------------------------===//
-  bool normAxis(int64_t axis, int64_t rank, int64_t &out, StringRef what);
-  bool requireFloat(const Val &v, StringRef what);
-  bool binaryArith(StringRef op);
-  bool broadcastable(ArrayRef<int64_t> a, ArrayRef<int64_t> b);
-  Value scalarLike(double value, Value like);
-  Value emitBinary(StringRef op, Value a, Value b);
-  Value reduceAxes(StringRef op, Value x, ArrayRef<int64_t> axes,
-                   bool keepdim);
-  Value softmax(Value x, int64_t axis);
-  Value causalMask(int64_t queryLen, int64_t keyLen, int64_t offset,
-                   Type elementType);
-
-  //===--- ops ------------------------------------------------------------===//
-  bool importNode();
-  bool importElementwise(StringRef op);
-  bool importUnary(StringRef op);
-  bool importCast();
-  bool importWhere();
-  bool importMatMul();
-  bool importGemm();
-  bool importSoftmax();
-  bool importReduce(StringRef op);
-  bool importReshape();
-  bool importFlatten();
-  bool importTranspose();
-  bool importExpand();
-  bool importUnsqueeze();
-  bool importSqueeze();
-  bool importConcat();
-  bool importSlice();
-  bool importSplit();
-  bool importGather();
-  bool importRange();
-  bool importTrilu();
-  bool importShape();
-  bool importConstantOfShape();
-  bool importConstant();
-  bool importLayerNorm();
-  bool importRmsNorm();
-  bool importAttention();
-
-  MLIRContext &ctx;
-  const ::onnx::ModelProto &model;
-  const ::onnx::GraphProto &graph;
-  const ImportOptions &options;
-  Tracer t;
-  int64_t opset = 0;
-  std::string error;
-  const ::onnx::NodeProto *node = nullptr;
-  std::map<std::string, Val> values;
-  /// Initializers by name, and which ones must be known at import time.
-  std::map<std::string, const ::onnx::TensorProto *> initializers;
-  std::set<std::string> shapeOperands;
-  std::set<std::string> modelInputs;
-  std::vector<Weight> weights;
-};
+namespace detail {
 
 //===----------------------------------------------------------------------===//
 // Setup
@@ -809,9 +723,22 @@ bool Importer::attrInts(StringRef name, std::vector<int64_t> &out) const {
   return true;
 }
 
-bool Importer::checkAttributes() {
+std::string Importer::attrString(StringRef name, StringRef dflt) const {
+  const auto *a = attr(name);
+  return a ? a->s() : dflt.str();
+}
+
+bool Importer::requireAttr(StringRef name, int64_t dflt, int64_t want) {
+  int64_t v = attrInt(name, dflt);
+  if (v == want)
+    return true;
+  return fail("unsupported attribute value " + name + "=" +
+              std::to_string(v) + ", expected " + std::to_string(want));
+}
+
+bool Importer::checkAttributes(const std::string &key) {
   const auto &table = knownAttributes();
-  auto it = table.find(node->op_type());
+  auto it = table.find(key);
   for (const auto &a : node->attribute()) {
     if (!a.ref_attr_name().empty())
       return fail("attribute '" + a.name() +
@@ -841,6 +768,13 @@ bool Importer::requireFloat(const Val &v, StringRef what) {
   if (isFloatKind(v.kind))
     return true;
   return fail("expected a float " + what + ", got " + kindName(v.kind));
+}
+
+bool Importer::requireRank(const Val &v, size_t rank, StringRef what) {
+  if (v.shape.size() == rank)
+    return true;
+  return fail("expected " + what + " of rank " + std::to_string(rank) +
+              ", got " + shapeStr(v.shape));
 }
 
 bool Importer::broadcastable(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
@@ -911,13 +845,54 @@ Value Importer::softmax(Value x, int64_t axis) {
 }
 
 Value Importer::causalMask(int64_t queryLen, int64_t keyLen, int64_t offset,
-                           Type elementType) {
-  // Query row i sits at offset + i and sees keys t <= offset + i.
+                           Type elementType, std::optional<int64_t> window) {
+  // Query row i sits at offset + i and sees keys t <= offset + i (and, with
+  // a window, t > offset + i - window).
   Value qpos = t.iota({1, 1, queryLen, 1}, /*dim=*/2, t.i32Type());
   if (offset != 0)
     qpos = t.add(qpos, t.scalar(static_cast<double>(offset), t.i32Type()));
-  Value hidden = trace::ops::hiddenKeys(t, qpos, keyLen, std::nullopt);
+  Value hidden = trace::ops::hiddenKeys(t, qpos, keyLen, window);
   return trace::ops::additiveMask(t, hidden, elementType);
+}
+
+Value Importer::wrapIndices(Value idx, int64_t dim) {
+  Value zero = scalarLike(0.0, idx);
+  Value wrapped = t.add(idx, scalarLike(static_cast<double>(dim), idx));
+  return t.select(t.compare(ComparePredicate::lt, idx, zero), wrapped, idx);
+}
+
+/// c[0] + y * (c[1] + y * (...)): Horner's scheme with scalar coefficients.
+static Value horner(Tracer &t, Value y, ArrayRef<double> c) {
+  Value acc = t.splatLike(c.back(), y);
+  for (double coefficient : llvm::reverse(c.drop_back()))
+    acc = t.addScalar(t.mul(acc, y), coefficient);
+  return acc;
+}
+
+Value Importer::erf(Value x) {
+  // The dialect has no erf, so it is spelled in f32 from exp and
+  // polynomials: below |x| = 0.5 the Maclaurin series to x^11 (truncation
+  // under 2e-8), where the other form would lose its relative accuracy;
+  // above it Abramowitz and Stegun 7.1.26, 1 - p(s) exp(-x^2) with
+  // s = 1 / (1 + 0.3275911 |x|) (absolute error under 1.5e-7).
+  Type storage = Tracer::elementTypeOf(x);
+  Value xf = t.convertIfNeeded(x, t.f32Type());
+  Value ax = t.abs(xf);
+  Value sq = t.mul(xf, xf);
+  Value series = horner(t, sq, {1.0, -1.0 / 3, 1.0 / 10, -1.0 / 42,
+                                1.0 / 216, -1.0 / 1320});
+  Value near = t.mulScalar(t.mul(series, xf), 2.0 / std::sqrt(M_PI));
+  Value den = t.addScalar(t.mulScalar(ax, 0.3275911), 1.0);
+  Value s = t.div(t.splatLike(1.0, ax), den);
+  Value p = t.mul(horner(t, s, {0.254829592, -0.284496736, 1.421413741,
+                                -1.453152027, 1.061405429}),
+                  s);
+  Value decay = t.mul(p, t.exp(t.neg(sq)));
+  Value tail = t.sub(t.splatLike(1.0, ax), decay);
+  Value negative = t.compare(ComparePredicate::lt, xf, t.splatLike(0.0, xf));
+  Value far = t.select(negative, t.neg(tail), tail);
+  Value small = t.compare(ComparePredicate::lt, ax, t.splatLike(0.5, ax));
+  return t.convertIfNeeded(t.select(small, near, far), storage);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1011,8 +986,6 @@ bool Importer::importUnary(StringRef op) {
     values[node->output(0)] = x;
     return true;
   }
-  if (op == "Erf")
-    return fail("unsupported op Erf: the poot dialect has no erf");
   if (x.host && x.host->numel() <= kFoldLimit) {
     if (auto r = foldUnary(op, *x.host)) {
       setOut(0, std::move(*r));
@@ -1066,9 +1039,37 @@ bool Importer::importUnary(StringRef op) {
     r = t.div(scalarLike(1.0, v), v);
   else if (op == "Sigmoid")
     r = t.div(scalarLike(1.0, v), t.add(scalarLike(1.0, v), t.exp(t.neg(v))));
+  else if (op == "Erf")
+    r = erf(v);
   else
     return fail("unsupported op " + op.str());
   setOut(0, r);
+  return true;
+}
+
+bool Importer::importGelu() {
+  if (opset < 20)
+    return fail("expected opset >= 20 for Gelu, got " + std::to_string(opset));
+  Val &x = in(0);
+  if (!requireFloat(x, "input"))
+    return false;
+  std::string mode = attrString("approximate", "none");
+  Value v = valueOf(x);
+  Value inner;
+  if (mode == "none") {
+    // x/2 * (1 + erf(x / sqrt(2)))
+    inner = erf(t.mulScalar(v, 1.0 / std::sqrt(2.0)));
+  } else if (mode == "tanh") {
+    // x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))
+    Value cube = t.mul(t.mul(v, v), v);
+    Value arg = t.add(v, t.mulScalar(cube, 0.044715));
+    inner = t.tanh(t.mulScalar(arg, std::sqrt(2.0 / M_PI)));
+  } else {
+    return fail("unsupported attribute value approximate='" + mode +
+                "', expected 'none' or 'tanh'");
+  }
+  Value halfX = t.mulScalar(v, 0.5);
+  setOut(0, t.mul(halfX, t.addScalar(inner, 1.0)));
   return true;
 }
 
@@ -1302,98 +1303,6 @@ bool Importer::importReduce(StringRef op) {
     r = t.reshape(r, shape);
   }
   setOut(0, r);
-  return true;
-}
-
-bool Importer::importLayerNorm() {
-  Val &x = in(0);
-  if (!requireFloat(x, "input"))
-    return false;
-  for (int k = 1; k < 3; ++k)
-    if (outputUsed(k))
-      return fail("output " + std::to_string(k) + " (mean or inverse "
-                  "standard deviation) is not supported");
-  int64_t rank = static_cast<int64_t>(x.shape.size());
-  int64_t axis;
-  if (!normAxis(attrInt("axis", -1), rank, axis, "axis"))
-    return false;
-  int64_t stash = attrInt("stash_type", 1);
-  if (stash != ::onnx::TensorProto::FLOAT)
-    return fail("unsupported attribute value stash_type=" +
-                std::to_string(stash) + ", expected 1 (FLOAT)");
-  double eps = attrFloat("epsilon", 1e-5);
-  SmallVector<int64_t> axes;
-  int64_t count = 1;
-  for (int64_t d = axis; d < rank; ++d) {
-    axes.push_back(d);
-    count *= x.shape[d];
-  }
-  Value v = valueOf(x);
-  Type storage = Tracer::elementTypeOf(v);
-  Value xf = t.convertIfNeeded(v, t.f32Type());
-  Value mean = reduceAxes("Sum", xf, axes, /*keepdim=*/true);
-  mean = t.div(mean, t.scalar(static_cast<double>(count), t.f32Type()));
-  Value centred = t.sub(xf, mean);
-  Value var = reduceAxes("Sum", t.mul(centred, centred), axes, true);
-  var = t.div(var, t.scalar(static_cast<double>(count), t.f32Type()));
-  Value denom = t.sqrt(t.add(var, t.scalar(eps, t.f32Type())));
-  Value y = t.convertIfNeeded(t.div(centred, denom), storage);
-  auto affine = [&](int k, bool add) -> bool {
-    if (!has(k))
-      return true;
-    Val &p = in(k);
-    if (p.kind != x.kind)
-      return fail("expected input " + std::to_string(k) + " of type " +
-                  kindName(x.kind) + ", got " + kindName(p.kind));
-    if (!broadcastable(x.shape, p.shape))
-      return false;
-    y = add ? t.add(y, valueOf(p)) : t.mul(y, valueOf(p));
-    return true;
-  };
-  if (!affine(1, false) || !affine(2, true))
-    return false;
-  setOut(0, y);
-  return true;
-}
-
-bool Importer::importRmsNorm() {
-  Val &x = in(0);
-  if (!requireFloat(x, "input"))
-    return false;
-  if (outputUsed(1))
-    return fail("output 1 (inverse standard deviation) is not supported");
-  int64_t rank = static_cast<int64_t>(x.shape.size());
-  int64_t axis;
-  if (!normAxis(attrInt("axis", -1), rank, axis, "axis"))
-    return false;
-  int64_t stash = attrInt("stash_type", 1);
-  if (stash != ::onnx::TensorProto::FLOAT)
-    return fail("unsupported attribute value stash_type=" +
-                std::to_string(stash) + ", expected 1 (FLOAT)");
-  double eps = attrFloat("epsilon", 1e-5);
-  SmallVector<int64_t> axes;
-  int64_t count = 1;
-  for (int64_t d = axis; d < rank; ++d) {
-    axes.push_back(d);
-    count *= x.shape[d];
-  }
-  Value v = valueOf(x);
-  Type storage = Tracer::elementTypeOf(v);
-  Value xf = t.convertIfNeeded(v, t.f32Type());
-  Value ms = reduceAxes("Sum", t.mul(xf, xf), axes, /*keepdim=*/true);
-  ms = t.div(ms, t.scalar(static_cast<double>(count), t.f32Type()));
-  Value denom = t.sqrt(t.add(ms, t.scalar(eps, t.f32Type())));
-  Value y = t.convertIfNeeded(t.div(xf, denom), storage);
-  if (has(1)) {
-    Val &s = in(1);
-    if (s.kind != x.kind)
-      return fail("expected scale of type " + std::string(kindName(x.kind)) +
-                  ", got " + kindName(s.kind));
-    if (!broadcastable(x.shape, s.shape))
-      return false;
-    y = t.mul(y, valueOf(s));
-  }
-  setOut(0, y);
   return true;
 }
 
@@ -1813,11 +1722,7 @@ bool Importer::importGather() {
     return true;
   }
   // Indices computed by the graph: idx < 0 ? idx + dim : idx.
-  Value i = valueOf(idx);
-  Value zero = scalarLike(0.0, i);
-  Value wrapped = t.add(i, scalarLike(static_cast<double>(dim), i));
-  i = t.select(t.compare(ComparePredicate::lt, i, zero), wrapped, i);
-  setOut(0, t.gather(valueOf(x), i, axis));
+  setOut(0, t.gather(valueOf(x), wrapIndices(valueOf(idx), dim), axis));
   return true;
 }
 
@@ -1971,141 +1876,6 @@ bool Importer::importConstant() {
 }
 
 //===----------------------------------------------------------------------===//
-// Attention (opset 23)
-//===----------------------------------------------------------------------===//
-
-bool Importer::importAttention() {
-  if (opset < 23)
-    return fail("expected opset >= 23 for Attention, got " +
-                std::to_string(opset));
-  if (has(6))
-    return fail("input 6 (nonpad_kv_seqlen) is not supported");
-  if (outputUsed(3))
-    return fail("output 3 (qk_matmul_output) is not supported");
-  if (attrInt("qk_matmul_output_mode", 0) != 0)
-    return fail("unsupported attribute value qk_matmul_output_mode=" +
-                std::to_string(attrInt("qk_matmul_output_mode", 0)));
-  if (has(4) != has(5))
-    return fail("expected past_key and past_value together, got one");
-  Val &qv = in(0), &kv = in(1), &vv = in(2);
-  if (!requireFloat(qv, "Q"))
-    return false;
-  if (kv.kind != qv.kind || vv.kind != qv.kind)
-    return fail("expected Q, K and V of one element type");
-  size_t rank = qv.shape.size();
-  if ((rank != 3 && rank != 4) || kv.shape.size() != rank ||
-      vv.shape.size() != rank)
-    return fail("expected Q, K and V all of rank 3 or all of rank 4, got " +
-                shapeStr(qv.shape) + ", " + shapeStr(kv.shape) + " and " +
-                shapeStr(vv.shape));
-  Value q = valueOf(qv), k = valueOf(kv), v = valueOf(vv);
-  int64_t batch = qv.shape[0];
-  if (rank == 3) {
-    int64_t hq = attrInt("q_num_heads", 0), hkv = attrInt("kv_num_heads", 0);
-    if (hq < 1 || hkv < 1)
-      return fail("expected q_num_heads and kv_num_heads >= 1 for rank-3 "
-                  "inputs");
-    auto split = [&](Value x, int64_t heads, StringRef what, Value &out) {
-      ArrayRef<int64_t> s = Tracer::shapeOf(x);
-      if (s[2] % heads != 0)
-        return fail(what + " hidden size " + std::to_string(s[2]) +
-                    " is not a multiple of " + std::to_string(heads) +
-                    " heads");
-      out = t.transpose(t.reshape(x, {s[0], s[1], heads, s[2] / heads}),
-                        {0, 2, 1, 3});
-      return true;
-    };
-    if (!split(q, hq, "Q", q) || !split(k, hkv, "K", k) ||
-        !split(v, hkv, "V", v))
-      return false;
-  } else if (attr("q_num_heads") || attr("kv_num_heads")) {
-    int64_t hq = attrInt("q_num_heads", qv.shape[1]);
-    int64_t hkv = attrInt("kv_num_heads", kv.shape[1]);
-    if (hq != qv.shape[1] || hkv != kv.shape[1])
-      return fail("expected q_num_heads and kv_num_heads to match the "
-                  "rank-4 inputs");
-  }
-  ArrayRef<int64_t> qs = Tracer::shapeOf(q), ks = Tracer::shapeOf(k),
-                    vs = Tracer::shapeOf(v);
-  if (ks[0] != batch || vs[0] != batch || ks[1] != vs[1] || ks[2] != vs[2] ||
-      qs[3] != ks[3])
-    return fail("expected K [B, Hkv, L, D] and V [B, Hkv, L, Dv] matching "
-                "Q, got " + shapeStr(qs) + ", " + shapeStr(ks) + " and " +
-                shapeStr(vs));
-  if (qs[1] % ks[1] != 0)
-    return fail("expected the key heads (" + std::to_string(ks[1]) +
-                ") to divide the query heads (" + std::to_string(qs[1]) +
-                ")");
-  int64_t past = 0;
-  if (has(4)) {
-    Val &pk = in(4), &pv = in(5);
-    if (pk.shape.size() != 4 || pv.shape.size() != 4 || pk.shape[0] != batch ||
-        pk.shape[1] != ks[1] || pk.shape[3] != ks[3] ||
-        pv.shape[1] != vs[1] || pv.shape[3] != vs[3] ||
-        pk.shape[2] != pv.shape[2] || pk.kind != qv.kind ||
-        pv.kind != qv.kind)
-      return fail("expected past_key and past_value [B, Hkv, P, D] "
-                  "matching K and V, got " + shapeStr(pk.shape) + " and " +
-                  shapeStr(pv.shape));
-    past = pk.shape[2];
-    k = t.concat({valueOf(pk), k}, 2);
-    v = t.concat({valueOf(pv), v}, 2);
-  }
-  int64_t queryLen = qs[2], keyLen = Tracer::shapeOf(k)[2];
-  Type storage = Tracer::elementTypeOf(q);
-  Value mask;
-  if (has(3)) {
-    Val &m = in(3);
-    if (m.shape.empty() || m.shape.back() != keyLen)
-      return fail("expected attn_mask with a last dim of " +
-                  std::to_string(keyLen) + " keys, got " +
-                  shapeStr(m.shape));
-    if (!broadcastShapes(m.shape, {batch, qs[1], queryLen, keyLen}) ||
-        m.shape.size() > 4)
-      return fail("expected attn_mask to broadcast to " +
-                  shapeStr({batch, qs[1], queryLen, keyLen}) + ", got " +
-                  shapeStr(m.shape));
-    Value mv = valueOf(m);
-    if (m.kind == ElemKind::Bool) {
-      // True attends: select(mask, 0, -inf).
-      mv = t.select(mv, t.scalar(0.0, storage),
-                    t.scalar(-std::numeric_limits<double>::infinity(),
-                             storage));
-    } else if (m.kind != qv.kind) {
-      return fail("expected a bool attn_mask or one of Q's type, got " +
-                  std::string(kindName(m.kind)));
-    }
-    mask = mv;
-  }
-  if (attrInt("is_causal", 0)) {
-    Value causal = causalMask(queryLen, keyLen, past, storage);
-    mask = mask ? t.add(mask, causal) : causal;
-  }
-  trace::ops::AttentionOptions opts;
-  if (const auto *a = attr("scale"))
-    opts.scale = a->f();
-  if (const auto *a = attr("softcap"); a && a->f() != 0.0)
-    opts.softcap = a->f();
-  if (const auto *a = attr("softmax_precision")) {
-    auto kind = kindFromOnnx(static_cast<int32_t>(a->i()));
-    if (!kind || !isFloatKind(*kind))
-      return fail("unsupported attribute value softmax_precision=" +
-                  onnxTypeName(static_cast<int32_t>(a->i())));
-    opts.softmaxInF32 = *kind == ElemKind::F32 || *kind == ElemKind::F64;
-  }
-  Value out = trace::ops::attentionCore(t, q, k, v, mask, opts);
-  if (rank == 3) {
-    ArrayRef<int64_t> os = Tracer::shapeOf(out);
-    out = t.reshape(t.transpose(out, {0, 2, 1, 3}),
-                    {os[0], os[2], os[1] * os[3]});
-  }
-  setOut(0, out);
-  setOut(1, k);
-  setOut(2, v);
-  return true;
-}
-
-//===----------------------------------------------------------------------===//
 // Dispatch
 //===----------------------------------------------------------------------===//
 
@@ -2113,27 +1883,21 @@ bool Importer::importNode() {
   StringRef op = node->op_type();
   StringRef domain = node->domain();
   bool standard = domain.empty() || domain == "ai.onnx";
-  bool simplified = op == "SimplifiedLayerNormalization" &&
-                    (standard || domain == "com.microsoft");
-  if (!standard && !simplified)
-    return fail("unsupported op '" + domain.str() + "::" + op.str() + "'");
-  if (!knownAttributes().count(op))
-    return fail("unsupported op '" + op.str() + "'");
-  if (!checkAttributes())
+  std::string key = standard ? op.str() : domain.str() + "::" + op.str();
+  if (!knownAttributes().count(key))
+    return fail("unsupported op '" + key + "'");
+  if (!checkAttributes(key) || !checkOperands(key))
     return false;
-  // The inputs every op needs (optional ones are checked where read).
-  static const std::map<std::string, int> minInputs = {
-      {"Where", 3}, {"MatMul", 2}, {"Gemm", 2}, {"Reshape", 2},
-      {"Expand", 2}, {"Slice", 3}, {"Gather", 2}, {"Range", 3},
-      {"Attention", 3}, {"LayerNormalization", 2}, {"CastLike", 2},
-      {"Constant", 0}, {"Max", 1}, {"Min", 1}, {"Concat", 1},
-  };
+  return standard ? dispatchStandard(op) : dispatchContrib(op);
+}
+
+bool Importer::checkOperands(const std::string &key) {
+  StringRef op = key;
   bool binary = op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
                 op == "Pow" || op == "Equal" || op == "Less" ||
                 op == "LessOrEqual" || op == "Greater" ||
                 op == "GreaterOrEqual" || op == "And" || op == "Or";
-  auto it = minInputs.find(op.str());
-  int need = binary ? 2 : it != minInputs.end() ? it->second : 1;
+  int need = binary ? 2 : minInputs(key);
   for (int k = 0; k < need; ++k)
     if (!has(k))
       return fail("expected at least " + std::to_string(need) +
@@ -2144,6 +1908,28 @@ bool Importer::importNode() {
     if (has(k) && !values.count(node->input(k)))
       return fail("input '" + node->input(k) + "' is not defined before "
                   "the node");
+  return true;
+}
+
+bool Importer::dispatchContrib(StringRef op) {
+  if (op == "SimplifiedLayerNormalization")
+    return importRmsNorm();
+  if (op == "SkipSimplifiedLayerNormalization")
+    return importSkipNorm(/*simplified=*/true);
+  if (op == "SkipLayerNormalization")
+    return importSkipNorm(/*simplified=*/false);
+  if (op == "RotaryEmbedding")
+    return importContribRotary();
+  if (op == "MultiHeadAttention")
+    return importMultiHeadAttention();
+  if (op == "GroupQueryAttention")
+    return importGroupQueryAttention();
+  if (op == "Attention")
+    return importContribAttention();
+  return fail("unsupported op 'com.microsoft::" + op + "'");
+}
+
+bool Importer::dispatchStandard(StringRef op) {
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
       op == "Pow" || op == "Max" || op == "Min" || op == "Equal" ||
       op == "Less" || op == "LessOrEqual" || op == "Greater" ||
@@ -2197,6 +1983,14 @@ bool Importer::importNode() {
     return importRmsNorm();
   if (op == "Attention")
     return importAttention();
+  if (op == "RotaryEmbedding")
+    return importRotaryEmbedding();
+  if (op == "GatherND")
+    return importGatherND();
+  if (op == "ScatterND")
+    return importScatterND();
+  if (op == "Gelu")
+    return importGelu();
   return importUnary(op);
 }
 
@@ -2257,7 +2051,7 @@ llvm::Expected<ImportResult> Importer::run() {
   return std::move(result);
 }
 
-} // namespace
+} // namespace detail
 
 //===----------------------------------------------------------------------===//
 // Entry points
@@ -2266,7 +2060,7 @@ llvm::Expected<ImportResult> Importer::run() {
 llvm::Expected<ImportResult> importModel(MLIRContext &ctx,
                                          const ::onnx::ModelProto &model,
                                          const ImportOptions &options) {
-  Importer importer(ctx, model, options);
+  detail::Importer importer(ctx, model, options);
   return importer.run();
 }
 
