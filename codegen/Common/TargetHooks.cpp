@@ -25,6 +25,11 @@ Value TargetHooks::exp(OpBuilder &b, Location loc, Value x) const {
   return b.create<math::ExpOp>(loc, x);
 }
 
+Value TargetHooks::exp2(OpBuilder &b, Location loc, Value x) const {
+  Value ln2 = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.6931471805599453));
+  return exp(b, loc, b.create<arith::MulFOp>(loc, x, ln2));
+}
+
 Value TargetHooks::tanh(OpBuilder &b, Location loc, Value x) const {
   return b.create<math::TanhOp>(loc, x);
 }

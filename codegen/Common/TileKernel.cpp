@@ -166,6 +166,115 @@ Value quadReduce(Emitter &e, Value v, bool max) {
   return v;
 }
 
+/// Multiplies the values `vals` points at by `alpha` where `cond` holds
+/// (a lane-local branch: the values are the lane's own).
+void rescaleIf(Emitter &e, Value cond, Value alpha,
+               llvm::ArrayRef<Value *> vals) {
+  SmallVector<Type> types(vals.size(), e.b.getF32Type());
+  auto ifOp = e.b.create<scf::IfOp>(e.loc, types, cond,
+                                    /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> scaled;
+    for (Value *v : vals)
+      scaled.push_back(e.mul(*v, alpha));
+    e.b.create<scf::YieldOp>(e.loc, scaled);
+    e.b.setInsertionPointToStart(ifOp.elseBlock());
+    SmallVector<Value> same;
+    for (Value *v : vals)
+      same.push_back(*v);
+    e.b.create<scf::YieldOp>(e.loc, same);
+  }
+  for (auto [v, r] : llvm::zip(vals, ifOp.getResults()))
+    *v = r;
+}
+
+/// Whether key `key` is visible to `row` by the masks the workgroup's key
+/// range does not already apply: the range's end, causal and window.
+Value visible(Emitter &e, const Tile &w, Value key, const Row &row) {
+  const Spec &s = w.s;
+  Value in = e.cmpi(arith::CmpIPredicate::ult, key, w.kEnd);
+  if (s.causal)
+    in = e.b.create<arith::AndIOp>(
+        e.loc, in, e.cmpi(arith::CmpIPredicate::sle, key, row.qpos));
+  if (s.window)
+    in = e.b.create<arith::AndIOp>(
+        e.loc, in,
+        e.cmpi(arith::CmpIPredicate::slt, e.sub(row.qpos, key),
+               e.idx(*s.window)));
+  return in;
+}
+
+/// The score transform of the tile's entries `sc` (entry i of block blk is
+/// row i / 2, key k0 + 8 blk + 2 t + i % 2), up to a positive factor: the
+/// softmax's exponent is 2^(v f - max f) with f = tileExponentFactor(s).
+/// Without a softcap, a mask tensor or ALiBi the transform is the scale
+/// (folded into f) and the masks, and a lane whose two rows see every key
+/// of the tile (the tile inside the range and past neither row's causal or
+/// window edge, as all but the diagonal tiles are) skips the masks; with
+/// them it is the whole transform, times log2 e.
+double tileExponentFactor(const Spec &s) {
+  const double log2e = 1.4426950408889634;
+  bool plain = !s.softcap && !s.hasMask && s.slopes.empty();
+  return plain ? s.scale * log2e : 1.0;
+}
+
+void scoresToLog2(Emitter &x, const Tile &w, const Row (&rows)[2], Value k0,
+                  Value t, SmallVector<SmallVector<Value, 4>> &sc) {
+  const Spec &s = w.s;
+  const double log2e = 1.4426950408889634;
+  const int64_t blocks = w.keys / 8;
+  auto keyOf = [&](Emitter &y, int64_t blk, int64_t i) {
+    return y.add(k0, y.add(y.mul(t, y.idx(2)), y.idx(8 * blk + i % 2)));
+  };
+  if (s.softcap || s.hasMask || !s.slopes.empty()) {
+    for (int64_t blk = 0; blk < blocks; ++blk)
+      for (int64_t i = 0; i < 4; ++i) {
+        const Row &row = rows[i / 2];
+        Value key = keyOf(x, blk, i);
+        Value in = x.cmpi(arith::CmpIPredicate::ult, key, w.kEnd);
+        Value safe = x.imin(key, x.sub(w.kEnd, x.idx(1)));
+        Value v = scoreOf(x, s, w.a, sc[blk][i], w.bi, row.head, row.qi,
+                          safe, row.qpos);
+        sc[blk][i] = x.mul(x.select(in, v, x.negInf()), x.f32(log2e));
+      }
+    return;
+  }
+  Value last = x.add(k0, x.idx(w.keys - 1));
+  Value inside = x.cmpi(arith::CmpIPredicate::ult, last, w.kEnd);
+  for (const Row &row : rows) {
+    if (s.causal)
+      inside = x.b.create<arith::AndIOp>(
+          x.loc, inside, x.cmpi(arith::CmpIPredicate::sle, last, row.qpos));
+    if (s.window)
+      inside = x.b.create<arith::AndIOp>(
+          x.loc, inside,
+          x.cmpi(arith::CmpIPredicate::slt, x.sub(row.qpos, k0),
+                 x.idx(*s.window)));
+  }
+  SmallVector<Type> types(blocks * 4, x.b.getF32Type());
+  auto ifOp = x.b.create<scf::IfOp>(x.loc, types, inside,
+                                    /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(x.b);
+  x.b.setInsertionPointToStart(ifOp.thenBlock());
+  SmallVector<Value> all;
+  for (int64_t blk = 0; blk < blocks; ++blk)
+    for (int64_t i = 0; i < 4; ++i)
+      all.push_back(sc[blk][i]);
+  x.b.create<scf::YieldOp>(x.loc, all);
+  x.b.setInsertionPointToStart(ifOp.elseBlock());
+  all.clear();
+  for (int64_t blk = 0; blk < blocks; ++blk)
+    for (int64_t i = 0; i < 4; ++i)
+      all.push_back(x.select(visible(x, w, keyOf(x, blk, i), rows[i / 2]),
+                             sc[blk][i], x.negInf()));
+  x.b.create<scf::YieldOp>(x.loc, all);
+  for (int64_t blk = 0; blk < blocks; ++blk)
+    for (int64_t i = 0; i < 4; ++i)
+      sc[blk][i] = ifOp.getResult(blk * 4 + i);
+}
+
 } // namespace
 
 int64_t tileWorkgroups(const Spec &s) {
@@ -276,7 +385,10 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
         SmallVector<SmallVector<Value, 4>> sc(blocks);
         for (int64_t blk = 0; blk < blocks; ++blk) {
           Value krow = x.add(x.idx(8 * blk), g);
-          SmallVector<Value, 4> acc(4, x.f32(0));
+          // Two accumulators (even and odd steps of 16 channels), so twice
+          // as many independent products are in flight.
+          SmallVector<Value, 4> acc[2] = {SmallVector<Value, 4>(4, x.f32(0)),
+                                          SmallVector<Value, 4>(4, x.f32(0))};
           for (int64_t m = 0; m < kSteps; ++m) {
             Value at = x.add(kBase, x.add(x.mul(krow, x.idx(w.strideK)),
                                           x.add(t8, x.idx(32 * m))));
@@ -285,24 +397,16 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
               SmallVector<Value> aw{qw[0][4 * m + 2 * h], qw[1][4 * m + 2 * h],
                                     qw[0][4 * m + 2 * h + 1],
                                     qw[1][4 * m + 2 * h + 1]};
-              acc = x.target.matrixTile(
-                  nb, l, et, aw, ValueRange{kw[2 * h], kw[2 * h + 1]}, acc);
+              acc[h] = x.target.matrixTile(
+                  nb, l, et, aw, ValueRange{kw[2 * h], kw[2 * h + 1]}, acc[h]);
             }
           }
-          // The score transform: entry i is row (i / 2), key column
-          // 2 t + i % 2.
-          for (int64_t i = 0; i < 4; ++i) {
-            const Row &row = rows[i / 2];
-            Value kt = x.add(x.mul(t, x.idx(2)), x.idx(8 * blk + i % 2));
-            Value key = x.add(k0, kt);
-            Value in = x.cmpi(arith::CmpIPredicate::ult, key, w.kEnd);
-            Value safe = x.imin(key, x.sub(w.kEnd, x.idx(1)));
-            Value v = scoreOf(x, s, a, acc[i], w.bi, row.head, row.qi, safe,
-                              row.qpos);
-            sc[blk].push_back(x.select(in, v, x.negInf()));
-          }
+          for (int64_t i = 0; i < 4; ++i)
+            sc[blk].push_back(x.add(acc[0][i], acc[1][i]));
         }
-        // Online softmax per row: one rescale per tile.
+        scoresToLog2(x, w, rows, k0, t, sc);
+        // Online softmax per row, with 2^x: one rescale per tile, and only
+        // where the row's max grew.
         for (int64_t r = 0; r < 2; ++r) {
           Value mx = x.negInf();
           for (int64_t blk = 0; blk < blocks; ++blk)
@@ -313,21 +417,33 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
           Value ref = x.select(
               x.cmpf(arith::CmpFPredicate::OEQ, mNew, x.negInf()), x.f32(0),
               mNew);
-          Value alpha = x.exp(x.sub(st[r], ref));
+          // 2^(v f - ref f): a product and a sum the backend may contract
+          // into one fused multiply-add an entry.
+          Value f = x.f32(tileExponentFactor(s));
+          Value negRef = x.mul(ref, x.f32(-tileExponentFactor(s)));
+          auto contract = arith::FastMathFlagsAttr::get(
+              nb.getContext(), arith::FastMathFlags::contract);
+          auto weight = [&](Value v) {
+            Value prod = nb.create<arith::MulFOp>(l, v, f, contract);
+            Value sum = nb.create<arith::AddFOp>(l, prod, negRef, contract);
+            return x.target.exp2(nb, l, sum);
+          };
+          Value alpha = weight(st[r]);
           Value lNew = x.mul(st[2 + r], alpha);
           for (int64_t blk = 0; blk < blocks; ++blk)
             for (int64_t j = 0; j < 2; ++j) {
               Value &p = sc[blk][2 * r + j];
-              p = x.exp(x.sub(p, ref));
+              p = weight(p);
               lNew = x.add(lNew, p);
             }
+          Value grew = x.cmpf(arith::CmpFPredicate::OGT, mNew, st[r]);
           st[r] = mNew;
           st[2 + r] = lNew;
+          SmallVector<Value *> row;
           for (int64_t i = 0; i < vBlocks; ++i)
-            for (int64_t j = 0; j < 2; ++j) {
-              Value &o = st[4 + 4 * i + 2 * r + j];
-              o = x.mul(o, alpha);
-            }
+            for (int64_t j = 0; j < 2; ++j)
+              row.push_back(&st[4 + 4 * i + 2 * r + j]);
+          rescaleIf(x, grew, alpha, row);
         }
         // P as A words, 16 keys (blocks 2 kk, 2 kk + 1) a step.
         SmallVector<SmallVector<Value, 4>> pw(blocks / 2);

@@ -43,13 +43,10 @@ public:
   // what the CUDA fast-math exp uses too (2 ulp, -inf -> +0, NaN -> NaN).
   Value exp(OpBuilder &b, Location loc, Value x) const override {
     Value log2e = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1.4426950408889634));
-    Value scaled = b.create<arith::MulFOp>(loc, x, log2e);
-    auto asmOp = b.create<LLVM::InlineAsmOp>(
-        loc, b.getF32Type(), ValueRange{scaled},
-        b.getStringAttr("ex2.approx.f32 $0, $1;"), b.getStringAttr("=f,f"),
-        /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
-        LLVM::AsmDialectAttr(), ArrayAttr());
-    return asmOp.getResult(0);
+    return exp2(b, loc, b.create<arith::MulFOp>(loc, x, log2e));
+  }
+  Value exp2(OpBuilder &b, Location loc, Value x) const override {
+    return ptx(b, loc, "ex2.approx.f32 $0, $1;", x);
   }
   // The rest of the primitive kernels' math on the hardware's own
   // instructions, for the same reason: sqrt.rn is IEEE, the logarithm is

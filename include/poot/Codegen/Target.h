@@ -46,6 +46,9 @@ public:
                           mlir::Value x) const;
   virtual mlir::Value tanh(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value x) const;
+  /// 2^x in f32: e^(x ln 2) by default; a target with a native 2^x uses it.
+  virtual mlir::Value exp2(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x) const;
   /// The other f32 functions the primitive kernels need: a math op by
   /// default (see `exp`).
   enum class MathFn { Log, Sin, Cos, Sqrt, Rsqrt };
