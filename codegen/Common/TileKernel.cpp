@@ -275,11 +275,45 @@ void scoresToLog2(Emitter &x, const Tile &w, const Row (&rows)[2], Value k0,
       sc[blk][i] = ifOp.getResult(blk * 4 + i);
 }
 
+/// Split-KV: row `row`'s unnormalised state for this split, in the
+/// combine's layout ((row (b, head group, query row) x splits + split) x
+/// group + head in group, then o[dv], m, l), m taken from the exponent's
+/// domain (2^(v f)) to the natural one (e^m). A row that saw nothing leaves
+/// (0, -inf, 0).
+void writePartial(Emitter &e, const Tile &w, const Row &row, Value split,
+                  Value t, Value m, Value l,
+                  llvm::function_ref<Value(int64_t, int64_t)> o) {
+  const Spec &s = w.s;
+  OpBuilder &b = e.b;
+  const int64_t groups = s.hq / s.group;
+  Value gRow = e.add(e.mul(e.add(e.mul(w.bi, e.idx(groups)), w.gq),
+                           e.idx(s.lq)),
+                     row.qi);
+  Value hl = e.rem(row.head, e.idx(s.group));
+  Value slot = e.add(e.mul(e.add(e.mul(gRow, e.idx(s.splits)), split),
+                           e.idx(s.group)),
+                     hl);
+  Value base = e.mul(slot, e.idx(s.dv + 2));
+  for (int64_t i = 0; i < s.dv / 8; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      Value c = e.add(e.idx(8 * i + j), e.mul(t, e.idx(2)));
+      b.create<memref::StoreOp>(e.loc, o(i, j), w.a.scratch,
+                                ValueRange{e.add(base, c)});
+    }
+  e.when(e.cmpi(arith::CmpIPredicate::eq, t, e.idx(0)), [&] {
+    Value mNat = e.mul(m, e.f32(tileExponentFactor(s) * 0.6931471805599453));
+    b.create<memref::StoreOp>(e.loc, mNat, w.a.scratch,
+                              ValueRange{e.add(base, e.idx(s.dv))});
+    b.create<memref::StoreOp>(e.loc, l, w.a.scratch,
+                              ValueRange{e.add(base, e.idx(s.dv + 1))});
+  });
+}
+
 } // namespace
 
 int64_t tileWorkgroups(const Spec &s) {
   int64_t blocks = (s.group * s.lq + s.tileRows - 1) / s.tileRows;
-  return s.b * (s.hq / s.group) * blocks;
+  return s.b * (s.hq / s.group) * blocks * s.splits;
 }
 
 /// The tile schedule (see Planner.h). With lane = 4 g + t of subgroup w,
@@ -315,6 +349,9 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
 
   // Workgroups of the last (causally heaviest) row blocks go first.
   const int64_t groups = s.hq / G, rowBlocks = (w.packed + R - 1) / R;
+  // Split-KV: workgroup id serves split id % splits of its rows.
+  Value split = e.rem(id, e.idx(s.splits));
+  id = e.div(id, e.idx(s.splits));
   Value heads = e.idx(s.b * groups);
   Value rb = e.sub(e.idx(rowBlocks - 1), e.div(id, heads));
   Value rest = e.rem(id, heads);
@@ -337,6 +374,13 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
     w.kBegin = e.imin(e.imax(e.sub(qposFirst, e.idx(*s.window - 1)),
                              e.idx(0)),
                       w.kEnd);
+  if (s.split) {
+    // The workgroup's range cut into `splits` chunks at run time.
+    Value chunk = e.div(e.add(e.sub(w.kEnd, w.kBegin), e.idx(s.splits - 1)),
+                        e.idx(s.splits));
+    w.kBegin = e.imin(e.add(w.kBegin, e.mul(split, chunk)), w.kEnd);
+    w.kEnd = e.imin(e.add(w.kBegin, chunk), w.kEnd);
+  }
 
   Value lane = e.rem(tid, e.idx(32)), warp = e.div(tid, e.idx(32));
   Value g = e.div(lane, e.idx(4)), t = e.rem(lane, e.idx(4));
@@ -493,6 +537,15 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
   for (int64_t r = 0; r < 2; ++r) {
     Value lSum = quadReduce(e, st[2 + r], /*max=*/false);
     const Row &row = rows[r];
+    if (s.split) {
+      e.when(row.valid, [&] {
+        writePartial(e, w, row, split, t, st[r], lSum,
+                     [&](int64_t i, int64_t j) {
+                       return st[4 + 4 * i + 2 * r + j];
+                     });
+      });
+      continue;
+    }
     e.when(row.valid, [&] {
       for (int64_t i = 0; i < vBlocks; ++i) {
         Value pair = b.create<vector::FromElementsOp>(

@@ -106,8 +106,9 @@ LogicalResult AttentionScheduleAttr::verify(
                             "steps of 32, got tile_rows "
                          << tileRows << ", tile_keys " << tileKeys
                          << ", lanes " << lanes;
-    if (split)
-      return emitError() << "expected a streaming tile schedule";
+    if (fusedCombine)
+      return emitError() << "expected a combine kernel, not one fused into "
+                            "the last workgroup, on a tile schedule";
     if (tileStages < 1 || tileStages > 2)
       return emitError() << "expected 1 or 2 tile stages, got " << tileStages;
   } else if (tileStages != 0) {

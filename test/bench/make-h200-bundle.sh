@@ -104,8 +104,9 @@ CASES
 # The tile schedule (f16/bf16 prefill on the matrix tile): lengths off the
 # 64-row and 64-key tiles (17, 77, 333, 1000), MHA, MQA and n_rep up to 16,
 # head widths 64, 96, 128 and 256, Dk != Dv, softcap, window, ALiBi,
-# chunked prefill against a fixed and a paged cache at a causal offset, and
-# live lengths.
+# chunked prefill against a fixed and a paged cache at a causal offset,
+# live lengths, and multi-token decode split over the keys (live, paged,
+# f16).
 sweep_cases <<'CASES'
 tile-gqa-d128|--op=attention_prefill --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --seq=1000 --dtype=bf16|--seed=52
 tile-mha-d64-f16|--op=attention_prefill --batch=1 --heads=4 --kv-heads=4 --head-dim=64 --seq=17 --dtype=f16|--seed=81
@@ -118,6 +119,9 @@ tile-dk64-dv96|--op=attention_prefill --batch=1 --heads=8 --kv-heads=2 --head-di
 tile-chunk-fixed|--op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=1024 --tokens=100 --dtype=bf16|--steps=2 --seed=88
 tile-chunk-paged|--op=paged --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=512 --pool-slots=1100 --tokens=64 --dtype=bf16|--seed=89
 tile-live-t32|--op=attention_live --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=700 --tokens=32 --dtype=bf16|--seed=90 --set=len=5,700
+tile-mtd-live-t8|--op=attention_live --batch=3 --heads=8 --kv-heads=2 --head-dim=128 --capacity=2000 --tokens=8 --dtype=bf16|--seed=91 --set=len=8,2000,333
+tile-mtd-paged-t8|--op=paged --batch=2 --heads=16 --kv-heads=2 --head-dim=128 --capacity=1024 --pool-slots=2100 --tokens=8 --dtype=bf16|--seed=92
+tile-mtd-f16-d64-t6|--op=attention_masked --batch=1 --heads=12 --kv-heads=2 --head-dim=64 --capacity=3000 --tokens=6 --dtype=f16|--steps=2 --seed=93
 CASES
 
 # The split-KV combine: on CUDA the matrix-tile schedule folds it in the

@@ -381,9 +381,26 @@ TEST(Planner, TileSchedule) {
   AttentionShape f32 = p;
   f32.dtype = "f32";
   EXPECT_TRUE(noTile(f32, d));
-  AttentionShape rows16 = p;
-  rows16.queryLen = 16;
-  EXPECT_TRUE(noTile(rows16, d));
+  // Decode: one row, or rows of a KV head that fill less than half a
+  // workgroup (4 rows x 4 heads), keep the decode schedules.
+  AttentionShape one = p;
+  one.queryLen = 1;
+  EXPECT_TRUE(noTile(one, d));
+  AttentionShape rows4 = p;
+  rows4.queryLen = 4;
+  EXPECT_TRUE(noTile(rows4, d));
+  // 8 rows x 4 heads: the tile schedule, split over the keys (8 KV heads
+  // leave the 132 units idle: ceil(396 / 8) capped at 16 splits).
+  AttentionShape rows8 = p;
+  rows8.queryLen = 8;
+  rows8.keyLen = 32768;
+  s = planAttention(rows8, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileRows, 64);
+  EXPECT_TRUE(s->split);
+  EXPECT_EQ(s->splits, 16);
+  EXPECT_FALSE(s->fusedCombine);
+  EXPECT_EQ(s->scratchBytes, 8 * 8 * 16 * 4 * (128 + 2) * 4);
   AttentionShape w80 = decode(1, 8, 2, 100, 80, "bf16");
   w80.queryLen = 100;
   EXPECT_TRUE(noTile(w80, d));

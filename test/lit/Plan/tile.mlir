@@ -34,14 +34,17 @@ func.func @wide_head(%q: tensor<1x4x200x256xf16>, %k: tensor<1x2x200x256xf16>, %
 // -----
 
 // Not the tile schedule: f32 (no matrix tile for it), a key width off the
-// 32-channel steps (80), and 16 rows (multi-token decode).
+// 32-channel steps (80), and multi-token decode whose rows of a KV head
+// fill less than half a workgroup (4 rows x 4 heads). 16 rows x 4 heads
+// take it (100 keys are too few to split).
 // CHECK-LABEL: func.func @f32_prefill
 // CHECK-NOT: tile_rows
 // CHECK-LABEL: func.func @width_80
 // CHECK-NOT: tile_rows
-// CHECK-LABEL: func.func @sixteen_rows
+// CHECK-LABEL: func.func @four_rows
 // CHECK-NOT: tile_rows
-// CHECK: return
+// CHECK-LABEL: func.func @sixteen_rows
+// CHECK: grid_x = 2, state_bytes = 37888, causal_skip = true, tile_rows = 64, tile_keys = 32, tile_stages = 2
 func.func @f32_prefill(%q: tensor<1x8x100x128xf32>, %k: tensor<1x2x100x128xf32>, %v: tensor<1x2x100x128xf32>) -> tensor<1x8x100x128xf32> {
   %o = poot.attention %q, %k, %v {scale = 0.088388 : f64, n_rep = 4 : i64, causal} : tensor<1x8x100x128xf32>, tensor<1x2x100x128xf32>, tensor<1x2x100x128xf32> -> tensor<1x8x100x128xf32>
   return %o : tensor<1x8x100x128xf32>
@@ -49,6 +52,10 @@ func.func @f32_prefill(%q: tensor<1x8x100x128xf32>, %k: tensor<1x2x100x128xf32>,
 func.func @width_80(%q: tensor<1x8x100x80xbf16>, %k: tensor<1x2x100x80xbf16>, %v: tensor<1x2x100x80xbf16>) -> tensor<1x8x100x80xbf16> {
   %o = poot.attention %q, %k, %v {scale = 0.11 : f64, n_rep = 4 : i64, causal} : tensor<1x8x100x80xbf16>, tensor<1x2x100x80xbf16>, tensor<1x2x100x80xbf16> -> tensor<1x8x100x80xbf16>
   return %o : tensor<1x8x100x80xbf16>
+}
+func.func @four_rows(%q: tensor<1x8x4x128xbf16>, %k: tensor<1x2x100x128xbf16>, %v: tensor<1x2x100x128xbf16>, %pos: tensor<i32>) -> tensor<1x8x4x128xbf16> {
+  %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 4 : i64, causal} : tensor<1x8x4x128xbf16>, tensor<1x2x100x128xbf16>, tensor<1x2x100x128xbf16> -> tensor<1x8x4x128xbf16>
+  return %o : tensor<1x8x4x128xbf16>
 }
 func.func @sixteen_rows(%q: tensor<1x8x16x128xbf16>, %k: tensor<1x2x100x128xbf16>, %v: tensor<1x2x100x128xbf16>, %pos: tensor<i32>) -> tensor<1x8x16x128xbf16> {
   %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 4 : i64, causal} : tensor<1x8x16x128xbf16>, tensor<1x2x100x128xbf16>, tensor<1x2x100x128xbf16> -> tensor<1x8x16x128xbf16>
