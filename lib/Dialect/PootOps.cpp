@@ -594,9 +594,11 @@ LogicalResult IndexGuardOp::inferReturnTypes(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
-  if (adaptor.getLo() > adaptor.getHi())
-    return emitOptionalError(loc, "expected lo <= hi, got [", adaptor.getLo(),
-                             ", ", adaptor.getHi(), "]");
+  // The bounds are signed: I64Attr's plain getters read them unsigned.
+  int64_t lo = adaptor.getLoAttr().getInt(), hi = adaptor.getHiAttr().getInt();
+  if (lo > hi)
+    return emitOptionalError(loc, "expected lo <= hi, got [", lo, ", ", hi,
+                             "]");
   inferred.push_back(adaptor.getIdx().getType());
   inferred.push_back(RankedTensorType::get({}, IntegerType::get(ctx, 1)));
   return success();

@@ -117,5 +117,8 @@ func.func @unary_and_reduce(%x: tensor<2x8xf32>) -> (tensor<2x1xf32>, tensor<8xf
 func.func @guard(%len: tensor<4xi32> {poot.slot = "len", poot.range = array<i64: 0, 64>}) -> (tensor<4xi32>, tensor<i1> {poot.validation}) {
   // CHECK: poot.index_guard %{{.*}} {hi = 16 : i64, lo = 1 : i64} : tensor<4xi32>
   %c, %w = poot.index_guard %len {lo = 1 : i64, hi = 16 : i64} : tensor<4xi32>
+  // Negative bounds are signed.
+  // CHECK: poot.index_guard %{{.*}} {hi = 3 : i64, lo = -4 : i64} : tensor<4xi32>
+  %c2, %w2 = poot.index_guard %len {lo = -4 : i64, hi = 3 : i64} : tensor<4xi32>
   return %c, %w : tensor<4xi32>, tensor<i1>
 }
