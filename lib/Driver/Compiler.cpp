@@ -83,14 +83,7 @@ static void addFusionPasses(OpPassManager &fpm, bool explain) {
 /// The pass options that carry `tuning`.
 static PlanOptions planOptions(const ScheduleTuning &tuning) {
   PlanOptions options;
-  options.unroll = tuning.unroll;
-  options.warps = tuning.warps;
-  options.heads = tuning.heads;
-  options.waves = tuning.waves;
-  options.splits = tuning.splits;
-  options.noMatrix = tuning.noMatrix;
-  options.noFusedCombine = tuning.noFusedCombine;
-  options.fusedCombine = tuning.fusedCombine;
+  copyTuning(tuning, options);
   return options;
 }
 

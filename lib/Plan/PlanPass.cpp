@@ -87,6 +87,8 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
   }
 
   /// The pass's tuning options as the planner reads them.
+  /// (The generated pass keeps its options protected, so copyTuning cannot
+  /// read them from outside: they are copied here by name.)
   ScheduleTuning tuning() const {
     ScheduleTuning t;
     t.unroll = unroll;

@@ -12,6 +12,7 @@
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
 #include "poot/Plan/GraphRecords.h"
+#include "poot/Plan/Planner.h"
 #include "poot/Runtime/PlanFile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -89,34 +90,42 @@ static cl::opt<bool> noFusion(
     cl::desc("Plan the graph as written (the reference a fused plan is "
              "checked against)"), cl::cat(mainOptions));
 
-static cl::opt<int64_t> unroll(
-    "unroll", cl::init(0),
-    cl::desc("Override the channel schedule's keys in flight (tuning)"), cl::cat(tuningOptions));
-static cl::opt<int64_t> warps(
-    "warps", cl::init(0),
-    cl::desc("Override the channel schedule's subgroups (tuning)"), cl::cat(tuningOptions));
-static cl::opt<int64_t> heads(
-    "heads", cl::init(0),
-    cl::desc("Most query heads of one workgroup (tuning)"), cl::cat(tuningOptions));
-static cl::opt<int64_t> waves(
-    "waves", cl::init(0),
-    cl::desc("Split-KV workgroups per compute unit to aim for (tuning)"), cl::cat(tuningOptions));
-static cl::opt<int64_t> splits(
-    "splits", cl::init(0),
-    cl::desc("Split-KV: at most this many splits, 1 to stream (tuning)"), cl::cat(tuningOptions));
-
-static cl::opt<bool> noMatrix(
-    "no-matrix", cl::init(false),
-    cl::desc("Never plan the matrix-tile schedule (comparisons)"), cl::cat(tuningOptions));
-
-static cl::opt<bool> noFusedCombine(
-    "no-fused-combine", cl::init(false),
-    cl::desc("Split-KV: always a combine kernel (comparisons)"), cl::cat(tuningOptions));
-
-static cl::opt<bool> fusedCombine(
-    "fused-combine", cl::init(false),
-    cl::desc("Split-KV: the combine in the last workgroup on every schedule "
-             "and target (tests)"), cl::cat(tuningOptions));
+/// The planner overrides, under the field names copyTuning reads.
+static struct TuningFlags {
+  cl::opt<int64_t> unroll{
+      "unroll", cl::init(0),
+      cl::desc("Override the channel schedule's keys in flight (tuning)"),
+      cl::cat(tuningOptions)};
+  cl::opt<int64_t> warps{
+      "warps", cl::init(0),
+      cl::desc("Override the channel, matrix-tile or tile schedule's "
+               "subgroups (tuning)"),
+      cl::cat(tuningOptions)};
+  cl::opt<int64_t> heads{"heads", cl::init(0),
+                         cl::desc("Most query heads of one workgroup (tuning)"),
+                         cl::cat(tuningOptions)};
+  cl::opt<int64_t> waves{
+      "waves", cl::init(0),
+      cl::desc("Split-KV workgroups per compute unit to aim for (tuning)"),
+      cl::cat(tuningOptions)};
+  cl::opt<int64_t> splits{
+      "splits", cl::init(0),
+      cl::desc("Split-KV: at most this many splits, 1 to stream (tuning)"),
+      cl::cat(tuningOptions)};
+  cl::opt<bool> noMatrix{
+      "no-matrix", cl::init(false),
+      cl::desc("Never plan the matrix-tile or tile schedules (comparisons)"),
+      cl::cat(tuningOptions)};
+  cl::opt<bool> noFusedCombine{
+      "no-fused-combine", cl::init(false),
+      cl::desc("Split-KV: always a combine kernel (comparisons)"),
+      cl::cat(tuningOptions)};
+  cl::opt<bool> fusedCombine{
+      "fused-combine", cl::init(false),
+      cl::desc("Split-KV: the combine in the last workgroup on every "
+               "schedule and target (tests)"),
+      cl::cat(tuningOptions)};
+} tuningFlags;
 
 static int fail(const Twine &message) {
   errs() << "poot-compile: error: " << message << "\n";
@@ -148,14 +157,7 @@ int main(int argc, char **argv) {
   if (emit == "plan" && outputPath.empty())
     return fail("-o PLAN is required to write a plan (-o - for stdout)");
   poot::PlanOverrides overrides;
-  overrides.unroll = unroll;
-  overrides.warps = warps;
-  overrides.heads = heads;
-  overrides.waves = waves;
-  overrides.splits = splits;
-  overrides.noMatrix = noMatrix;
-  overrides.noFusedCombine = noFusedCombine;
-  overrides.fusedCombine = fusedCombine;
+  poot::copyTuning(tuningFlags, overrides);
   if (Error err = poot::verifyTuning(overrides))
     return fail(toString(std::move(err)));
   std::optional<rt::LiveDeviceFacts> live;

@@ -137,6 +137,21 @@ struct AttentionSchedule {
   std::string why;         ///< one line on the choice, for reports
 };
 
+/// Copies the tuning overrides field by field between the places that carry
+/// them: the planner's ScheduleTuning, the pass's options (PlanOptions, or
+/// the pass itself) and a tool's flags. The one list of the fields.
+template <class From, class To>
+void copyTuning(const From &from, To &to) {
+  to.unroll = from.unroll;
+  to.warps = from.warps;
+  to.heads = from.heads;
+  to.waves = from.waves;
+  to.splits = from.splits;
+  to.noMatrix = from.noMatrix;
+  to.noFusedCombine = from.noFusedCombine;
+  to.fusedCombine = from.fusedCombine;
+}
+
 /// The tile schedule's workgroup memory (the planner sizes the key tile by
 /// it; the generator lays it out): per stage, the keys [keys][dk + key pad]
 /// and the values [keys][dv + value pad], 2 bytes an element.
