@@ -229,6 +229,21 @@ for model in "8b 32 8" "70b 64 8"; do
   done
 done
 
+# Chunked prefill (2048 new rows against a 16384-key cache, causal at
+# pos = Lk - Lq; fixed and paged) and non-causal prefill (B=4, L=4096, all
+# keys live), Llama-3-8B layer. The peers run the chunk without a mask
+# (PyTorch's is_causal aligns top-left): the last 2048 x 2048 / 2 of our
+# 2048 x 16384 scores are hidden, 6%.
+chunk() { # name trace-args shape-line
+  "$TRACE" $2 -o "$OUT/bench/$1.mlir"
+  "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet -o "$OUT/bench/$1.plan"
+  rm "$OUT/bench/$1.mlir"
+  echo "$1 $3" >> "$OUT/bench/shapes.txt"
+}
+chunk llama3-8b-chunk-b1-q2048-lk16384-bf16 "--op=attention_masked --batch=1 --heads=32 --kv-heads=8 --head-dim=128 --capacity=16384 --tokens=2048 --dtype=bf16" "1 32 8 16384 128 bf16 2048"
+chunk llama3-8b-chunk-paged-b1-q2048-lk16384-bf16 "--op=paged --batch=1 --heads=32 --kv-heads=8 --head-dim=128 --capacity=16384 --pool-slots=16384 --tokens=2048 --dtype=bf16" "1 32 8 16384 128 bf16 2048"
+chunk llama3-8b-prefill-b4-l4096-noncausal-bf16 "--op=attention_live --batch=4 --heads=32 --kv-heads=8 --head-dim=128 --capacity=4096 --tokens=4096 --dtype=bf16" "4 32 8 4096 128 bf16 4096"
+
 # Tuning variants (TUNING=1) of the matrix-tile schedule on the decode
 # shapes of TUNING_SHAPES ("model heads kv-heads batch Lk", comma
 # separated): tiles in flight x subgroups per workgroup (TUNING_UW, pairs
