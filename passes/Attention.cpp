@@ -3,8 +3,11 @@
 // Recognises attention in the spellings real front ends produce and replaces
 // each chain with one poot.attention, rooted at the second matmul (P . V).
 // Going backwards from the root it looks through a NaN guard on the
-// probabilities (re-applied on the output), finds the softmax (with or
-// without the max subtraction, as div or as a reciprocal multiply), then
+// probabilities (re-applied on the output) and the empty-row guards (kept
+// only where proven never to fire), finds the softmax in one of its normal
+// forms (SoftmaxForm.h: divided by its sum or shifted by its log-sum-exp;
+// row shifts such as a max, a global max or a scaled max are taken off on
+// the way and proven finite on every row with a visible key), then
 // peels the score transform in the contract's order, outside in: masks,
 // softcap, scale, down to the first matmul (a -inf mask may sit inside a
 // positive scale: it hides the same keys); then the GQA repeat on k and v
@@ -34,6 +37,8 @@
 #include "poot/Passes/Passes.h"
 #include "poot/Passes/Patterns.h"
 
+#include "SoftmaxForm.h"
+
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -50,53 +55,13 @@ namespace poot {
 
 using namespace mlir;
 using namespace poot;
+using namespace poot::match;
 
 namespace {
 
 //===----------------------------------------------------------------------===//
 // Small matchers
 //===----------------------------------------------------------------------===//
-
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-/// Looks through float-to-float converts (bf16 graphs compute the softmax in
-/// f32 between two converts).
-Value stripFloatConvert(Value v) {
-  while (auto cv = v.getDefiningOp<ConvertOp>()) {
-    if (!isa<FloatType>(typeOf(cv.getX()).getElementType()) ||
-        !isa<FloatType>(cv.getType().getElementType()))
-      break;
-    v = cv.getX();
-  }
-  return v;
-}
-
-/// A splat constant seen through broadcast, reshape and convert.
-std::optional<double> splatOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (isa<BroadcastOp, ReshapeOp, ConvertOp>(def)) {
-      v = def->getOperand(0);
-      continue;
-    }
-    auto c = dyn_cast<ConstantOp>(def);
-    if (!c)
-      return std::nullopt;
-    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
-    if (!dense || !dense.isSplat())
-      return std::nullopt;
-    if (isa<FloatType>(dense.getElementType()))
-      return dense.getSplatValue<APFloat>().convertToDouble();
-    if (dense.getElementType().isSignlessInteger())
-      return static_cast<double>(dense.getSplatValue<APInt>().getSExtValue());
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-bool isSplat(Value v, double x) {
-  auto s = splatOf(v);
-  return s && *s == x;
-}
 
 bool isNegInf(Value v) {
   auto s = splatOf(v);
@@ -121,12 +86,6 @@ constexpr double kHidingFill = -8192.0;
 /// A fill this low is finfo.min-like: it hides a key whatever finite score
 /// or bias (up to +-1e29) is added to it.
 constexpr double kLowestFill = -1e30;
-
-Value stripBroadcast(Value v) {
-  while (auto b = v.getDefiningOp<BroadcastOp>())
-    v = b.getX();
-  return v;
-}
 
 /// Whether a reshape from `in` to `out` only adds or drops leading unit
 /// dims: under right-aligned broadcasting it changes nothing.
@@ -154,10 +113,6 @@ Value stripAligned(Value v) {
     }
     return v;
   }
-}
-
-bool isLastAxis(int64_t axis, int64_t rank) {
-  return axis == rank - 1 || axis == -1;
 }
 
 /// Whether `v` is computed from a matmul through the ops a score transform
@@ -298,7 +253,55 @@ struct Scores {
   /// The conditions above whose fill is a finite negative value, with that
   /// value as it reaches the softmax (the weakest when a condition repeats).
   llvm::DenseMap<Value, double> finiteFills;
+  /// Every value the walk passed, from the softmax input down to the first
+  /// matmul (with and without their converts): the score chain a shift's
+  /// max must be taken over.
+  llvm::DenseSet<Value> chain;
+  /// The row shifts subtracted on the way (max subtractions), proven.
+  SmallVector<Shift> shifts;
+  Operation *softcapOp = nullptr; ///< the outer product of the softcap
+  Operation *scaleOp = nullptr;   ///< the outermost scale op
 };
+
+std::optional<std::pair<Value, bool>> selectMask(Value term);
+void maskTerms(Value m, SmallVectorImpl<Value> &terms);
+
+/// Whether the scores are -inf wherever `c` says hidden (false when
+/// `visibleWhenTrue`, true otherwise): a -inf select on the scores, or an
+/// added select(c, 0, -inf), by the same condition with the same polarity.
+bool hidesWithNegInf(const Scores &sc, Value c, bool visibleWhenTrue) {
+  Value want = stripAligned(c);
+  for (auto [cond, inverted] : sc.selectConds)
+    if (stripAligned(cond) == want && inverted == !visibleWhenTrue &&
+        !sc.finiteFills.count(cond))
+      return true;
+  SmallVector<Value> terms;
+  for (Value m : sc.masks)
+    maskTerms(m, terms);
+  for (Value t : terms)
+    if (auto sm = selectMask(t))
+      if (stripAligned(sm->first) == want && sm->second == visibleWhenTrue)
+        return true;
+  return false;
+}
+
+/// Whether `y` is a value of the score chain, or an op computing the same
+/// from the same operands (a front end may spell the masked scores twice,
+/// once for the max and once for the exp).
+bool onChain(const Scores &sc, Value y) {
+  if (sc.chain.contains(y) || sc.chain.contains(stripFloatConvert(y)))
+    return true;
+  Operation *def = stripFloatConvert(y).getDefiningOp();
+  if (!def || def->getNumRegions() || !isPure(def))
+    return false;
+  return llvm::any_of(sc.chain, [&](Value c) {
+    Operation *other = c.getDefiningOp();
+    return other && other != def &&
+           OperationEquivalence::isEquivalentTo(
+               def, other, OperationEquivalence::exactValueMatch, nullptr,
+               OperationEquivalence::IgnoreLocations);
+  });
+}
 
 /// The GQA repeat found behind an expanded key or value.
 struct Repeat {
@@ -455,14 +458,19 @@ std::optional<GroupedView> matchGroupedView(Value x) {
   return view;
 }
 
-/// Peels a splat scale (mul by c, or div by c) off `v`, accumulating it.
-Value peelScale(Value v, double &scale) {
+/// Peels a splat scale (mul by c, or div by c) off `v`, accumulating it;
+/// the values passed go into `seen` when given.
+Value peelScale(Value v, double &scale, llvm::DenseSet<Value> *seen = nullptr) {
   // The outer factor of a softcap c * tanh(s / c) is not a scale.
   auto isFactorOf = [](Value x, Value product) {
     return x.getType() == product.getType() && !x.getDefiningOp<TanhOp>();
   };
   while (true) {
+    if (seen)
+      seen->insert(v);
     v = stripFloatConvert(v);
+    if (seen)
+      seen->insert(v);
     if (auto mul = v.getDefiningOp<MulOp>()) {
       if (auto c = splatOf(mul.getRhs()); c && isFactorOf(mul.getLhs(), mul)) {
         scale *= *c;
@@ -487,73 +495,6 @@ Value peelScale(Value v, double &scale) {
   }
 }
 
-/// Recognises the softmax whose probabilities are `p`; returns its scores.
-FailureOr<Value> matchSoftmax(Value p, std::string &why) {
-  p = stripFloatConvert(p);
-  Value numer, denom;
-  if (auto div = p.getDefiningOp<DivOp>()) {
-    numer = div.getLhs();
-    denom = div.getRhs();
-  } else if (auto mul = p.getDefiningOp<MulOp>()) {
-    // e * (1 / z)
-    for (auto [a, b] : {std::pair{mul.getLhs(), mul.getRhs()},
-                        std::pair{mul.getRhs(), mul.getLhs()}}) {
-      auto recip = b.getDefiningOp<DivOp>();
-      if (recip && isSplat(recip.getLhs(), 1.0)) {
-        numer = a;
-        denom = recip.getRhs();
-      }
-    }
-  }
-  if (!numer) {
-    why = isa_and_nonnull<SelectOp>(p.getDefiningOp())
-              ? "a select on the probabilities that is not a NaN guard "
-                "select(p != p, 0, p)"
-              : "the probabilities are not exp(s) / sum(exp(s))";
-    return failure();
-  }
-  auto sum = stripBroadcast(denom).getDefiningOp<ReduceSumOp>();
-  if (!sum || sum.getX() != numer) {
-    why = "the denominator is not the sum of the numerator";
-    return failure();
-  }
-  int64_t rank = typeOf(numer).getRank();
-  // Without keepdim the sums would broadcast against the wrong dims.
-  if (!sum.getKeepdim()) {
-    why = "the softmax sum drops its axis: it does not broadcast per row";
-    return failure();
-  }
-  if (!isLastAxis(sum.getAxis(), rank)) {
-    why = llvm::formatv("softmax over axis {0}, expected the key axis {1}",
-                        static_cast<int64_t>(sum.getAxis()), rank - 1);
-    return failure();
-  }
-  auto exp = numer.getDefiningOp<ExpOp>();
-  if (!exp) {
-    why = "the numerator is not an exp";
-    return failure();
-  }
-  Value x = exp.getX();
-  if (auto sub = x.getDefiningOp<SubOp>()) {
-    auto max = stripBroadcast(sub.getRhs()).getDefiningOp<ReduceMaxOp>();
-    if (max && max.getX() == sub.getLhs()) {
-      if (!max.getKeepdim()) {
-        why = "the softmax max drops its axis: it does not broadcast per row";
-        return failure();
-      }
-      if (!isLastAxis(max.getAxis(), rank)) {
-        why = llvm::formatv("softmax max over axis {0}, expected the key "
-                            "axis {1}",
-                            static_cast<int64_t>(max.getAxis()), rank - 1);
-        return failure();
-      }
-      return sub.getLhs();
-    }
-  }
-  // exp(s) / sum(exp(s)) without the max subtraction is the same function.
-  return x;
-}
-
 void maskTerms(Value m, SmallVectorImpl<Value> &terms);
 std::optional<std::pair<Value, bool>> selectMask(Value term);
 
@@ -565,6 +506,30 @@ bool isHidingMask(Value m) {
   return llvm::all_of(terms, [](Value t) { return selectMask(t).has_value(); });
 }
 
+/// The op of an additive mask term that puts +inf or NaN on the scores (a
+/// constant holding one, or a select filling with one), if any.
+Operation *unboundedMaskTerm(Value m) {
+  SmallVector<Value> terms;
+  maskTerms(m, terms);
+  auto bad = [](const APFloat &f) {
+    return f.isNaN() || (f.isInfinity() && !f.isNegative());
+  };
+  for (Value t : terms) {
+    Value inner = stripRowView(t);
+    if (auto c = inner.getDefiningOp<ConstantOp>()) {
+      auto dense = dyn_cast<DenseFPElementsAttr>(c.getValue());
+      if (dense && llvm::any_of(dense.getValues<APFloat>(), bad))
+        return c;
+    }
+    if (auto sel = inner.getDefiningOp<SelectOp>())
+      for (Value side : {sel.getOnTrue(), sel.getOnFalse()})
+        if (auto f = splatOf(side);
+            f && (std::isnan(*f) || (std::isinf(*f) && *f > 0)))
+          return sel;
+  }
+  return nullptr;
+}
+
 /// Whether a hiding mask met inside the scale stage commutes with the scale
 /// peeled so far (everything outside it): no softcap outside, and a product
 /// of positive finite factors.
@@ -572,13 +537,42 @@ bool scaleCommutes(const Scores &out) {
   return !out.softcap && out.scale > 0 && std::isfinite(out.scale);
 }
 
-/// Peels the score transform in the contract's order, outside in.
-FailureOr<Scores> peelScores(Value s, std::string &why) {
+/// Peels the score transform in the contract's order, outside in, from the
+/// softmax input `s` (the exp's argument). Row shifts (a max, or any
+/// value constant along the key axis proven to be one) are taken off on the
+/// way: the softmax does not see them. `pending` are shifts the normaliser
+/// itself subtracted.
+FailureOr<Scores> peelScores(Value s, std::string &why,
+                             ArrayRef<Shift> pending = {}) {
   enum Stage { MaskStage, SoftcapStage, ScaleStage } stage = MaskStage;
   Scores out;
+  out.shifts.append(pending.begin(), pending.end());
+  // A shift subtracted at `at` is taken off everything outside it: only a
+  // positive constant scale and added masks commute with it.
+  auto takeShift = [&](Value c, Operation *at) -> LogicalResult {
+    if (out.softcap) {
+      why = describeOp(out.softcapOp) + " applies a softcap after " +
+            describeOp(at) +
+            " subtracts the row max: tanh does not commute with the shift";
+      return failure();
+    }
+    if (!(out.scale > 0 && std::isfinite(out.scale))) {
+      why = llvm::formatv("{0} scales the scores by {1} after {2} subtracts "
+                          "the row max: only a positive constant keeps the "
+                          "exponent at or below 0 there (exp could overflow "
+                          "where the fused softmax does not)",
+                          describeOp(out.scaleOp),
+                          llvm::format("%g", out.scale), describeOp(at));
+      return failure();
+    }
+    out.shifts.push_back({c, at});
+    return success();
+  };
   // Each step moves to an operand, so the walk ends at the graph's inputs.
   while (true) {
+    out.chain.insert(s);
     s = stripFloatConvert(s);
+    out.chain.insert(s);
     Operation *def = s.getDefiningOp();
     if (!def) {
       why = "the scores do not come from a matmul";
@@ -586,7 +580,34 @@ FailureOr<Scores> peelScores(Value s, std::string &why) {
     }
     if (auto mm = dyn_cast<MatmulOp>(def)) {
       out.qk = mm;
-      return out;
+      break;
+    }
+    if (auto sub = dyn_cast<SubOp>(def)) {
+      Value c = sub.getRhs();
+      if (sub.getLhs().getType() == sub.getType() &&
+          isRowConstant(c, typeOf(s))) {
+        if (failed(takeShift(c, sub)))
+          return failure();
+        s = sub.getLhs();
+        continue;
+      }
+      if (auto max = stripRowView(c).getDefiningOp<ReduceMaxOp>()) {
+        int64_t rank = typeOf(max.getX()).getRank();
+        if (!max.getKeepdim())
+          why = "the softmax max drops its axis: it does not broadcast per "
+                "row";
+        else if (!isLastAxis(max.getAxis(), rank))
+          why = llvm::formatv("softmax max over axis {0}, expected the key "
+                              "axis {1}",
+                              static_cast<int64_t>(max.getAxis()), rank - 1);
+        else
+          why = describeOp(sub) + " subtracts a max that varies along the "
+                                  "key axis";
+        return failure();
+      }
+      why = describeOp(sub) + " subtracts a value that varies along the key "
+                              "axis: not a per-row shift of the scores";
+      return failure();
     }
     if (auto add = dyn_cast<AddOp>(def)) {
       bool l = reachesMatmul(add.getLhs()), r = reachesMatmul(add.getRhs());
@@ -595,6 +616,21 @@ FailureOr<Scores> peelScores(Value s, std::string &why) {
         return failure();
       }
       Value m = l ? add.getRhs() : add.getLhs();
+      // s + (-max): a shift written as an add.
+      if (auto neg = stripRowView(m).getDefiningOp<NegOp>();
+          neg && isRowConstant(m, typeOf(s))) {
+        if (failed(takeShift(neg.getX(), add)))
+          return failure();
+        s = l ? add.getLhs() : add.getRhs();
+        continue;
+      }
+      if (Operation *inf = unboundedMaskTerm(m)) {
+        why = describeOp(inf) + " puts +inf or NaN in a mask on the scores: "
+                                "a key it marks takes the whole weight of its "
+                                "row (inf/inf), no softmax the fused op "
+                                "computes";
+        return failure();
+      }
       // A mask of 0 and -inf commutes with a positive scale, exactly; any
       // other added tensor would be scaled with the scores.
       if (stage != MaskStage &&
@@ -639,7 +675,15 @@ FailureOr<Scores> peelScores(Value s, std::string &why) {
         s = sel.getOnFalse();
         continue;
       }
-      why = "a select on the scores whose fill is not negative";
+      auto fill = splatOf(sel.getOnFalse());
+      if (!fill || !reachesMatmul(sel.getOnTrue()))
+        fill = splatOf(sel.getOnTrue());
+      if (fill && (std::isnan(*fill) || (std::isinf(*fill) && *fill > 0)))
+        why = describeOp(sel) + " fills the scores with +inf or NaN: a key it "
+                                "marks takes the whole weight of its row "
+                                "(inf/inf), no softmax the fused op computes";
+      else
+        why = "a select on the scores whose fill is not negative";
       return failure();
     }
     if (auto mul = dyn_cast<MulOp>(def)) {
@@ -678,6 +722,7 @@ FailureOr<Scores> peelScores(Value s, std::string &why) {
           return failure();
         }
         out.softcap = *c;
+        out.softcapOp = mul;
         stage = SoftcapStage;
         s = x;
         break;
@@ -686,17 +731,47 @@ FailureOr<Scores> peelScores(Value s, std::string &why) {
         continue;
     }
     double factor = 1.0;
-    Value inner = peelScale(s, factor);
+    Value inner = peelScale(s, factor, &out.chain);
     if (inner != s) {
+      if (!out.scaleOp)
+        out.scaleOp = def;
       out.scale *= factor;
       stage = ScaleStage;
       s = inner;
       continue;
     }
+    if (isa<MulOp, DivOp>(def)) {
+      why = describeOp(def) + " scales the scores by a factor that is not a "
+                              "constant: no scale the fused op takes";
+      return failure();
+    }
     why = llvm::formatv("'{0}' between the first matmul and the softmax",
                         def->getName());
     return failure();
   }
+
+  // Every shift must be finite wherever its row keeps a visible key: a max
+  // over the score chain (at or inside where it is subtracted; every value
+  // there is -inf on a row only where the softmax input is), or a finite
+  // constant. Then exp(x - c) / sum(exp(x - c)) is the softmax of x.
+  for (const Shift &sh : out.shifts) {
+    auto frame = typeOf(sh.at->getResult(0));
+    auto src = readShift(sh.value, frame, sh.at, why);
+    if (failed(src))
+      return failure();
+    for (Value y : src->maxOver)
+      if (!onChain(out, y)) {
+        Operation *max = stripRowView(sh.value).getDefiningOp();
+        why = describeOp(max ? max : sh.at) +
+              " takes the max over a value that is not on the score chain "
+              "the softmax normalises: the value " +
+              describeOp(sh.at) +
+              " subtracts is not proven finite on every row with a visible "
+              "key";
+        return failure();
+      }
+  }
+  return out;
 }
 
 //===----------------------------------------------------------------------===//
@@ -722,10 +797,14 @@ struct AttentionFusion : public OpRewritePattern<MatmulOp> {
   static bool isCandidate(MatmulOp root) {
     Value p = stripFloatConvert(root.getLhs());
     Operation *def = p.getDefiningOp();
+    // exp(x - logsumexp(x)) normalises inside the exp.
+    if (isa_and_nonnull<ExpOp>(def))
+      return true;
     return def && isa<DivOp, MulOp, SelectOp>(def) &&
            llvm::any_of(def->getOperands(), [](Value v) {
              Operation *d = stripFloatConvert(v).getDefiningOp();
-             return d && isa<ExpOp, ReduceSumOp, BroadcastOp, DivOp>(d);
+             return d &&
+                    isa<ExpOp, ReduceSumOp, BroadcastOp, DivOp, SelectOp>(d);
            });
   }
 
@@ -1392,6 +1471,29 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
   return out;
 }
 
+/// Whether every query row keeps a visible key in the band
+/// t - qpos in [lower, upper] within [0, Lk), where query row i sits at
+/// qpos = i, or i + pos over the declared range of `pos` when given.
+bool rowsKeepAKey(std::optional<int64_t> upper, std::optional<int64_t> lower,
+                  Value pos, int64_t lq, int64_t lk, func::FuncOp fn) {
+  int64_t lo = 0, hi = lq - 1;
+  if (pos) {
+    RangeOracle oracle(fn);
+    auto r = oracle.rangeOf(pos);
+    if (!r)
+      return false;
+    lo += r->smin().getSExtValue();
+    hi += r->smax().getSExtValue();
+  }
+  if (upper && lo + *upper < 0)
+    return false;
+  if (lower && hi + *lower > lk - 1)
+    return false;
+  if (upper && lower && *lower > *upper)
+    return false;
+  return true;
+}
+
 /// Why a finite fill read as hiding keys may differ from -inf, or "" when it
 /// cannot: the fill is low enough that exp underflows to exactly 0 (for any
 /// score at finfo.min-like fills), and every query row is proven to keep a
@@ -1411,24 +1513,8 @@ std::string finiteFillRisk(const MaskMeaning &m, int64_t lq, int64_t lk,
                          f);
   std::string noKey = llvm::formatv(
       "finite mask fill {0} with rows that may have no visible key", f);
-  if (!m.rest.empty() || !m.restConds.empty())
-    return noKey;
-  // Query row i sits at qpos = i (+ pos); its visible keys are
-  // t in [qpos + lower, qpos + upper] within [0, Lk).
-  int64_t lo = 0, hi = lq - 1;
-  if (m.posUsed) {
-    RangeOracle oracle(fn);
-    auto r = oracle.rangeOf(m.pos);
-    if (!r)
-      return noKey;
-    lo += r->smin().getSExtValue();
-    hi += r->smax().getSExtValue();
-  }
-  if (m.upper && lo + *m.upper < 0)
-    return noKey;
-  if (m.lower && hi + *m.lower > lk - 1)
-    return noKey;
-  if (m.upper && m.lower && *m.lower > *m.upper)
+  if (!m.rest.empty() || !m.restConds.empty() ||
+      !rowsKeepAKey(m.upper, m.lower, m.posUsed ? m.pos : Value(), lq, lk, fn))
     return noKey;
   return "";
 }
@@ -1488,15 +1574,51 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // decline leaves the IR as it found it.
   std::string why;
   Value probs = root.getLhs();
-  Value guarded = matchNanGuard(probs);
-  if (guarded)
-    probs = guarded;
-  auto scoresOr = matchSoftmax(probs, why);
-  if (failed(scoresOr))
+  // The guards on the probabilities: the NaN guard (re-applied on the
+  // output), and empty-row guards (kept only where proven never to fire).
+  bool guarded = false;
+  SmallVector<RowGuard> rowGuards;
+  while (true) {
+    if (Value inner = matchNanGuard(probs)) {
+      guarded = true;
+      probs = inner;
+      continue;
+    }
+    auto rowGuard = readRowGuard(probs, why);
+    if (!rowGuard)
+      break;
+    if (failed(*rowGuard))
+      return decline(rewriter, root, why);
+    rowGuards.push_back(**rowGuard);
+    probs = (*rowGuard)->guarded;
+  }
+  auto softmax = readSoftmax(probs, why);
+  if (failed(softmax))
     return decline(rewriter, root, why);
-  auto peeled = peelScores(*scoresOr, why);
+  auto peeled = peelScores(softmax->input, why, softmax->shifts);
   if (failed(peeled))
     return decline(rewriter, root, why);
+  if (softmax->sumMask &&
+      !hidesWithNegInf(*peeled, softmax->sumMask, softmax->sumKeepsTrue))
+    return decline(rewriter, root,
+                   describeOp(softmax->sumOp) +
+                       " sums the exp only where a condition holds that "
+                       "does not hide the same keys from the scores with "
+                       "-inf: not the sum of the numerator");
+  for (const RowGuard &g : rowGuards) {
+    if (g.kind == RowGuard::EmptyScores && !onChain(*peeled, g.scores))
+      return decline(rewriter, root,
+                     describeOp(g.op) +
+                         " zeroes rows by the max of a value that is not on "
+                         "the score chain the softmax normalises");
+    if (g.kind == RowGuard::SameMask &&
+        !hidesWithNegInf(*peeled, g.cond, g.visibleWhenTrue))
+      return decline(rewriter, root,
+                     describeOp(g.op) +
+                         " masks the probabilities after the softmax by a "
+                         "condition the scores are not masked with: the "
+                         "weights it keeps are not renormalised");
+  }
   auto qk = peeled->qk.getDefiningOp<MatmulOp>();
 
   // q [B, Hq, Lq, Dk] . kT [B, H, Dk, Lk], each possibly scaled.
@@ -1777,6 +1899,43 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                      llvm::formatv("mask of shape {0} does not broadcast to "
                                    "the scores {1}",
                                    typeOf(m), scoresType));
+  // An empty-row guard gives 0 where the fused op gives 0/0, so it fuses
+  // only where it never fires: every row provably keeps a visible key (the
+  // scores q.k * scale themselves being finite).
+  for (const RowGuard &g : rowGuards) {
+    std::string risk;
+    if (g.kind != RowGuard::NoVisibleKey) {
+      if (!meaning.rest.empty() || !meaning.restConds.empty())
+        risk = "a mask kept as a tensor may hide a whole row";
+      else if (len && meaning.lower)
+        risk = "a window under a live length may leave a row no key";
+      else if (!rowsKeepAKey(meaning.upper, meaning.lower,
+                             meaning.posUsed ? meaning.pos : Value(), lq, lk,
+                             fn))
+        risk = "the causal or window band may leave a row no key over the "
+               "declared positions";
+    } else {
+      // any() runs over the condition's own keys.
+      auto ct = typeOf(g.cond);
+      int64_t condKeys = ct.getRank() ? ct.getDimSize(ct.getRank() - 1) : 1;
+      Visibility vis;
+      if (!collectVisibility(g.cond, g.visibleWhenTrue, vis, lq))
+        risk = "its condition is not read as a causal or window band";
+      else if (!rowsKeepAKey(vis.upper, vis.lower,
+                             vis.posUsed ? vis.pos : Value(), lq, condKeys, fn))
+        risk = "its band may leave a row no key over the declared positions";
+    }
+    if (!risk.empty())
+      return decline(rewriter, root,
+                     describeOp(g.op) +
+                         " zeroes the rows that have no visible key, where "
+                         "the fused op gives 0/0 (NaN), and they are not "
+                         "ruled out: " +
+                         risk);
+    note += g.kind == RowGuard::SameMask
+                ? "; the mask after the softmax changes no weight"
+                : "; empty-row guard never fires";
+  }
   Value pos = meaning.pos;
   if (pos) {
     int64_t n = typeOf(pos).getNumElements();

@@ -32,7 +32,7 @@ cmake -G Ninja -S "$ROOT" -B "$BUILD" -DPOOT_RUNTIME_ONLY=ON \
   -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_CXX_FLAGS="-O1 $DEBUG $SAN" \
   -DCMAKE_EXE_LINKER_FLAGS="$SAN" >/dev/null
-ninja -C "$BUILD" -j "$JOBS" poot-runtime-tests poot-run-plan
+ninja -C "$BUILD" -j "$JOBS" poot-runtime-tests poot-run-plan poot-serve-example
 echo "sanitize: built in $(( $(date +%s) - start )) s"
 # The tests that load the system's Vulkan loader and driver (lavapipe) run
 # without leak checking: the driver leaks in its one-time set-up, from

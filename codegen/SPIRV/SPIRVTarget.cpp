@@ -4,11 +4,15 @@
 // argument order), workgroup memory is a memref.alloc in the Workgroup class
 // (the GPU-to-SPIR-V conversion turns it into a Workgroup global), and the
 // workgroup size rides on spirv.entry_point_abi. Lowering is MLIR's own
-// conversion passes; the module is then serialised.
+// conversion passes; the module is then serialised. bf16 buffers are 16-bit
+// words converted in the kernel (Bf16Storage.h), so they need only 16-bit
+// storage, as f16 buffers do.
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Codegen/SPIRV.h"
+
+#include "Bf16Storage.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -50,7 +54,10 @@ public:
   bool canStore(Type storage) const override {
     if (storage.isF32())
       return true;
-    if (storage.isF16())
+    // 16-bit storage (StorageBuffer16BitAccess) carries both: f16 as
+    // itself, bf16 as 16-bit words that lowerToSPIRV converts in the
+    // kernel, since SPIR-V has no bfloat type.
+    if (storage.isF16() || storage.isBF16())
       return f16;
     // i64 would need the Int64 capability, which the module does not ask
     // for (the conversion would narrow it silently).
@@ -169,6 +176,34 @@ poot::codegen::lowerToSPIRV(ModuleOp module) {
     return true;
   }();
   (void)registered;
+  // bf16 first: the kernels then hold it as f32 and i16 words.
+  bool bf16 = false;
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+    bool changed = false;
+    if (failed(storeBf16AsWords(gpuModule, changed)))
+      return failure();
+    bf16 |= changed;
+  }
+  if (bf16) {
+    // The conversion keeps an i16 only where Int16 is allowed (otherwise
+    // it would widen the loaded word to i32 and fail on the load);
+    // dropStorageOnlyInt16 takes it off the module's requirements again.
+    auto env = module->getAttrOfType<spirv::TargetEnvAttr>(
+        spirv::getTargetEnvAttrName());
+    if (!env)
+      return module.emitError("expected a SPIR-V target environment");
+    SmallVector<spirv::Capability> caps(env.getCapabilities());
+    if (!llvm::is_contained(caps, spirv::Capability::Int16))
+      caps.push_back(spirv::Capability::Int16);
+    SmallVector<spirv::Extension> exts(env.getExtensions());
+    auto vce = spirv::VerCapExtAttr::get(env.getVersion(), caps, exts,
+                                         module.getContext());
+    module->setAttr(spirv::getTargetEnvAttrName(),
+                    spirv::TargetEnvAttr::get(
+                        vce, env.getResourceLimits(), env.getClientAPI(),
+                        env.getVendorID(), env.getDeviceType(),
+                        env.getDeviceID()));
+  }
   PassManager pm(module.getContext());
   if (failed(parsePassPipeline(
           "gpu.module(gpu.func(convert-math-to-spirv)), "
@@ -180,6 +215,8 @@ poot::codegen::lowerToSPIRV(ModuleOp module) {
     return failure();
   std::vector<std::vector<uint32_t>> binaries;
   for (auto spv : module.getOps<spirv::ModuleOp>()) {
+    if (bf16 && failed(dropStorageOnlyInt16(spv)))
+      return failure();
     bool deviceBarrier = false;
     spv.walk([&](spirv::MemoryBarrierOp barrier) {
       deviceBarrier |= barrier.getMemoryScope() == spirv::Scope::Device;

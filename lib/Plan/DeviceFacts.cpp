@@ -31,8 +31,10 @@ const std::vector<DeviceFacts> &poot::devicePresets() {
        192 * kGiB, 192 * kGiB, true, true},
       {"gfx1100", "rocdl", 96, 64 * kKiB, 1024, 32, (1ll << 31) - 1, 65535,
        24 * kGiB, 24 * kGiB, true, true},
+      // bf16 as 16-bit words converted in the kernel: 16-bit storage, as
+      // f16 needs.
       {"vulkan", "spirv", 16, 16 * kKiB, 128, 32, 65535, 65535, 128 * kMiB,
-       2 * kGiB, true, false},
+       2 * kGiB, true, true},
       {"cpu", "cpu", 8, 1 * kMiB, 64, 1, (1ll << 31) - 1, (1ll << 31) - 1,
        16 * kGiB, 16 * kGiB, true, true},
     };

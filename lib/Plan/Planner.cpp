@@ -375,11 +375,20 @@ llvm::Expected<AttentionSchedule>
 poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
                     const ScheduleTuning &tuning) {
   if ((s.dtype == "f16" && !d.f16Storage) ||
-      (s.dtype == "bf16" && !d.bf16Storage))
+      (s.dtype == "bf16" && !d.bf16Storage)) {
+    // On Vulkan both ride on 16-bit storage (bf16 as 16-bit words); f16
+    // computes in Float16 too.
+    std::string lacks;
+    if (d.target == "spirv")
+      lacks = s.dtype == "bf16"
+                  ? ": the device lacks storageBuffer16BitAccess"
+                  : ": the device lacks storageBuffer16BitAccess or "
+                    "shaderFloat16";
     return capability(CapabilityKind::DtypeLowering,
                       llvm::formatv("target {0} on device {1} cannot store "
-                                    "{2} buffers",
-                                    d.target, d.name, s.dtype));
+                                    "{2} buffers{3}",
+                                    d.target, d.name, s.dtype, lacks));
+  }
 
   int64_t nRep = s.queryHeads / std::max<int64_t>(s.keyHeads, 1);
   if (std::optional<AttentionSchedule> tile = planTile(s, d, nRep, tuning))

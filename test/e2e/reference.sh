@@ -3,7 +3,8 @@
 # attention written out in numpy (test/bench/torch_check.py, which uses
 # PyTorch where it is installed, as on the GPU machine). Every case of
 # test/bench/torch-cases.txt runs on the cpu device and, where the machine
-# has Vulkan, the f32/f16 ones on the vulkan device with every eqn on it.
+# has Vulkan, on the vulkan device with every eqn on it (bf16 too, as 16-bit
+# words).
 #   reference.sh BUILD_DIR
 set -uo pipefail
 BIN="${1:?usage: reference.sh BUILD_DIR}"
@@ -25,7 +26,10 @@ while read -r name args; do
   "$TRACE" $args -o "$WORK/$name.mlir" || exit 1
   "$COMPILE" "$WORK/$name.mlir" --target=cpu --quiet \
     -o "$WORK/plans/$name.cpu.plan" || exit 1
-  # The generic Vulkan device has no bf16 storage: those cases stay cpu.
+  # torch-live-fused (4096 live keys) stays cpu: on the generic Vulkan
+  # device its lane-per-key schedule goes wrong past about 4030 live keys
+  # on lavapipe, in f32 as much as in bf16 (an open bug, not a bf16 one).
+  [ "$name" = torch-live-fused ] && continue
   "$COMPILE" "$WORK/$name.mlir" --target=vulkan --quiet \
     -o "$WORK/plans/$name.vulkan.plan" 2>/dev/null ||
     rm -f "$WORK/plans/$name.vulkan.plan"

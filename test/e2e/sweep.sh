@@ -11,8 +11,10 @@
 # Head widths 40..512, Dk != Dv (MLA 192/128 and a 96-wide value), MHA, GQA,
 # MQA, causal / window / ALiBi / softcap, live lengths (including 1 and Lk),
 # split-KV on and off, paged maps with shuffled slots, prefill with every row
-# masked but its own, and rows a tensor mask hides wholly or mostly. On the
-# vulkan device a machine without Vulkan skips.
+# masked but its own, and rows a tensor mask hides wholly or mostly; f32,
+# f16 and bf16 (odd widths 40 and 96, GQA/MQA, ALiBi, window, softcap,
+# split, live, paged, prefill, MLA and the tensor mask). On the vulkan
+# device a machine without Vulkan skips.
 set -uo pipefail
 BIN="${1:?usage: sweep.sh BUILD_DIR DEVICE}"
 DEVICE="${2:-cpu}"
@@ -105,11 +107,23 @@ prefill-window-softcap|--op=attention_prefill --batch=1 --heads=2 --kv-heads=1 -
 prefill-alibi|--op=attention_prefill --batch=1 --heads=4 --kv-heads=4 --head-dim=32 --seq=16 --alibi|--seed=19
 f16-gqa|--op=attention_masked --batch=1 --heads=4 --kv-heads=2 --head-dim=64 --capacity=32 --dtype=f16|--seed=20
 f16-live-split|--op=attention_live --batch=1 --heads=2 --kv-heads=1 --head-dim=32 --capacity=1024 --dtype=f16|--seed=21 --set=len=700
+bf16-gqa-d40|--op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=40 --capacity=48 --dtype=bf16|--steps=2 --seed=30
+bf16-mqa-d96|--op=attention_masked --batch=1 --heads=6 --kv-heads=1 --head-dim=96 --capacity=40 --dtype=bf16|--seed=31
+bf16-alibi|--op=attention_masked --batch=2 --heads=4 --kv-heads=4 --head-dim=32 --capacity=32 --alibi --dtype=bf16|--steps=2 --seed=32
+bf16-window-split-d40|--op=attention_masked --batch=1 --heads=4 --kv-heads=2 --head-dim=40 --capacity=1024 --window=300 --dtype=bf16|--seed=33
+bf16-live-split-d96|--op=attention_live --batch=2 --heads=4 --kv-heads=1 --head-dim=96 --capacity=1024 --dtype=bf16|--seed=34 --set=len=1,700
+bf16-paged-d40|--op=paged --batch=2 --heads=4 --kv-heads=2 --head-dim=40 --capacity=32 --pool-slots=96 --dtype=bf16|--steps=2 --seed=35
+bf16-prefill-causal-d40|--op=attention_prefill --batch=2 --heads=4 --kv-heads=2 --head-dim=40 --seq=24 --dtype=bf16|--seed=36
+bf16-prefill-window-softcap-d96|--op=attention_prefill --batch=1 --heads=4 --kv-heads=2 --head-dim=96 --seq=32 --window=5 --softcap=20 --dtype=bf16|--seed=37
+bf16-mla|--op=mla --batch=1 --heads=4 --head-dim=128 --rope-dim=64 --value-dim=128 --capacity=32 --dtype=bf16|--seed=38
 CASES
 # Rows a tensor mask hides wholly or mostly (the mask and its rows are
 # described in cases/masked-rows-mask.sh).
 mask=$("$(dirname "$0")/cases/masked-rows-mask.sh")
 run_case masked-rows "$(dirname "$0")/cases/masked-rows-f16.mlir" --seed=25 --set=mask="$mask"
+# The same graph in bf16 (buffers of 16-bit words on Vulkan).
+sed 's/f16/bf16/g' "$(dirname "$0")/cases/masked-rows-f16.mlir" > "$WORK/masked-rows-bf16.mlir"
+run_case masked-rows-bf16 "$WORK/masked-rows-bf16.mlir" --seed=26 --set=mask="$mask"
 # A length outside [1, Lk] fails through the validation channel and
 # publishes nothing.
 "$TRACE" --op=attention_live --batch=2 --heads=2 --kv-heads=1 --head-dim=32 \

@@ -181,7 +181,8 @@ TEST_F(VulkanDeviceTest, ReportsFacts) {
   EXPECT_GE(f.maxBufferBytes, int64_t(1) << 27);
   EXPECT_GT(f.memoryBytes, 0);
   EXPECT_GE(f.subgroupSize, 1);
-  EXPECT_FALSE(f.bf16Storage);
+  // bf16 travels as 16-bit words: it needs 16-bit storage access only.
+  EXPECT_EQ(f.bf16Storage, device().storageBuffer16Bit());
 }
 
 TEST_F(VulkanDeviceTest, ListsDevicesAndRefusesBadIndex) {

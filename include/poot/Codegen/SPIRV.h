@@ -8,8 +8,9 @@
 
 namespace poot::codegen {
 
-/// Hooks of the SPIR-V (Vulkan) target. `f16` says whether the device can
-/// store 16-bit floats (bf16 never: SPIR-V has no bfloat storage here).
+/// Hooks of the SPIR-V (Vulkan) target. `f16` says whether the device has
+/// 16-bit storage (f16 buffers, and bf16 buffers as 16-bit words converted
+/// in the kernel).
 /// `subgroupSize` > 0: the kernels shuffle across subgroups of exactly this
 /// width (the channel schedule), which the module's target environment
 /// then declares.

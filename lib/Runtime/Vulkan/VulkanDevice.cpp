@@ -504,11 +504,12 @@ Status readFacts(Context &ctx, VkPhysicalDevice physical,
       facts.memoryBytes =
           std::max<int64_t>(facts.memoryBytes, static_cast<int64_t>(heap.size));
   }
-  // Generated f16 kernels declare Float16 as well as 16-bit storage; no
-  // Vulkan storage format is bf16.
+  // Generated f16 kernels declare Float16 as well as 16-bit storage; bf16
+  // kernels hold their buffers as 16-bit words and convert in integer
+  // arithmetic, so 16-bit storage alone is enough.
   facts.f16Storage = v11 && storage16.storageBuffer16BitAccess &&
                      haveFloat16Struct && float16.shaderFloat16;
-  facts.bf16Storage = false;
+  facts.bf16Storage = v11 && storage16.storageBuffer16BitAccess;
 
   out.description =
       std::string(props.deviceName) + ", Vulkan " + versionText(props.apiVersion);

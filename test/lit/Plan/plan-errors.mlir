@@ -9,12 +9,3 @@ func.func @lds(%q: tensor<1x1x1x64xf32>, %k: tensor<1x1x16x64xf32>, %v: tensor<1
   %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 1 : i64} : tensor<1x1x1x64xf32>, tensor<1x1x16x64xf32>, tensor<1x1x16x8192xf32> -> tensor<1x1x1x8192xf32>
   return %o : tensor<1x1x1x8192xf32>
 }
-
-// -----
-
-// The generic Vulkan device has no 16-bit bfloat storage.
-func.func @bf16(%q: tensor<1x1x1x64xbf16>, %k: tensor<1x1x16x64xbf16>, %v: tensor<1x1x16x64xbf16>) -> tensor<1x1x1x64xbf16> {
-  // expected-error @+1 {{DtypeLowering: target spirv on device vulkan cannot store bf16 buffers}}
-  %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 1 : i64} : tensor<1x1x1x64xbf16>, tensor<1x1x16x64xbf16>, tensor<1x1x16x64xbf16> -> tensor<1x1x1x64xbf16>
-  return %o : tensor<1x1x1x64xbf16>
-}
