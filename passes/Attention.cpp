@@ -1201,20 +1201,6 @@ bool collectVisibility(Value cond, bool visibleWhenTrue, Visibility &vis,
     return false;
   // e p 0 with e = u + c; flipping the sign of e reverses the predicate,
   // and a masked polarity negates it.
-  auto reverse = [](ComparePredicate p) {
-    switch (p) {
-    case ComparePredicate::lt:
-      return ComparePredicate::gt;
-    case ComparePredicate::le:
-      return ComparePredicate::ge;
-    case ComparePredicate::gt:
-      return ComparePredicate::lt;
-    case ComparePredicate::ge:
-      return ComparePredicate::le;
-    default:
-      return p;
-    }
-  };
   auto negate = [](ComparePredicate p) {
     switch (p) {
     case ComparePredicate::lt:
@@ -1230,7 +1216,7 @@ bool collectVisibility(Value cond, bool visibleWhenTrue, Visibility &vis,
     }
   };
   if (flip)
-    pred = reverse(pred);
+    pred = match::swapped(pred);
   if (!visibleWhenTrue)
     pred = negate(pred);
   auto tighten = [](std::optional<int64_t> &slot, int64_t v, bool isUpper) {

@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "poot/Dialect/PootDialect.h"
+#include "SoftmaxForm.h"
 #include "poot/Passes/Passes.h"
 #include "poot/Passes/Patterns.h"
 
@@ -312,20 +313,6 @@ std::string describe(const QPos &q, int64_t lq) {
   return s;
 }
 
-ComparePredicate reversed(ComparePredicate p) {
-  switch (p) {
-  case ComparePredicate::lt:
-    return ComparePredicate::gt;
-  case ComparePredicate::le:
-    return ComparePredicate::ge;
-  case ComparePredicate::gt:
-    return ComparePredicate::lt;
-  case ComparePredicate::ge:
-    return ComparePredicate::le;
-  default:
-    return p;
-  }
-}
 
 ComparePredicate negated(ComparePredicate p) {
   switch (p) {
@@ -364,7 +351,7 @@ std::optional<QPos> causalBound(Value v, ArrayRef<Ax> labels,
   ComparePredicate pred = cmp.getPredicate();
   if (e.kt == -1) {
     e = Affine{1, -e.ki, -e.kp, -e.c, e.pos};
-    pred = reversed(pred);
+    pred = match::swapped(pred);
   }
   if (e.kt != 1)
     return std::nullopt;

@@ -422,7 +422,7 @@ static bool holds(ComparePredicate p, double a, double b) {
   return false;
 }
 
-static ComparePredicate swapped(ComparePredicate p) {
+ComparePredicate poot::match::swapped(ComparePredicate p) {
   switch (p) {
   case ComparePredicate::lt:
     return ComparePredicate::gt;

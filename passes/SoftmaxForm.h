@@ -195,6 +195,9 @@ struct RowGuard {
 std::optional<mlir::FailureOr<RowGuard>> readRowGuard(mlir::Value v,
                                                       std::string &why);
 
+/// The predicate with its operands exchanged (a < b is b > a).
+ComparePredicate swapped(ComparePredicate p);
+
 } // namespace poot::match
 
 #endif // POOT_PASSES_SOFTMAXFORM_H
