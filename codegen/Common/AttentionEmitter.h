@@ -52,6 +52,8 @@ struct Spec {
   /// The tile schedule (TileKernel.cpp): query rows of one workgroup and
   /// keys staged per step; 0 otherwise.
   int64_t tileRows = 0, tileKeys = 0, tileStages = 0;
+  /// The tile schedule's products on the warpgroup tile (Target.h).
+  bool tileWarpgroup = false;
   int64_t sharedWidth = 0; ///< width of k_shared (split key), else 0
   int64_t poolSlots = 0;   ///< paged: slots of the K/V pools
   int64_t maskB = 0, maskH = 0;

@@ -73,6 +73,7 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   s.tileRows = schedule.getTileRows();
   s.tileKeys = schedule.getTileKeys();
   s.tileStages = schedule.getTileStages();
+  s.tileWarpgroup = schedule.getTileWarpgroup();
   if (s.fusedCombine && !target.hasDeviceFence())
     return op.emitError() << "expected a target with a device-scope fence "
                              "for a combine fused into the partials, target "
@@ -112,6 +113,16 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
                                "tile for "
                             << s.storage << ", target " << target.name()
                             << " has none";
+    if (s.tileWarpgroup && !target.hasWarpgroupTile(s.storage))
+      return op.emitError() << "expected a target with a warpgroup matrix "
+                               "tile for "
+                            << s.storage << ", target " << target.name()
+                            << " has none";
+    if (s.tileWarpgroup && (s.dv % 16 || s.dv > 128 || s.tileKeys % 16))
+      return op.emitError() << "expected a warpgroup tile schedule with a "
+                               "value width in 16-channel steps up to 128 "
+                               "and keys in 16-key steps, got "
+                            << s.dv << " and " << s.tileKeys;
     if (s.dk % 32 || s.dv % 8 || (s.dk - s.sharedWidth) % 8 ||
         !(s.storage.isBF16() || s.storage.isF16()))
       return op.emitError()

@@ -60,6 +60,34 @@ SmallVector<Value, 4> TargetHooks::loadTilesTransposed(OpBuilder &, Location,
                            "them");
 }
 
+Value TargetHooks::warpgroupOperand(OpBuilder &, Location, Value, Value,
+                                    int64_t, int64_t) const {
+  llvm::report_fatal_error("warpgroupOperand called on a target without a "
+                           "warpgroup tile");
+}
+
+SmallVector<Value> TargetHooks::warpgroupTile(OpBuilder &, Location, Type,
+                                              int64_t, bool, ValueRange, Value,
+                                              ValueRange) const {
+  llvm::report_fatal_error("warpgroupTile called on a target without one");
+}
+
+void TargetHooks::warpgroupFence(OpBuilder &, Location) const {
+  llvm::report_fatal_error("warpgroupFence called on a target without a "
+                           "warpgroup tile");
+}
+
+void TargetHooks::warpgroupCommitAndWait(OpBuilder &, Location,
+                                         int64_t) const {
+  llvm::report_fatal_error("warpgroupCommitAndWait called on a target "
+                           "without a warpgroup tile");
+}
+
+void TargetHooks::warpgroupOperandFence(OpBuilder &, Location) const {
+  llvm::report_fatal_error("warpgroupOperandFence called on a target "
+                           "without a warpgroup tile");
+}
+
 void TargetHooks::deviceFence(OpBuilder &, Location) const {
   llvm::report_fatal_error("deviceFence called on a target without one");
 }

@@ -309,48 +309,17 @@ void writePartial(Emitter &e, const Tile &w, const Row &row, Value split,
   });
 }
 
-} // namespace
-
-int64_t tileWorkgroups(const Spec &s) {
-  int64_t blocks = (s.group * s.lq + s.tileRows - 1) / s.tileRows;
-  return s.b * (s.hq / s.group) * blocks * s.splits;
-}
-
-/// The tile schedule (see Planner.h). With lane = 4 g + t of subgroup w,
-/// the lane holds tile rows g and g + 8 of the subgroup's 16 rows:
-///  - q as A words, loaded once: channel order 32 m + 8 t + 4 h + {0..3}
-///    for step 2 m + h of 16 channels, so each lane reads 8 neighbouring
-///    channels of a row with one load; the key rows use the same order.
-///  - scores S (16 rows x 8 keys) per block of 8 keys, dk / 16 products
-///    each; B words from the staged key rows.
-///  - the score transform and online softmax on the lane's S entries, the
-///    row max and sum across the quad; the weights are rounded to the
-///    storage type and become the A words of P (no data moves: a score's
-///    tile position is its weight's).
-///  - o (16 rows x dv) += P V, one product per 8 value channels and 16
-///    keys, B words read transposed from the value rows (Target.h's
-///    loadTilesTransposed), 4 words (two steps of 16 keys) a read.
-/// Keys sit in the tile's natural order: column n of score block nb is key
-/// 8 nb + n, as the weighted values' tiles read them.
-/// Keys past the workgroup's range score -inf; a row with no visible key
-/// ends as 0/0, as the contract says.
-void emitTileBody(Emitter &e, const Spec &s, const Args &a,
-                  gpu::GPUFuncOp fn, Value tid, Value id) {
-  OpBuilder &b = e.b;
-  Location loc = e.loc;
-  Type et = s.storage;
-  const int64_t R = s.tileRows, keys = s.tileKeys, G = s.group;
-  const int64_t kSteps = s.dk / 32, blocks = keys / 8, vBlocks = s.dv / 8;
-  const int64_t stages = s.tileStages;
-  Tile w{s, a, R, keys, s.dk + tileKeyPad(s.dk), s.dv + tileValuePad(s.dv),
-         G * s.lq};
-  w.ks = e.target.allocWorkgroup(b, loc, fn, {stages * keys * w.strideK}, et);
-  w.vs = e.target.allocWorkgroup(b, loc, fn, {stages * keys * w.strideV}, et);
-
+/// Places workgroup `id` (split-major: id % splits is its split): its
+/// batch row, head group and KV head, and the keys its rows see; returns
+/// its first packed row and sets `split`.
+Value placeWorkgroup(Emitter &e, Tile &w, Value id, Value &split) {
+  const Spec &s = w.s;
+  const Args &a = w.a;
+  const int64_t R = w.rows, G = s.group;
   // Workgroups of the last (causally heaviest) row blocks go first.
   const int64_t groups = s.hq / G, rowBlocks = (w.packed + R - 1) / R;
   // Split-KV: workgroup id serves split id % splits of its rows.
-  Value split = e.rem(id, e.idx(s.splits));
+  split = e.rem(id, e.idx(s.splits));
   id = e.div(id, e.idx(s.splits));
   Value heads = e.idx(s.b * groups);
   Value rb = e.sub(e.idx(rowBlocks - 1), e.div(id, heads));
@@ -381,6 +350,308 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
     w.kBegin = e.imin(e.add(w.kBegin, e.mul(split, chunk)), w.kEnd);
     w.kEnd = e.imin(e.add(w.kBegin, chunk), w.kEnd);
   }
+  return p0;
+}
+
+/// The online softmax of one tile for the lane's two rows, with 2^x: the
+/// scores `sc` (in the exponent's domain, scoresToLog2) become weights,
+/// the carried m (st[0, 1]) and l (st[2, 3]) advance, and the row's
+/// accumulators (st[4 + 4 i + 2 r + {0, 1}] for value block i) are
+/// rescaled, once a tile and only where the row's max grew.
+void softmaxTile(Emitter &x, const Spec &s, SmallVector<Value> &st,
+                 SmallVector<SmallVector<Value, 4>> &sc) {
+  OpBuilder &nb = x.b;
+  Location l = x.loc;
+  const int64_t blocks = sc.size(), vBlocks = s.dv / 8;
+  for (int64_t r = 0; r < 2; ++r) {
+    Value mx = x.negInf();
+    for (int64_t blk = 0; blk < blocks; ++blk)
+      mx = x.fmax(mx, x.fmax(sc[blk][2 * r], sc[blk][2 * r + 1]));
+    mx = quadReduce(x, mx, /*max=*/true);
+    Value mNew = x.fmax(st[r], mx);
+    // Nothing visible yet: weights against 0 (all of them 0).
+    Value ref = x.select(x.cmpf(arith::CmpFPredicate::OEQ, mNew, x.negInf()),
+                         x.f32(0), mNew);
+    // 2^(v f - ref f): a product and a sum the backend may contract into
+    // one fused multiply-add an entry.
+    Value f = x.f32(tileExponentFactor(s));
+    Value negRef = x.mul(ref, x.f32(-tileExponentFactor(s)));
+    auto contract = arith::FastMathFlagsAttr::get(
+        nb.getContext(), arith::FastMathFlags::contract);
+    auto weight = [&](Value v) {
+      Value prod = nb.create<arith::MulFOp>(l, v, f, contract);
+      Value sum = nb.create<arith::AddFOp>(l, prod, negRef, contract);
+      return x.target.exp2(nb, l, sum);
+    };
+    Value alpha = weight(st[r]);
+    Value lNew = x.mul(st[2 + r], alpha);
+    for (int64_t blk = 0; blk < blocks; ++blk)
+      for (int64_t j = 0; j < 2; ++j) {
+        Value &p = sc[blk][2 * r + j];
+        p = weight(p);
+        lNew = x.add(lNew, p);
+      }
+    Value grew = x.cmpf(arith::CmpFPredicate::OGT, mNew, st[r]);
+    st[r] = mNew;
+    st[2 + r] = lNew;
+    SmallVector<Value *> row;
+    for (int64_t i = 0; i < vBlocks; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        row.push_back(&st[4 + 4 * i + 2 * r + j]);
+    rescaleIf(x, grew, alpha, row);
+  }
+}
+
+/// The weights as A words of the matrix tile, 16 keys (score blocks 2 kk,
+/// 2 kk + 1) a step: ordered (block, row), which is the tile's (g, 2t),
+/// (g+8, 2t), (g, 2t+8), (g+8, 2t+8). No data moves: a score's tile
+/// position is its weight's.
+SmallVector<SmallVector<Value, 4>>
+weightWords(Emitter &x, Type et, SmallVector<SmallVector<Value, 4>> &sc) {
+  SmallVector<SmallVector<Value, 4>> pw(sc.size() / 2);
+  for (size_t kk = 0; kk < pw.size(); ++kk)
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t r = 0; r < 2; ++r) {
+        auto &p = sc[2 * kk + half];
+        pw[kk].push_back(packPair(x, et, p[2 * r], p[2 * r + 1]));
+      }
+  return pw;
+}
+
+/// Normalises and stores the lane's two rows (channels 8 i + 2 t, + 1 of
+/// each value block i), or writes their partials for the combine.
+void finishRows(Emitter &e, const Tile &w, const Row (&rows)[2], Value split,
+                Value t, SmallVector<Value> &st) {
+  const Spec &s = w.s;
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  for (int64_t r = 0; r < 2; ++r) {
+    Value lSum = quadReduce(e, st[2 + r], /*max=*/false);
+    const Row &row = rows[r];
+    if (s.split) {
+      e.when(row.valid, [&] {
+        writePartial(e, w, row, split, t, st[r], lSum,
+                     [&](int64_t i, int64_t j) {
+                       return st[4 + 4 * i + 2 * r + j];
+                     });
+      });
+      continue;
+    }
+    e.when(row.valid, [&] {
+      for (int64_t i = 0; i < s.dv / 8; ++i) {
+        Value pair = b.create<vector::FromElementsOp>(
+            loc, VectorType::get({2}, b.getF32Type()),
+            ValueRange{e.div(st[4 + 4 * i + 2 * r], lSum),
+                       e.div(st[4 + 4 * i + 2 * r + 1], lSum)});
+        pair = b.create<arith::TruncFOp>(loc, VectorType::get({2}, s.storage),
+                                         pair);
+        Value c = e.add(e.idx(8 * i), e.mul(t, e.idx(2)));
+        b.create<vector::StoreOp>(loc, pair, w.a.out,
+                                  ValueRange{w.bi, row.head, row.qi, c});
+      }
+    });
+  }
+}
+
+/// The carried state's start: m and l of both rows, then dv / 2
+/// accumulators.
+SmallVector<Value> initialState(Emitter &e, const Spec &s) {
+  SmallVector<Value> init{e.negInf(), e.negInf(), e.f32(0), e.f32(0)};
+  for (int64_t i = 0; i < s.dv / 2; ++i)
+    init.push_back(e.f32(0));
+  return init;
+}
+
+/// The warpgroup form's copies of keys [k0, k0 + keys) (clamped as
+/// startTile's are) into `buffer`: key kk's channels [8 c, 8 c + 8) at
+/// element (kk / 8) 8 width + 64 c + 8 (kk % 8), i.e. 8x8 core matrices of
+/// 8 keys by 8 channels, 128 contiguous bytes each, the channel blocks of
+/// one group of 8 keys side by side. Eight neighbouring lanes fill one
+/// core matrix (128 contiguous bytes: no bank conflicts) and read 16 bytes
+/// of each of 8 keys.
+void startWarpgroupTile(Emitter &e, const Tile &w, Value tid, Value k0,
+                        bool isKey) {
+  const Spec &s = w.s;
+  const int64_t lanes = s.lanes, keys = w.keys;
+  const int64_t width = isKey ? s.dk : s.dv, perKey = width / 8;
+  const int64_t items = keys * perKey;
+  for (int64_t i = 0; i * lanes < items; ++i) {
+    Value v = e.add(tid, e.idx(i * lanes));
+    auto copy = [&] {
+      Value r8 = e.rem(v, e.idx(8)), rest = e.div(v, e.idx(8));
+      Value cb = e.rem(rest, e.idx(perKey)), grp = e.div(rest, e.idx(perKey));
+      Value kk = e.add(e.mul(grp, e.idx(8)), r8);
+      Value c = e.mul(cb, e.idx(8));
+      Value key = e.imin(e.add(k0, kk), e.sub(w.kEnd, e.idx(1)));
+      Value row = s.paged ? e.loadPoolRow(w.a.read, ValueRange{w.bi, key},
+                                          s.poolSlots)
+                          : Value();
+      Value at = e.add(e.mul(grp, e.idx(8 * width)),
+                       e.add(e.mul(cb, e.idx(64)), e.mul(r8, e.idx(8))));
+      if (isKey)
+        return copyKey(e, w, key, row, c, at);
+      if (s.paged)
+        e.target.asyncCopy(e.b, e.loc, w.vs, {at}, w.a.v, {row, w.kv, c}, 8);
+      else
+        e.target.asyncCopy(e.b, e.loc, w.vs, {at}, w.a.v,
+                           {w.bi, w.kv, key, c}, 8);
+    };
+    if ((i + 1) * lanes <= items)
+      copy();
+    else
+      e.when(e.cmpi(arith::CmpIPredicate::ult, v, e.idx(items)), copy);
+  }
+}
+
+/// The tile schedule on the warpgroup tile (Target.h): the workgroup is
+/// one warpgroup of 64 rows, whose 4 subgroups hold their 16 rows in the
+/// matrix tile's layout, as in emitTileBody, but each product spans all
+/// 64 rows: scores 64 x keys from q (A words in registers, natural channel
+/// order) against the staged keys, dk / 16 products; weighted values 64 x
+/// dv from the weights (A words, as emitTileBody makes them) against the
+/// staged values read transposed, keys / 16 products. Keys and values
+/// have one buffer each: the next tile's keys are copied while this tile's
+/// softmax and value products run, its values while the next tile's
+/// scores do. The accumulators of both products are the lane's entries in
+/// emitTileBody's order, so the softmax and the epilogue are shared.
+void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
+                       gpu::GPUFuncOp fn, Value tid, Value id) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Type et = s.storage;
+  const int64_t keys = s.tileKeys, G = s.group, blocks = keys / 8;
+  const TargetHooks &target = e.target;
+  Tile w{s, a, s.tileRows, keys, s.dk, s.dv, G * s.lq};
+  w.ks = target.allocWorkgroup(b, loc, fn, {keys * s.dk}, et);
+  w.vs = target.allocWorkgroup(b, loc, fn, {keys * s.dv}, et);
+  Value split;
+  Value p0 = placeWorkgroup(e, w, id, split);
+
+  Value lane = e.rem(tid, e.idx(32)), warp = e.div(tid, e.idx(32));
+  Value g = e.div(lane, e.idx(4)), t = e.rem(lane, e.idx(4));
+  Value pA = e.add(p0, e.add(e.mul(warp, e.idx(16)), g));
+  Row rows[2] = {rowOf(e, w, pA), rowOf(e, w, e.add(pA, e.idx(8)))};
+
+  // q as A words in natural order: step m's words are rows g and g + 8 at
+  // channels 16 m + 2 t (+1), then at 16 m + 8 + 2 t (+1).
+  SmallVector<SmallVector<Value, 4>> qa(s.dk / 16);
+  for (int64_t m = 0; m < s.dk / 16; ++m)
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t r = 0; r < 2; ++r) {
+        Value c = e.add(e.mul(t, e.idx(2)), e.idx(16 * m + 8 * half));
+        Value v = loadVec(e, et, a.q, {w.bi, rows[r].head, rows[r].qi, c}, 2);
+        qa[m].push_back(wordsOf(e, v)[0]);
+      }
+
+  // Bytes between core matrices: keys along k (channels) 128, along n (8
+  // keys) 16 dk; values along k (8 keys) 16 dv, along n (channels) 128.
+  auto keyOperand = [&](Emitter &x, int64_t m) {
+    return target.warpgroupOperand(x.b, x.loc, w.ks, x.idx(256 * m), 128,
+                                   16 * s.dk);
+  };
+  auto valueOperand = [&](Emitter &x, int64_t kk) {
+    return target.warpgroupOperand(x.b, x.loc, w.vs, x.idx(32 * s.dv * kk),
+                                   16 * s.dv, 128);
+  };
+
+  SmallVector<Value> init = initialState(e, s);
+  // The first tile's keys as a group; its values are closed into a group
+  // at the top of the loop, as every later tile's are.
+  Value any = e.cmpi(arith::CmpIPredicate::ult, w.kBegin, w.kEnd);
+  e.when(any, [&] { startWarpgroupTile(e, w, tid, w.kBegin, true); });
+  target.asyncGroup(b, loc, {});
+  e.when(any, [&] { startWarpgroupTile(e, w, tid, w.kBegin, false); });
+  auto loop = b.create<scf::ForOp>(
+      loc, w.kBegin, w.kEnd, e.idx(keys), init,
+      [&](OpBuilder &nb, Location l, Value k0, ValueRange carried) {
+        Emitter x(nb, l, target);
+        SmallVector<Value> st(carried.begin(), carried.end());
+        Value next = x.add(k0, x.idx(keys));
+        Value more = x.cmpi(arith::CmpIPredicate::ult, next, w.kEnd);
+        // In flight: this tile's keys, then its values. Wait for the keys.
+        Value values = target.asyncGroup(nb, l, {});
+        target.asyncWait(nb, l, values, 1);
+        target.warpgroupOperandFence(nb, l);
+        nb.create<gpu::BarrierOp>(l);
+        SmallVector<Value> acc(keys / 2, x.f32(0));
+        target.warpgroupFence(nb, l);
+        for (int64_t m = 0; m < s.dk / 16; ++m)
+          acc = target.warpgroupTile(nb, l, et, keys, /*transposeB=*/false,
+                                     qa[m], keyOperand(x, m), acc);
+        target.warpgroupCommitAndWait(nb, l, 0);
+        // Every subgroup has read the keys: the next tile's may land.
+        nb.create<gpu::BarrierOp>(l);
+        x.when(more, [&] { startWarpgroupTile(x, w, tid, next, true); });
+        Value nextKeys = target.asyncGroup(nb, l, {});
+        SmallVector<SmallVector<Value, 4>> sc(blocks);
+        for (int64_t blk = 0; blk < blocks; ++blk)
+          sc[blk].assign(acc.begin() + 4 * blk, acc.begin() + 4 * blk + 4);
+        scoresToLog2(x, w, rows, k0, t, sc);
+        softmaxTile(x, s, st, sc);
+        SmallVector<SmallVector<Value, 4>> pw = weightWords(x, et, sc);
+        // This tile's values (the next tile's keys may stay in flight).
+        target.asyncWait(nb, l, nextKeys, 1);
+        target.warpgroupOperandFence(nb, l);
+        nb.create<gpu::BarrierOp>(l);
+        SmallVector<Value> o(st.begin() + 4, st.end());
+        target.warpgroupFence(nb, l);
+        for (int64_t kk = 0; kk < keys / 16; ++kk)
+          o = target.warpgroupTile(nb, l, et, s.dv, /*transposeB=*/true,
+                                   pw[kk], valueOperand(x, kk), o);
+        target.warpgroupCommitAndWait(nb, l, 0);
+        for (int64_t i = 0; i < s.dv / 2; ++i)
+          st[4 + i] = o[i];
+        // Every subgroup has read the values: the next tile's may land.
+        nb.create<gpu::BarrierOp>(l);
+        x.when(more, [&] { startWarpgroupTile(x, w, tid, next, false); });
+        nb.create<scf::YieldOp>(l, st);
+      });
+  SmallVector<Value> st(loop.getResults().begin(), loop.getResults().end());
+  finishRows(e, w, rows, split, t, st);
+}
+
+} // namespace
+
+int64_t tileWorkgroups(const Spec &s) {
+  int64_t blocks = (s.group * s.lq + s.tileRows - 1) / s.tileRows;
+  return s.b * (s.hq / s.group) * blocks * s.splits;
+}
+
+/// The tile schedule (see Planner.h). With lane = 4 g + t of subgroup w,
+/// the lane holds tile rows g and g + 8 of the subgroup's 16 rows:
+///  - q as A words, loaded once: channel order 32 m + 8 t + 4 h + {0..3}
+///    for step 2 m + h of 16 channels, so each lane reads 8 neighbouring
+///    channels of a row with one load; the key rows use the same order.
+///  - scores S (16 rows x 8 keys) per block of 8 keys, dk / 16 products
+///    each; B words from the staged key rows.
+///  - the score transform and online softmax on the lane's S entries, the
+///    row max and sum across the quad; the weights are rounded to the
+///    storage type and become the A words of P (no data moves: a score's
+///    tile position is its weight's).
+///  - o (16 rows x dv) += P V, one product per 8 value channels and 16
+///    keys, B words read transposed from the value rows (Target.h's
+///    loadTilesTransposed), 4 words (two steps of 16 keys) a read.
+/// Keys sit in the tile's natural order: column n of score block nb is key
+/// 8 nb + n, as the weighted values' tiles read them.
+/// Keys past the workgroup's range score -inf; a row with no visible key
+/// ends as 0/0, as the contract says.
+void emitTileBody(Emitter &e, const Spec &s, const Args &a,
+                  gpu::GPUFuncOp fn, Value tid, Value id) {
+  if (s.tileWarpgroup)
+    return emitWarpgroupBody(e, s, a, fn, tid, id);
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Type et = s.storage;
+  const int64_t R = s.tileRows, keys = s.tileKeys, G = s.group;
+  const int64_t kSteps = s.dk / 32, blocks = keys / 8, vBlocks = s.dv / 8;
+  const int64_t stages = s.tileStages;
+  Tile w{s, a, R, keys, s.dk + tileKeyPad(s.dk), s.dv + tileValuePad(s.dv),
+         G * s.lq};
+  w.ks = e.target.allocWorkgroup(b, loc, fn, {stages * keys * w.strideK}, et);
+  w.vs = e.target.allocWorkgroup(b, loc, fn, {stages * keys * w.strideV}, et);
+
+  Value split;
+  Value p0 = placeWorkgroup(e, w, id, split);
 
   Value lane = e.rem(tid, e.idx(32)), warp = e.div(tid, e.idx(32));
   Value g = e.div(lane, e.idx(4)), t = e.rem(lane, e.idx(4));
@@ -398,9 +669,7 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
     }
 
   // Carried: m and l of rows g, g + 8, then o by value block (4 each).
-  SmallVector<Value> init{e.negInf(), e.negInf(), e.f32(0), e.f32(0)};
-  for (int64_t i = 0; i < vBlocks * 4; ++i)
-    init.push_back(e.f32(0));
+  SmallVector<Value> init = initialState(e, s);
   // The first tile's copies; the stage a tile lands in is carried.
   e.when(e.cmpi(arith::CmpIPredicate::ult, w.kBegin, w.kEnd),
          [&] { startTile(e, w, tid, w.kBegin, e.idx(0)); });
@@ -449,56 +718,8 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
             sc[blk].push_back(x.add(acc[0][i], acc[1][i]));
         }
         scoresToLog2(x, w, rows, k0, t, sc);
-        // Online softmax per row, with 2^x: one rescale per tile, and only
-        // where the row's max grew.
-        for (int64_t r = 0; r < 2; ++r) {
-          Value mx = x.negInf();
-          for (int64_t blk = 0; blk < blocks; ++blk)
-            mx = x.fmax(mx, x.fmax(sc[blk][2 * r], sc[blk][2 * r + 1]));
-          mx = quadReduce(x, mx, /*max=*/true);
-          Value mNew = x.fmax(st[r], mx);
-          // Nothing visible yet: weights against 0 (all of them 0).
-          Value ref = x.select(
-              x.cmpf(arith::CmpFPredicate::OEQ, mNew, x.negInf()), x.f32(0),
-              mNew);
-          // 2^(v f - ref f): a product and a sum the backend may contract
-          // into one fused multiply-add an entry.
-          Value f = x.f32(tileExponentFactor(s));
-          Value negRef = x.mul(ref, x.f32(-tileExponentFactor(s)));
-          auto contract = arith::FastMathFlagsAttr::get(
-              nb.getContext(), arith::FastMathFlags::contract);
-          auto weight = [&](Value v) {
-            Value prod = nb.create<arith::MulFOp>(l, v, f, contract);
-            Value sum = nb.create<arith::AddFOp>(l, prod, negRef, contract);
-            return x.target.exp2(nb, l, sum);
-          };
-          Value alpha = weight(st[r]);
-          Value lNew = x.mul(st[2 + r], alpha);
-          for (int64_t blk = 0; blk < blocks; ++blk)
-            for (int64_t j = 0; j < 2; ++j) {
-              Value &p = sc[blk][2 * r + j];
-              p = weight(p);
-              lNew = x.add(lNew, p);
-            }
-          Value grew = x.cmpf(arith::CmpFPredicate::OGT, mNew, st[r]);
-          st[r] = mNew;
-          st[2 + r] = lNew;
-          SmallVector<Value *> row;
-          for (int64_t i = 0; i < vBlocks; ++i)
-            for (int64_t j = 0; j < 2; ++j)
-              row.push_back(&st[4 + 4 * i + 2 * r + j]);
-          rescaleIf(x, grew, alpha, row);
-        }
-        // P as A words, 16 keys (blocks 2 kk, 2 kk + 1) a step.
-        SmallVector<SmallVector<Value, 4>> pw(blocks / 2);
-        for (int64_t kk = 0; kk < blocks / 2; ++kk)
-          for (int64_t half = 0; half < 2; ++half)
-            for (int64_t r = 0; r < 2; ++r) {
-              auto &p = sc[2 * kk + half];
-              pw[kk].push_back(packPair(x, et, p[2 * r], p[2 * r + 1]));
-            }
-        // pw[kk] is ordered (half, r); the tile wants (g, 2t), (g+8, 2t),
-        // (g, 2t+8), (g+8, 2t+8): the same order.
+        softmaxTile(x, s, st, sc);
+        SmallVector<SmallVector<Value, 4>> pw = weightWords(x, et, sc);
         // Value tiles: lane l names row 32 m + l of the stage (key rows
         // 32 m .. 32 m + 31 as four 8x8 tiles), channels 8 i .. 8 i + 7.
         for (int64_t i = 0; i < vBlocks; ++i) {
@@ -531,34 +752,9 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
         nb.create<scf::YieldOp>(l, st);
       });
 
-  // Normalise and store: row r's channels 8 i + 2 t, + 1.
   SmallVector<Value> st(loop.getResults().begin(), loop.getResults().end());
   st.pop_back();
-  for (int64_t r = 0; r < 2; ++r) {
-    Value lSum = quadReduce(e, st[2 + r], /*max=*/false);
-    const Row &row = rows[r];
-    if (s.split) {
-      e.when(row.valid, [&] {
-        writePartial(e, w, row, split, t, st[r], lSum,
-                     [&](int64_t i, int64_t j) {
-                       return st[4 + 4 * i + 2 * r + j];
-                     });
-      });
-      continue;
-    }
-    e.when(row.valid, [&] {
-      for (int64_t i = 0; i < vBlocks; ++i) {
-        Value pair = b.create<vector::FromElementsOp>(
-            loc, VectorType::get({2}, b.getF32Type()),
-            ValueRange{e.div(st[4 + 4 * i + 2 * r], lSum),
-                       e.div(st[4 + 4 * i + 2 * r + 1], lSum)});
-        pair = b.create<arith::TruncFOp>(loc, VectorType::get({2}, et), pair);
-        Value c = e.add(e.idx(8 * i), e.mul(t, e.idx(2)));
-        b.create<vector::StoreOp>(loc, pair, a.out,
-                                  ValueRange{w.bi, row.head, row.qi, c});
-      }
-    });
-  }
+  finishRows(e, w, rows, split, t, st);
 }
 
 } // namespace poot::codegen::attention

@@ -15,7 +15,10 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -165,6 +168,87 @@ public:
     return d;
   }
 
+  // wgmma.mma_async with A in registers (sm_90a). MLIR 19's
+  // nvvm.wgmma.mma_async takes A from shared memory only, so the product
+  // is inline PTX; the fences and group waits are NVVM ops. B's words are
+  // the matrix descriptor of the PTX ISA without swizzling: the start
+  // address, the leading byte offset (between core matrices along k) and
+  // the stride byte offset (along n), each in 16-byte units, at bits 0, 16
+  // and 32.
+  bool hasWarpgroupTile(Type element) const override {
+    return element.isBF16() || element.isF16();
+  }
+  Value warpgroupOperand(OpBuilder &b, Location loc, Value memref,
+                         Value offset, int64_t kStride,
+                         int64_t nStride) const override {
+    Type i64 = b.getI64Type();
+    Value base =
+        b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
+    Value addr = b.create<arith::IndexCastOp>(
+        loc, i64, b.create<arith::AddIOp>(loc, base, offset));
+    auto c64 = [&](int64_t v) -> Value {
+      return b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(v));
+    };
+    Value start = b.create<arith::ShRUIOp>(
+        loc, b.create<arith::AndIOp>(loc, addr, c64(0x3FFFF)), c64(4));
+    int64_t fixed = ((kStride >> 4) << 16) | ((nStride >> 4) << 32);
+    return b.create<arith::OrIOp>(loc, start, c64(fixed));
+  }
+  SmallVector<Value> warpgroupTile(OpBuilder &b, Location loc, Type element,
+                                   int64_t n, bool transposeB, ValueRange a,
+                                   Value bOperand,
+                                   ValueRange d) const override {
+    std::string type = element.isBF16() ? "bf16" : "f16";
+    const int64_t acc = n / 2;
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                       std::to_string(acc + 5) +
+                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                       std::to_string(n) + "k16.f32." + type + "." + type +
+                       " {";
+    std::string constraints;
+    for (int64_t i = 0; i < acc; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(i);
+      constraints += "=f,";
+    }
+    text += "}, {$" + std::to_string(acc) + ", $" + std::to_string(acc + 1) +
+            ", $" + std::to_string(acc + 2) + ", $" + std::to_string(acc + 3) +
+            "}, $" + std::to_string(acc + 4) + ", p, 1, 1, " +
+            (transposeB ? "1" : "0") + ";\n}";
+    constraints += "r,r,r,r,l,r";
+    for (int64_t i = 0; i < acc; ++i)
+      constraints += "," + std::to_string(i);
+    SmallVector<Value> operands(a.begin(), a.end());
+    operands.push_back(bOperand);
+    operands.push_back(
+        b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(1)));
+    operands.append(d.begin(), d.end());
+    SmallVector<Type> fields(acc, b.getF32Type());
+    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+    auto asmOp = b.create<LLVM::InlineAsmOp>(
+        loc, result, operands, b.getStringAttr(text),
+        b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
+        /*is_align_stack=*/UnitAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < acc; ++i)
+      out.push_back(
+          b.create<LLVM::ExtractValueOp>(loc, asmOp.getResult(0), i));
+    return out;
+  }
+  void warpgroupFence(OpBuilder &b, Location loc) const override {
+    b.create<NVVM::WgmmaFenceAlignedOp>(loc);
+  }
+  void warpgroupCommitAndWait(OpBuilder &b, Location loc,
+                              int64_t pending) const override {
+    b.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+    b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, pending);
+  }
+  void warpgroupOperandFence(OpBuilder &b, Location loc) const override {
+    b.create<NVVM::FenceProxyOp>(
+        loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  }
+
 private:
   /// One f32 -> f32 PTX instruction.
   static Value ptx(OpBuilder &b, Location loc, StringRef text, Value x) {
@@ -194,6 +278,7 @@ FailureOr<std::string> poot::codegen::lowerToPTX(ModuleOp module,
     registerSCFToControlFlowPass();
     registerConvertGpuOpsToNVVMOpsPass();
     registerConvertNVGPUToNVVMPass();
+    registerConvertNVVMToLLVMPass();
     registerReconcileUnrealizedCastsPass();
     return true;
   }();
@@ -208,13 +293,27 @@ FailureOr<std::string> poot::codegen::lowerToPTX(ModuleOp module,
   ctx->appendDialectRegistry(registry);
   ctx->loadAllAvailableDialects();
 
+  // Kernels on sm_90a's instructions (the warpgroup tile, whose products
+  // come with wgmma fences and group waits) need the architecture-specific
+  // target, which only runs on sm_90 itself, as a plan for sm_90 does
+  // anyway, and PTX ISA 8.0.
+  std::string target = ("chip=" + chip).str();
+  bool archSpecific = false;
+  module.walk([&](Operation *op) {
+    archSpecific |= isa<NVVM::WgmmaFenceAlignedOp,
+                        NVVM::WgmmaGroupSyncAlignedOp,
+                        NVVM::WgmmaWaitGroupSyncOp>(op);
+  });
+  if (archSpecific)
+    target += "a features=+ptx80";
   PassManager lower(ctx);
   std::string pipeline =
-      ("nvvm-attach-target{chip=" + chip + " O=3}, "
-       "gpu.module(convert-nvgpu-to-nvvm, convert-scf-to-cf, "
-       "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
-       "reconcile-unrealized-casts)")
-          .str();
+      "nvvm-attach-target{" + target + " O=3}, "
+      "gpu.module(convert-nvgpu-to-nvvm, convert-scf-to-cf, "
+      "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
+      // NVVM ops that have no LLVM intrinsic (the wgmma fences and waits,
+      // fence.proxy) become their inline PTX.
+      "convert-nvvm-to-llvm, reconcile-unrealized-casts)";
   if (failed(parsePassPipeline(pipeline, lower)))
     return module.emitError("cannot build the NVVM pipeline");
   if (failed(lower.run(module)))

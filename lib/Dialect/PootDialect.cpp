@@ -43,7 +43,7 @@ LogicalResult AttentionScheduleAttr::verify(
     int64_t gridY, int64_t stateBytes, int64_t scratchBytes,
     bool fusedCombine, int64_t counterBytes, bool liveSplits,
     bool causalSkip, int64_t tileRows, int64_t tileKeys, int64_t tileStages,
-    StringRef device) {
+    bool tileWarpgroup, StringRef device) {
   auto positive = [&](int64_t v, const char *name) -> LogicalResult {
     if (v >= 1)
       return success();
@@ -111,8 +111,16 @@ LogicalResult AttentionScheduleAttr::verify(
                             "the last workgroup, on a tile schedule";
     if (tileStages < 1 || tileStages > 2)
       return emitError() << "expected 1 or 2 tile stages, got " << tileStages;
-  } else if (tileStages != 0) {
-    return emitError() << "expected tile_stages only on a tile schedule";
+    // The warpgroup form: one warpgroup of 64 rows, key tiles in 16-key
+    // products, one buffer each for keys and values.
+    if (tileWarpgroup && (tileRows != 64 || tileStages != 1))
+      return emitError() << "expected a warpgroup tile schedule of 64 rows "
+                            "and one stage, got tile_rows "
+                         << tileRows << ", tile_stages " << tileStages;
+  } else if (tileStages != 0 || tileWarpgroup) {
+    return emitError()
+           << "expected tile_stages and tile_warpgroup only on a tile "
+              "schedule";
   }
   return success();
 }
@@ -145,6 +153,7 @@ DictionaryAttr AttentionScheduleAttr::toDictionary() const {
       b.getNamedAttr("tile_rows", i(getTileRows())),
       b.getNamedAttr("tile_keys", i(getTileKeys())),
       b.getNamedAttr("tile_stages", i(getTileStages())),
+      b.getNamedAttr("tile_warpgroup", b.getBoolAttr(getTileWarpgroup())),
       b.getNamedAttr("device", b.getStringAttr(getDevice())),
   });
 }

@@ -50,6 +50,7 @@ const std::vector<DeviceFacts> &poot::devicePresets() {
       // bf16. (AMD's MFMA/WMMA tiles have other layouts; not used yet.)
       d.matrixTile = d.target == "nvvm";
       d.asyncCopy = d.target == "nvvm";
+      d.warpgroupTile = d.name == "sm_90";
       // fence.acq_rel.gpu and atom.global (sm_70 and later). The AMD and
       // SPIR-V targets have both too, but no hook for them is checked on
       // hardware yet.

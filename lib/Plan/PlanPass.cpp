@@ -97,6 +97,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     t.waves = waves;
     t.splits = splits;
     t.noMatrix = noMatrix;
+    t.noWarpgroup = noWarpgroup;
     t.noFusedCombine = noFusedCombine;
     t.fusedCombine = fusedCombine;
     return t;
@@ -175,7 +176,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
                     s.pairFold, s.valueVector, s.splits, s.chunk, s.gridX,
                     s.gridY, s.stateBytes, s.scratchBytes, s.fusedCombine,
                     s.counterBytes, s.liveSplits, s.causalSkip, s.tileRows,
-                    s.tileKeys, s.tileStages, facts.name));
+                    s.tileKeys, s.tileStages, s.tileWarpgroup, facts.name));
     std::string key = llvm::formatv(
         "{0}/attention/{1}/{2}/{3}/{4}/{5}/{6}/{7}{8}x{9}{10}", facts.name,
         keyForm, llvm::join(llvm::map_range(dims, [](int64_t d) {
@@ -187,8 +188,9 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
                 : (s.grouped ? "grouped" : "stream"),
         s.splits,
         s.lanes,
-        s.tileRows   ? llvm::formatv("/tile/r{0}k{1}s{2}", s.tileRows, s.tileKeys,
-                                      s.tileStages)
+        s.tileRows   ? llvm::formatv("/tile/r{0}k{1}s{2}{3}", s.tileRows,
+                                     s.tileKeys, s.tileStages,
+                                     s.tileWarpgroup ? "/wg" : "")
                            .str()
         : s.matrix   ? llvm::formatv("/mma/v{0}w{1}u{2}{3}", s.vector,
                                      s.valueVector, s.unroll,

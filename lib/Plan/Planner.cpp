@@ -274,12 +274,25 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
   const int64_t dk = s.keyWidth, dv = s.valueWidth;
   if (dk % 32 || dv % 8 || (dk - s.sharedKeyWidth) % 8)
     return std::nullopt;
-  // Double-buffered first (the copies of the next tile hide behind the
-  // products of this one), then the larger tile.
+  // The warpgroup tile where the device has one: 64-key tiles, one
+  // unpadded buffer each for keys and values (the tile reads them as 8x8
+  // core matrices, no bank conflicts to pad against), value widths up to
+  // 128 (the accumulators of one product are dv / 2 floats a lane).
+  const bool warpgroup =
+      d.warpgroupTile && !tuning.noWarpgroup &&
+      (tuning.warps == 0 || tuning.warps == 4) && dk <= 256 && dv <= 128 &&
+      dv % 16 == 0 && 64 * (dk + dv) * 2 <= d.workgroupMemoryBytes &&
+      dk / 4 + dv / 2 + 32 <= 224;
+  // Otherwise double-buffered first (the copies of the next tile hide
+  // behind the products of this one), then the larger tile.
   int64_t keys = 0, stages = 0;
+  if (warpgroup) {
+    keys = 64;
+    stages = 1;
+  }
   for (auto [k, st] : {std::pair<int64_t, int64_t>{64, 2}, {32, 2}, {64, 1},
                        {32, 1}})
-    if (tileWorkgroupBytes(dk, dv, k, st) <= d.workgroupMemoryBytes &&
+    if (!keys && tileWorkgroupBytes(dk, dv, k, st) <= d.workgroupMemoryBytes &&
         dk / 4 + dv / 2 + k / 2 <= 224) {
       keys = k;
       stages = st;
@@ -287,7 +300,7 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
     }
   if (!keys)
     return std::nullopt;
-  const int64_t warps = tuning.warps > 0 ? tuning.warps : 4;
+  const int64_t warps = warpgroup ? 4 : tuning.warps > 0 ? tuning.warps : 4;
   if (warps * 32 > d.maxWorkgroupSize)
     return std::nullopt;
   AttentionSchedule out;
@@ -298,15 +311,19 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
   out.tileRows = warps * 16;
   out.tileKeys = keys;
   out.tileStages = stages;
+  out.tileWarpgroup = warpgroup;
   out.lanes = warps * 32;
   out.vector = 8;
-  out.stateBytes = tileWorkgroupBytes(dk, dv, keys, stages);
+  out.stateBytes = warpgroup ? keys * (dk + dv) * 2
+                             : tileWorkgroupBytes(dk, dv, keys, stages);
   out.rows = s.batch * s.keyHeads * ceilDiv(nRep * s.queryLen, out.tileRows);
   out.chunk = s.keyLen;
   out.causalSkip = s.causal;
   out.why = llvm::formatv("tile: {0} query rows of {1} head(s) a workgroup "
-                          "against tiles of {2} keys, {3} in workgroup memory",
-                          out.tileRows, nRep, keys, stages);
+                          "against tiles of {2} keys, {3} in workgroup "
+                          "memory, on the {4} matrix tile",
+                          out.tileRows, nRep, keys, stages,
+                          warpgroup ? "warpgroup" : "subgroup");
   // Decode rows leave the device idle: split the keys into about two
   // waves of three workgroups a compute unit (three fit its registers at
   // 168 a lane), at most 16 splits of at least two tiles each, and fold the

@@ -50,7 +50,7 @@ def Generate : Pass<"poot-generate", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
     "mlir::memref::MemRefDialect", "mlir::spirv::SPIRVDialect",
     "mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect",
-    "mlir::nvgpu::NVGPUDialect"
+    "mlir::nvgpu::NVGPUDialect", "mlir::NVVM::NVVMDialect"
   ];
 }
 

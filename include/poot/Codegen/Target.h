@@ -109,6 +109,49 @@ public:
   loadTilesTransposed(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::Value memref, mlir::ValueRange indices) const;
 
+  /// The warpgroup tile: D = A B + D for A 64x16 of `element` (f16 or
+  /// bf16) in registers, B 16xn in workgroup memory and D 64xn of f32,
+  /// computed asynchronously by the 4 subgroups of a warpgroup (128 lanes,
+  /// subgroup w holding rows 16 w .. 16 w + 15). Lane l = 4 g + t of
+  /// subgroup w holds A's rows 16 w + g and + 8 as the matrix tile's `a`
+  /// words do, and D's entries 4 j + i = D[16 w + g + 8 (i / 2)][8 j + 2 t +
+  /// i % 2] (the matrix tile's c for each 8 columns j). B lies in
+  /// workgroup memory as 8x8 core matrices of 128 contiguous bytes (8 rows
+  /// of 16 bytes), the rows being n (B's columns) where `transposeB` is
+  /// false and k where it is true, 8 elements of the other dimension to a
+  /// row; core matrices that follow each other along k are `kStride` bytes
+  /// apart, along n `nStride` bytes (both multiples of 16). Whether the
+  /// target has it for `element`; the planner only asks for it where
+  /// DeviceFacts::warpgroupTile says so.
+  virtual bool hasWarpgroupTile(mlir::Type element) const { return false; }
+  /// The words that describe B to warpgroupTile: B's first element at byte
+  /// `offset` of `memref` (workgroup memory, 16-byte aligned), strides as
+  /// above. i64.
+  virtual mlir::Value warpgroupOperand(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value memref, mlir::Value offset,
+                                       int64_t kStride, int64_t nStride) const;
+  /// Issues one product (k = 16, n in 8-column steps up to 256): `a` as 4
+  /// words, `bOperand` from warpgroupOperand, `d` the n / 2 accumulators of
+  /// this lane; returns the new ones. They may be read only after
+  /// warpgroupWait; registers written since the last warpgroupFence by
+  /// other instructions must be fenced first.
+  virtual llvm::SmallVector<mlir::Value>
+  warpgroupTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Type element,
+                int64_t n, bool transposeB, mlir::ValueRange a,
+                mlir::Value bOperand, mlir::ValueRange d) const;
+  /// Orders this lane's earlier register writes before the next products.
+  virtual void warpgroupFence(mlir::OpBuilder &b, mlir::Location loc) const;
+  /// Closes the products issued since the last call into a group, and waits
+  /// until at most `pending` groups are in flight.
+  virtual void warpgroupCommitAndWait(mlir::OpBuilder &b, mlir::Location loc,
+                                      int64_t pending) const;
+  /// Makes this thread's writes to workgroup memory (stores, completed
+  /// asynchronous copies) visible to the warpgroup tile's reads of B,
+  /// which go through another path; a barrier then extends it to the
+  /// workgroup.
+  virtual void warpgroupOperandFence(mlir::OpBuilder &b,
+                                     mlir::Location loc) const;
+
   /// A device-scope acquire-release fence for the thread that runs it:
   /// its global-memory accesses before the fence are ordered before those
   /// after it for every workgroup of the launch. With an atomic counter,

@@ -71,6 +71,7 @@ def Poot_AttentionScheduleAttr
     Poot_IntParameter<"0", "tile schedule: query rows of one workgroup (0: not the tile schedule)">:$tile_rows,
     Poot_IntParameter<"0", "tile schedule: keys staged per step">:$tile_keys,
     Poot_IntParameter<"0", "tile schedule: key tiles in workgroup memory at once">:$tile_stages,
+    Poot_FlagParameter:$tile_warpgroup,
     StringRefParameter<"the device preset planned for", "\"\"">:$device
   );
   let assemblyFormat = "`<` struct(params) `>`";

@@ -43,6 +43,11 @@ struct DeviceFacts {
   /// asynchronously and read 8x8 tiles of it transposed (CUDA's cp.async
   /// and ldmatrix, sm_80 and later), as the tile schedule stages its keys.
   bool asyncCopy = false;
+  /// Whether a warpgroup (4 subgroups) can multiply a 64x16 tile of f16 or
+  /// bf16 in registers by a 16xn tile in workgroup memory asynchronously
+  /// (wgmma on sm_90, the architecture-specific sm_90a target), as the tile
+  /// schedule's warpgroup form uses.
+  bool warpgroupTile = false;
   /// Whether workgroups of one launch can hand results to each other
   /// through global memory: a device-scope fence and i32 atomics (CUDA's
   /// fence.acq_rel.gpu, sm_70 and later), so the split-KV combine can run

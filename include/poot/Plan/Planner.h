@@ -67,6 +67,9 @@ struct ScheduleTuning {
   int64_t waves = 0;  ///< split-KV: workgroups per compute unit to aim for
   int64_t splits = 0; ///< split-KV: at most this many splits (1: stream)
   bool noMatrix = false; ///< never the matrix-tile schedule
+  /// The tile schedule on the subgroup matrix tile even where the device
+  /// has the warpgroup tile (comparisons).
+  bool noWarpgroup = false;
   bool noFusedCombine = false; ///< split-KV: always a combine kernel
   /// Split-KV: the combine in the last workgroup on every schedule, on any
   /// target the generator gives a device fence (tests and comparisons).
@@ -134,6 +137,11 @@ struct AttentionSchedule {
   /// Tile schedule: tiles in workgroup memory at once (2: the next tile's
   /// copies run while the subgroups compute on this one).
   int64_t tileStages = 0;
+  /// Tile schedule: the products on the warpgroup tile (one warpgroup of 64
+  /// rows; keys and values in one buffer each, the next tile's keys copied
+  /// during this tile's softmax and value products, its values during the
+  /// next tile's scores).
+  bool tileWarpgroup = false;
   std::string why;         ///< one line on the choice, for reports
 };
 
@@ -148,6 +156,7 @@ void copyTuning(const From &from, To &to) {
   to.waves = from.waves;
   to.splits = from.splits;
   to.noMatrix = from.noMatrix;
+  to.noWarpgroup = from.noWarpgroup;
   to.noFusedCombine = from.noFusedCombine;
   to.fusedCombine = from.fusedCombine;
 }
