@@ -614,6 +614,7 @@ Status poot::rt::queryCudaFacts(LiveDeviceFacts &out, int ordinal) {
   f.matrixTile = major >= 8; // mma.sync m16n8k16 f16/bf16
   f.asyncCopy = major >= 8;  // cp.async and ldmatrix
   f.deviceFence = major >= 7; // fence.acq_rel.gpu
+  f.warpgroupTile = major == 9 && minor == 0; // wgmma (sm_90a)
   f.vectorLoadBytes = 16;     // ld.global.v4 of 32-bit words
   f.name = "sm_" + std::to_string(out.computeCapability);
   f.target = "nvvm";
@@ -695,6 +696,7 @@ Status CudaDevice::createWith(std::shared_ptr<const CudaApi> api,
   f.matrixTile = major >= 8; // mma.sync m16n8k16 f16/bf16
   f.asyncCopy = major >= 8;  // cp.async and ldmatrix
   f.deviceFence = major >= 7; // fence.acq_rel.gpu
+  f.warpgroupTile = major == 9 && minor == 0; // wgmma (sm_90a)
   f.vectorLoadBytes = 16;     // ld.global.v4 of 32-bit words
   f.name = "sm_" + std::to_string(device->computeCapability_);
   f.target = "nvvm";

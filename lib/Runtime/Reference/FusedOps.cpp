@@ -517,4 +517,242 @@ Status evalAttention(const Eqn &eqn,
   return Status::ok();
 }
 
+
+//===----------------------------------------------------------------------===//
+// attention in parts (context parallelism across devices)
+//===----------------------------------------------------------------------===//
+
+Status describeAttention(const Eqn &eqn,
+                         const std::vector<const Tensor *> &operands,
+                         const std::vector<TensorType> &resultTypes,
+                         AttentionDims &out) {
+  FusedContext ctx{eqn, operands, resultTypes, NumericMode::Native};
+  if (resultTypes.size() != 1)
+    return ctx.invalid("expects 1 result, got " +
+                       std::to_string(resultTypes.size()));
+  const Tensor *g[kNumGroups];
+  POOT_RETURN_IF_ERROR(assignGroups(ctx, g));
+  AttentionPlan p;
+  POOT_RETURN_IF_ERROR(readAttributes(ctx, p));
+  POOT_RETURN_IF_ERROR(checkShapes(ctx, g, p));
+  AttentionDims d;
+  d.b = p.b;
+  d.hq = p.hq;
+  d.hkv = p.hkv;
+  d.lq = p.lq;
+  d.lk = p.lk;
+  d.dk = p.dk;
+  d.dv = p.dv;
+  d.paged = g[kRead] != nullptr;
+  d.kShared = g[kKShared] != nullptr;
+  d.causal = p.causal;
+  d.dtype = g[kQ]->dtype();
+  for (int64_t b = 0; b < p.b; ++b) {
+    d.pos.push_back(p.pos[p.pos.size() == 1 ? 0 : b]);
+    d.live.push_back(g[kLen] ? clampToInt64(g[kLen]->at(b), 0, p.lk) : p.lk);
+  }
+  out = std::move(d);
+  return Status::ok();
+}
+
+void AttentionPartial::reset(int64_t nb, int64_t nhq, int64_t nrows,
+                             int64_t ndv) {
+  b = nb;
+  hq = nhq;
+  rows = nrows;
+  dv = ndv;
+  m.assign(static_cast<size_t>(b * hq * rows), -kInf);
+  l.assign(m.size(), 0.0);
+  acc.assign(m.size() * static_cast<size_t>(dv), 0.0);
+}
+
+Status evalAttentionPartial(const Eqn &eqn,
+                            const std::vector<const Tensor *> &operands,
+                            const std::vector<TensorType> &resultTypes,
+                            NumericMode mode, const AttentionShard &shard,
+                            AttentionPartial &out) {
+  FusedContext ctx{eqn, operands, resultTypes, mode};
+  if (resultTypes.size() != 1)
+    return ctx.invalid("expects 1 result, got " +
+                       std::to_string(resultTypes.size()));
+  const Tensor *g[kNumGroups];
+  POOT_RETURN_IF_ERROR(assignGroups(ctx, g));
+  AttentionPlan p;
+  POOT_RETURN_IF_ERROR(readAttributes(ctx, p));
+  POOT_RETURN_IF_ERROR(checkShapes(ctx, g, p));
+  if (shard.rowBegin < 0 || shard.rowEnd < shard.rowBegin ||
+      shard.rowEnd > p.lq || shard.keyBegin < 0 ||
+      shard.keyEnd < shard.keyBegin || shard.keyEnd > p.lk)
+    return ctx.invalid("shard rows [" + std::to_string(shard.rowBegin) + ", " +
+                       std::to_string(shard.rowEnd) + ") keys [" +
+                       std::to_string(shard.keyBegin) + ", " +
+                       std::to_string(shard.keyEnd) + ") outside the op's " +
+                       std::to_string(p.lq) + " rows and " +
+                       std::to_string(p.lk) + " keys");
+  int64_t blockKeys = shard.keyEnd - shard.keyBegin;
+  bool fromBlock = shard.kBlock || shard.vBlock;
+  if (fromBlock) {
+    if (g[kRead] || g[kKShared])
+      return ctx.invalid("a travelling key block needs a dense key without "
+                         "k_shared");
+    if (!shard.kBlock || !shard.vBlock ||
+        shard.kBlock->shape() != Shape{p.b, p.hkv, blockKeys, p.kd} ||
+        shard.vBlock->shape() != Shape{p.b, p.hkv, blockKeys, p.dv})
+      return ctx.invalid("key block of the wrong shape for keys [" +
+                         std::to_string(shard.keyBegin) + ", " +
+                         std::to_string(shard.keyEnd) + ")");
+  }
+
+  const Tensor &q = *g[kQ], &k = *g[kK], &v = *g[kV];
+  const Tensor *kShared = g[kKShared], *read = g[kRead], *mask = g[kMask],
+               *len = g[kLen];
+  Step step{ctx.roundsToF32(q.dtype())};
+  double scale = step(p.scale);
+  double softcap = step(p.softcap);
+  std::vector<double> slopes;
+  for (double s : p.slopes)
+    slopes.push_back(step(s));
+
+  int64_t rows = shard.rowEnd - shard.rowBegin;
+  AttentionPartial part;
+  part.reset(p.b, p.hq, rows, p.dv);
+  part.f32 = step.f32;
+  std::vector<double> scores(static_cast<size_t>(blockKeys));
+  std::vector<const double *> keyRows(blockKeys), sharedRows(blockKeys),
+      valueRows(blockKeys);
+  int64_t maskB = mask ? mask->shape()[0] : 0,
+          maskH = mask ? mask->shape()[1] : 0;
+
+  for (int64_t b = 0; b < p.b; ++b) {
+    int64_t live = p.lk;
+    if (len)
+      live = clampToInt64(len->at(b), 0, p.lk);
+    // Keys of this shard the row visits: [keyBegin, end).
+    int64_t end = std::min(shard.keyEnd, live);
+    int64_t n = std::max<int64_t>(0, end - shard.keyBegin);
+    for (int64_t h = 0; h < p.hq; ++h) {
+      int64_t kv = h / p.nRep;
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t t = shard.keyBegin + j;
+        if (fromBlock) {
+          keyRows[j] = shard.kBlock->values().data() +
+                       ((b * p.hkv + kv) * blockKeys + j) * p.kd;
+          valueRows[j] = shard.vBlock->values().data() +
+                         ((b * p.hkv + kv) * blockKeys + j) * p.dv;
+        } else if (read) {
+          int64_t slot = static_cast<int64_t>(read->at(b * p.lk + t));
+          keyRows[j] = k.values().data() + (slot * p.hkv + kv) * p.dk;
+          valueRows[j] = v.values().data() + (slot * p.hkv + kv) * p.dv;
+        } else {
+          keyRows[j] = k.values().data() + ((b * p.hkv + kv) * p.lk + t) * p.kd;
+          valueRows[j] =
+              v.values().data() + ((b * p.hkv + kv) * p.lk + t) * p.dv;
+          if (kShared)
+            sharedRows[j] =
+                kShared->values().data() + (b * p.lk + t) * p.shared;
+        }
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t i = shard.rowBegin + r;
+        size_t row = static_cast<size_t>((b * p.hq + h) * rows + r);
+        const double *qRow =
+            q.values().data() + ((b * p.hq + h) * p.lq + i) * p.dk;
+        int64_t qpos = p.pos[p.pos.size() == 1 ? 0 : b] + i;
+        const double *maskRow =
+            mask ? mask->values().data() +
+                       (((maskB == 1 ? 0 : b) * maskH + (maskH == 1 ? 0 : h)) *
+                            p.lq +
+                        i) *
+                           p.lk
+                 : nullptr;
+        double m = -kInf;
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t t = shard.keyBegin + j;
+          double dot = 0.0;
+          for (int64_t c = 0; c < p.kd; ++c)
+            dot = step(dot + step(qRow[c] * keyRows[j][c]));
+          for (int64_t c = 0; c < p.shared; ++c)
+            dot = step(dot + step(qRow[p.kd + c] * sharedRows[j][c]));
+          double s = step(dot * scale);
+          if (p.hasSoftcap)
+            s = step(softcap * step(std::tanh(step(s / softcap))));
+          if (maskRow)
+            s = step(s + maskRow[t]);
+          if (p.causal && t > qpos)
+            s = -kInf;
+          if (p.hasWindow && qpos - t >= p.window)
+            s = -kInf;
+          if (!slopes.empty())
+            s = step(s + step(slopes[h] * static_cast<double>(t - qpos)));
+          scores[j] = s;
+          if (std::isnan(s) || std::isnan(m))
+            m = kNaN;
+          else if (s > m)
+            m = s;
+        }
+        part.m[row] = m;
+        // A part that sees no key (none visited, or every score -inf)
+        // stays (-inf, 0, 0): it weighs nothing in the merge.
+        if (m == -kInf)
+          continue;
+        double l = 0.0;
+        double *acc = part.acc.data() + row * static_cast<size_t>(p.dv);
+        for (int64_t j = 0; j < n; ++j) {
+          double w = step(std::exp(step(scores[j] - m)));
+          l = step(l + w);
+          for (int64_t c = 0; c < p.dv; ++c)
+            acc[c] = step(acc[c] + step(w * valueRows[j][c]));
+        }
+        part.l[row] = l;
+      }
+    }
+  }
+  out = std::move(part);
+  return Status::ok();
+}
+
+void mergeAttentionPartials(AttentionPartial &into,
+                            const AttentionPartial &from) {
+  Step step{into.f32};
+  size_t rows = into.m.size();
+  size_t dv = static_cast<size_t>(into.dv);
+  for (size_t r = 0; r < rows; ++r) {
+    double m1 = into.m[r], m2 = from.m[r];
+    double *a1 = into.acc.data() + r * dv;
+    const double *a2 = from.acc.data() + r * dv;
+    if (std::isnan(m1) || std::isnan(m2)) {
+      into.m[r] = kNaN;
+      into.l[r] = kNaN;
+      std::fill(a1, a1 + dv, kNaN);
+      continue;
+    }
+    if (m2 == -kInf)
+      continue; // `from` saw no key here
+    if (m1 == -kInf) {
+      into.m[r] = m2;
+      into.l[r] = from.l[r];
+      std::copy(a2, a2 + dv, a1);
+      continue;
+    }
+    double mx = std::max(m1, m2);
+    double c1 = step(std::exp(step(m1 - mx)));
+    double c2 = step(std::exp(step(m2 - mx)));
+    into.m[r] = mx;
+    into.l[r] = step(step(into.l[r] * c1) + step(from.l[r] * c2));
+    for (size_t c = 0; c < dv; ++c)
+      a1[c] = step(step(a1[c] * c1) + step(a2[c] * c2));
+  }
+}
+
+void finishAttentionPartial(const AttentionPartial &partial, DType dtype,
+                            NumericMode mode, double *out) {
+  Step step{mode == NumericMode::Native && dtype != DType::F64};
+  size_t dv = static_cast<size_t>(partial.dv);
+  for (size_t r = 0; r < partial.m.size(); ++r) {
+    double l = partial.l[r];
+    for (size_t c = 0; c < dv; ++c)
+      out[r * dv + c] = store(step, dtype, partial.acc[r * dv + c] / l);
+  }
+}
+
 } // namespace poot::rt::detail
