@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds poot from scratch if needed and runs every test: the unit tests, the
 # lit tests, the end-to-end checks, the runtime-only build (no LLVM), the
-# runtime under ASan and UBSan, and a bounded run of the fuzz targets.
+# runtime under ASan and UBSan, and a bounded run of the fuzz targets (the
+# runtime's, then the MLIR parser's and the ONNX importer's).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -41,12 +42,22 @@ build/compiler-package/compiler-consumer examples/llama3-8b.decode.fixed.mlir
 # The runtime-only tree with ASan and UBSan: its unit tests, then a few
 # example plans (compiled by build/ above) run against their unfused plans.
 POOT_JOBS="$JOBS" test/sanitize.sh "$ROOT"
-# Each fuzz target for 30 s from its committed corpus; a crash or sanitizer
-# report fails. 77: no clang-14 or libFuzzer on this machine, skipped.
+# Each fuzz target for a fixed seed and execution count from its committed
+# corpus: the runtime's (plan, npy, capi) for 30 s each, then the compiler's
+# (the MLIR parser with the poot dialect and the fusion passes; the ONNX
+# importer) for 45 s each in their own tree. A crash or sanitizer report
+# fails. 77: no clang-14 or libFuzzer on this machine, skipped.
 fuzz=0
 POOT_JOBS="$JOBS" test/fuzz/run.sh build-fuzz 30 || fuzz=$?
 if [ "$fuzz" -eq 77 ]; then
   echo "fuzzing skipped (no clang-14 with libFuzzer)"
+elif [ "$fuzz" -ne 0 ]; then
+  exit "$fuzz"
+fi
+fuzz=0
+POOT_JOBS="$JOBS" test/fuzz/run.sh build-fuzz-mlir 45 mlir onnx || fuzz=$?
+if [ "$fuzz" -eq 77 ]; then
+  echo "compiler fuzzing skipped (no clang-14 with libFuzzer, MLIR 19 or ONNX)"
 elif [ "$fuzz" -ne 0 ]; then
   exit "$fuzz"
 fi

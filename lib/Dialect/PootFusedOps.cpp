@@ -7,6 +7,8 @@
 
 #include "poot/Dialect/PootDialect.h"
 
+#include "InferInputs.h"
+
 #include "AttentionLayout.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -19,10 +21,12 @@ using namespace poot;
 //===----------------------------------------------------------------------===//
 
 LogicalResult RopeOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto x = cast<RankedTensorType>(adaptor.getX().getType());
   StringRef style = adaptor.getStyle();
   if (style != "half" && style != "interleaved")

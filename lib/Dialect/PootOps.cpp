@@ -8,6 +8,8 @@
 
 #include "poot/Dialect/PootDialect.h"
 
+#include "InferInputs.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -86,10 +88,12 @@ LogicalResult inferBroadcast(std::optional<Location> loc, Value lhs, Value rhs,
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConstantOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto type = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
   if (!type)
     return emitOptionalError(loc, "expected a ranked tensor constant, got ",
@@ -159,10 +163,12 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult TransposeOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto in = tensorOf(adaptor.getX());
   ArrayRef<int64_t> perm = adaptor.getPerm();
   if (static_cast<int64_t>(perm.size()) != in.getRank())
@@ -192,10 +198,12 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
 }
 
 LogicalResult BroadcastOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto in = tensorOf(adaptor.getX());
   ArrayRef<int64_t> shape = adaptor.getShape();
   if (static_cast<int64_t>(shape.size()) < in.getRank())
@@ -226,10 +234,12 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 }
 
 LogicalResult SliceOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto in = tensorOf(adaptor.getX());
   ArrayRef<int64_t> start = adaptor.getStart(), limit = adaptor.getLimit(),
                     step = adaptor.getStep();
@@ -262,10 +272,12 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
 }
 
 LogicalResult ConcatOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   ValueRange inputs = adaptor.getInputs();
   if (inputs.empty())
     return emitOptionalError(loc, "expected at least one input, got none");
@@ -308,10 +320,12 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult DynamicSliceOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto in = tensorOf(adaptor.getX());
   ArrayRef<int64_t> sizes = adaptor.getSizes();
   if (static_cast<int64_t>(adaptor.getStarts().size()) != in.getRank())
@@ -329,10 +343,12 @@ LogicalResult DynamicSliceOp::inferReturnTypes(
 }
 
 LogicalResult DynamicUpdateSliceOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto in = tensorOf(adaptor.getX());
   auto upd = tensorOf(adaptor.getUpdate());
   if (upd.getElementType() != in.getElementType())
@@ -354,10 +370,12 @@ LogicalResult DynamicUpdateSliceOp::inferReturnTypes(
 }
 
 LogicalResult GatherOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto in = tensorOf(adaptor.getX());
   auto idx = tensorOf(adaptor.getIdx());
   auto axis = normaliseAxis(loc, adaptor.getAxis(), in.getRank(), "axis");
@@ -371,10 +389,12 @@ LogicalResult GatherOp::inferReturnTypes(
 }
 
 LogicalResult ScatterUpdateOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto in = tensorOf(adaptor.getX());
   auto idx = tensorOf(adaptor.getIdx());
   auto upd = tensorOf(adaptor.getUpdates());
@@ -400,10 +420,12 @@ LogicalResult ScatterUpdateOp::inferReturnTypes(
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatmulOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto a = tensorOf(adaptor.getLhs()), b = tensorOf(adaptor.getRhs());
   if (a.getRank() < 2 || b.getRank() < 2)
     return emitOptionalError(loc, "expected operands of rank >= 2, got ",
@@ -435,10 +457,12 @@ LogicalResult MatmulOp::inferReturnTypes(
 
 #define POOT_BINARY_INFER(OP)                                                  \
   LogicalResult OP::inferReturnTypes(                                          \
-      MLIRContext *, std::optional<Location> loc, ValueRange operands,         \
+      MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,      \
       DictionaryAttr attributes, OpaqueProperties properties,                  \
       RegionRange regions, SmallVectorImpl<Type> &inferred) {                  \
     Adaptor adaptor(operands, attributes, properties, regions);                \
+    if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))   \
+      return failure();                                                        \
     Type lt = tensorOf(adaptor.getLhs()).getElementType();                     \
     Type rt = tensorOf(adaptor.getRhs()).getElementType();                     \
     if (lt != rt)                                                              \
@@ -490,6 +514,8 @@ LogicalResult CompareOp::inferReturnTypes(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   Type lt = tensorOf(adaptor.getLhs()).getElementType();
   Type rt = tensorOf(adaptor.getRhs()).getElementType();
   if (lt != rt)
@@ -500,10 +526,12 @@ LogicalResult CompareOp::inferReturnTypes(
 }
 
 LogicalResult SelectOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto a = tensorOf(adaptor.getOnTrue()), b = tensorOf(adaptor.getOnFalse());
   auto c = tensorOf(adaptor.getCond());
   if (a.getElementType() != b.getElementType())
@@ -558,10 +586,12 @@ static LogicalResult inferReduce(std::optional<Location> loc, Value x,
 
 #define POOT_REDUCE_INFER(OP)                                                  \
   LogicalResult OP::inferReturnTypes(                                          \
-      MLIRContext *, std::optional<Location> loc, ValueRange operands,         \
+      MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,      \
       DictionaryAttr attributes, OpaqueProperties properties,                  \
       RegionRange regions, SmallVectorImpl<Type> &inferred) {                  \
     Adaptor adaptor(operands, attributes, properties, regions);                \
+    if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))   \
+      return failure();                                                        \
     return inferReduce(loc, adaptor.getX(), adaptor.getAxis(),                 \
                        adaptor.getKeepdim(), inferred);                        \
   }
@@ -575,6 +605,8 @@ LogicalResult TopKOp::inferReturnTypes(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   auto in = tensorOf(adaptor.getX());
   if (in.getRank() < 1)
     return emitOptionalError(loc, "expected an operand of rank >= 1, got 0");
@@ -594,6 +626,8 @@ LogicalResult IndexGuardOp::inferReturnTypes(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
+  if (failed(poot::detail::checkInferInputs(adaptor, ctx, loc, operands)))
+    return failure();
   // The bounds are signed: I64Attr's plain getters read them unsigned.
   int64_t lo = adaptor.getLoAttr().getInt(), hi = adaptor.getHiAttr().getInt();
   if (lo > hi)

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of test/fuzz (the runtime alone, with clang-14,
-# ASan and UBSan) in BUILD_DIR and runs each for SECONDS from its committed
-# seed corpus (test/fuzz/corpus/<target>). New inputs go to
+# Builds libFuzzer targets of test/fuzz with clang-14, ASan and UBSan in
+# BUILD_DIR and runs each for SECONDS from its committed seed corpus
+# (test/fuzz/corpus/<target>). Two kinds of tree, one per BUILD_DIR:
+#   plan npy capi (the default): the runtime alone (-DPOOT_RUNTIME_ONLY=ON
+#     -DPOOT_FUZZ=ON);
+#   mlir onnx: the compiler's libraries the MLIR parser, the poot dialect,
+#     the fusion passes and the ONNX importer need (-DPOOT_FUZZ_MLIR=ON),
+#     poot's code instrumented and linked against the prebuilt MLIR/LLVM.
+# Only the named targets are built. New inputs go to
 # BUILD_DIR/fuzz/corpus/<target>, a crashing input to
 # BUILD_DIR/fuzz/artifacts/<target>/. Exits 1 on any crash, sanitizer
 # report, timeout or out-of-memory; 77 (skipped) where clang-14 or libFuzzer
-# is absent.
+# (or, for mlir and onnx, MLIR 19 and the ONNX headers) is absent.
 #
 #   test/fuzz/run.sh BUILD_DIR SECONDS [TARGET...]   (POOT_JOBS: build jobs)
 set -uo pipefail
@@ -16,6 +22,19 @@ SECONDS_EACH="${2:?usage: run.sh BUILD_DIR SECONDS [TARGET...]}"
 shift 2
 TARGETS=("$@")
 [ "${#TARGETS[@]}" -eq 0 ] && TARGETS=(plan npy capi)
+tree=
+for t in "${TARGETS[@]}"; do
+  case "$t" in
+    plan|npy|capi) kind=runtime ;;
+    mlir|onnx) kind=compiler ;;
+    *) echo "fuzz: unknown target '$t' (plan npy capi | mlir onnx)"; exit 1 ;;
+  esac
+  if [ -n "$tree" ] && [ "$tree" != "$kind" ]; then
+    echo "fuzz: plan/npy/capi and mlir/onnx build in different trees: run them apart"
+    exit 1
+  fi
+  tree=$kind
+done
 JOBS="${POOT_JOBS:-$(nproc)}"
 CXX="${POOT_FUZZ_CXX:-clang++-14}"
 CC="${POOT_FUZZ_CC:-clang-14}"
@@ -34,13 +53,34 @@ if ! "$CXX" -fsanitize=fuzzer,address,undefined "$probe/probe.cpp" -o "$probe/pr
   exit 77
 fi
 
+if [ "$tree" = compiler ]; then
+  for need in /usr/lib/llvm-19/lib/cmake/mlir/MLIRConfig.cmake /usr/include/onnx/onnx_pb.h; do
+    if [ ! -f "$need" ]; then echo "fuzz: $need not found: skipped"; exit 77; fi
+  done
+fi
+
 mkdir -p "$BUILD"
 BUILD="$(cd "$BUILD" && pwd)"
 start=$(date +%s)
-cmake -G Ninja -S "$ROOT" -B "$BUILD" -DPOOT_RUNTIME_ONLY=ON -DPOOT_FUZZ=ON \
-  -DPOOT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE= \
-  -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_C_COMPILER="$CC" \
-  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" >/dev/null || exit 1
+if [ "$tree" = runtime ]; then
+  cmake -G Ninja -S "$ROOT" -B "$BUILD" -DPOOT_RUNTIME_ONLY=ON -DPOOT_FUZZ=ON \
+    -DPOOT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE= \
+    -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_C_COMPILER="$CC" \
+    -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" >/dev/null || exit 1
+else
+  # The executables link the static MLIR/LLVM libraries: lld (lld-19 is
+  # installed with LLVM) links them in seconds where ld.bfd takes minutes.
+  ld=()
+  for l in ld.lld /usr/lib/llvm-19/bin/ld.lld ld.lld-19 ld.lld-14; do
+    if command -v "$l" >/dev/null 2>&1; then
+      ld=(-DCMAKE_EXE_LINKER_FLAGS="--ld-path=$(command -v "$l")"); break
+    fi
+  done
+  cmake -G Ninja -S "$ROOT" -B "$BUILD" -DPOOT_FUZZ_MLIR=ON \
+    -DPOOT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE= \
+    -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_C_COMPILER="$CC" \
+    -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" "${ld[@]}" >/dev/null || exit 1
+fi
 bins=()
 for t in "${TARGETS[@]}"; do bins+=("poot-fuzz-$t"); done
 ninja -C "$BUILD" -j "$JOBS" "${bins[@]}" || exit 1
@@ -62,6 +102,7 @@ for t in "${TARGETS[@]}"; do
   # A fixed seed and execution count (about SECONDS on a 2-core machine),
   # so a CI run fuzzes exactly what a run here did; SECONDS caps it at 4x.
   case "$t" in plan) runs=$((1700 * SECONDS_EACH)) ;; npy) runs=$((12000 * SECONDS_EACH)) ;;
+    mlir) runs=$((800 * SECONDS_EACH)) ;; onnx) runs=$((2000 * SECONDS_EACH)) ;;
     *) runs=$((200 * SECONDS_EACH)) ;; esac
   "$BUILD/test/fuzz/poot-fuzz-$t" "${dict[@]}" -seed=1 -runs="$runs" \
     -max_total_time=$((4 * SECONDS_EACH)) \

@@ -46,6 +46,11 @@ static cl::list<std::string>
     dimSpecs("dim", cl::desc("Bind a symbolic dimension of an ONNX model: "
                              "NAME=N (repeatable)"),
              cl::cat(onnxOptions));
+static cl::opt<int64_t> kvCapacity(
+    "kv-capacity", cl::init(0),
+    cl::desc("Turn an ONNX model's past/present caches into state of this "
+             "many rows written at the pos slot"),
+    cl::cat(onnxOptions));
 static cl::opt<std::string> weightsDir(
     "weights-dir", cl::init(""),
     cl::desc("Write an ONNX model's weights here as NAME.npy, the inputs a "
@@ -115,6 +120,11 @@ static struct TuningFlags {
   cl::opt<bool> noMatrix{
       "no-matrix", cl::init(false),
       cl::desc("Never plan the matrix-tile or tile schedules (comparisons)"),
+      cl::cat(tuningOptions)};
+  cl::opt<bool> noWarpgroup{
+      "no-warpgroup", cl::init(false),
+      cl::desc("The tile schedule on the subgroup matrix tile even where the "
+               "device has the warpgroup tile (comparisons)"),
       cl::cat(tuningOptions)};
   cl::opt<bool> noFusedCombine{
       "no-fused-combine", cl::init(false),
@@ -217,14 +227,18 @@ int main(int argc, char **argv) {
     if (Error err = poot::onnx::bindDims(dimSpecs, importOptions))
       return fail(toString(std::move(err)));
     importOptions.loadWeights = !weightsDir.empty();
+    if (kvCapacity.getNumOccurrences())
+      importOptions.kvCapacity = kvCapacity;
     auto imported = poot::onnx::importModelFile(ctx, inputPath, importOptions);
     if (!imported)
       return fail(toString(imported.takeError()));
     module = std::move(imported->module);
     importedWeights = std::move(*imported);
   } else {
-    if (!dimSpecs.empty() || !weightsDir.empty())
-      return fail("--dim and --weights-dir are for ONNX models (.onnx)");
+    if (!dimSpecs.empty() || !weightsDir.empty() ||
+        kvCapacity.getNumOccurrences())
+      return fail("--dim, --kv-capacity and --weights-dir are for ONNX "
+                  "models (.onnx)");
     module = mlir::parseSourceFile<mlir::ModuleOp>(inputPath, sourceMgr, &ctx);
   }
   if (!module)
@@ -349,7 +363,9 @@ int main(int argc, char **argv) {
         os << ", tiles of " << s.getTileRows() << " query rows x "
            << s.getTileKeys() << " keys, " << s.getTileStages()
            << (s.getTileStages() == 1 ? " tile" : " tiles")
-           << " in workgroup memory, on the matrix unit";
+           << " in workgroup memory, on the "
+           << (s.getTileWarpgroup() ? "warpgroup" : "subgroup")
+           << " matrix unit";
       else if (s.getMatrix())
         os << ", matrix tiles of 16 keys, " << s.getVector() << "/"
            << s.getValueVector() << "-wide key/value loads, " << s.getUnroll()

@@ -35,8 +35,9 @@ cl::list<std::string> dimSpecs("dim",
                                cl::desc("Bind a symbolic dimension: name=N"),
                                cl::value_desc("name=N"), cl::cat(category));
 cl::opt<int64_t> kvCapacity("kv-capacity",
-                            cl::desc("KV cache capacity (reserved; see "
-                                     "docs/onnx.md)"),
+                            cl::desc("Turn the past/present caches into state "
+                                     "of this many rows written at the pos "
+                                     "slot (docs/onnx.md)"),
                             cl::init(0), cl::cat(category));
 cl::opt<std::string> weightsDir(
     "weights-dir",

@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -124,7 +125,14 @@ bool tensorInfo(const ::onnx::TensorProto &tp, TensorInfo &info,
       return false;
     }
     info.shape.push_back(d);
-    info.numel *= d;
+    // Checked, and bounded so that the byte count (8 bytes at most an
+    // element) is representable too.
+    if (llvm::MulOverflow(info.numel, d, info.numel) ||
+        info.numel > std::numeric_limits<int64_t>::max() / 8) {
+      err = "expected a tensor of fewer than 2^60 elements, got dims " +
+            shapeStr(info.shape) + "...";
+      return false;
+    }
   }
   if (tp.has_segment()) {
     err = "segmented tensors are not supported";
@@ -371,6 +379,7 @@ const llvm::StringMap<std::vector<StringRef>> &knownAttributes() {
       {"RotaryEmbedding", {"interleaved", "num_heads",
                            "rotary_embedding_dim"}},
       {"Gelu", {"approximate"}},
+      {"CumSum", {"exclusive", "reverse"}},
       {"GatherND", {"batch_dims"}},
       {"ScatterND", {"reduction"}},
       // ONNX Runtime's contrib ops, keyed by domain: the same names in the
@@ -406,6 +415,7 @@ int minInputs(const std::string &key) {
       {"Attention", 3}, {"LayerNormalization", 2}, {"CastLike", 2},
       {"Constant", 0}, {"Max", 1}, {"Min", 1}, {"Concat", 1},
       {"RotaryEmbedding", 3}, {"GatherND", 2}, {"ScatterND", 3},
+      {"CumSum", 2},
       {"com.microsoft::SkipSimplifiedLayerNormalization", 3},
       {"com.microsoft::SkipLayerNormalization", 3},
       {"com.microsoft::RotaryEmbedding", 4},
@@ -444,6 +454,8 @@ bool Importer::declareInputs() {
     initializers[init.name()] = &init;
   if (graph.sparse_initializer_size() != 0)
     return fail("sparse initializers are not supported");
+  if (options.kvCapacity && !kvSetup())
+    return false;
   for (const auto &input : graph.input()) {
     // Older exports also list initializers as inputs: those are weights.
     if (initializers.count(input.name()))
@@ -461,6 +473,15 @@ bool Importer::declareInputs() {
                   onnxTypeName(tt.elem_type()));
     if (!tt.has_shape())
       return fail("input '" + input.name() + "': expected a shape, got none");
+    if (options.kvCapacity) {
+      bool handled = false;
+      if (!kvInput(input, *kind, handled))
+        return false;
+      if (handled) {
+        modelInputs.insert(input.name());
+        continue;
+      }
+    }
     SmallVector<int64_t, 4> shape;
     for (auto [d, dim] : llvm::enumerate(tt.shape().dim())) {
       int64_t size = -1;
@@ -501,6 +522,7 @@ bool Importer::markShapeOperands() {
       {"Gather", {1}}, {"Range", {0, 1, 2}}, {"Trilu", {1}},
       {"ConstantOfShape", {0}}, {"ReduceSum", {1}}, {"ReduceMax", {1}},
       {"ReduceMin", {1}}, {"ReduceMean", {1}}, {"ReduceProd", {1}},
+      {"CumSum", {1}},
   };
   for (const auto &n : graph.node()) {
     auto it = positions.find(n.op_type());
@@ -1335,12 +1357,16 @@ bool Importer::importReshape() {
       return fail("expected shape entries >= -1, got " + std::to_string(s));
     }
     shape.push_back(size);
-    if (static_cast<int64_t>(d) != inferAt)
-      known *= size;
+    if (static_cast<int64_t>(d) != inferAt &&
+        llvm::MulOverflow(known, size, known))
+      return fail("expected a shape of fewer than 2^63 elements, got " +
+                  shapeStr(spec));
   }
   int64_t total = 1;
   for (int64_t d : x.shape)
-    total *= d;
+    if (llvm::MulOverflow(total, d, total))
+      return fail("expected an input of fewer than 2^63 elements, got " +
+                  shapeStr(x.shape));
   if (inferAt >= 0) {
     if (known == 0 || total % known != 0)
       return fail("cannot infer the -1 of shape " + shapeStr(spec) +
@@ -1410,11 +1436,17 @@ bool Importer::importExpand() {
     return broadcastable(x.shape, spec);
   int64_t n = 1;
   for (int64_t d : *shape)
-    n *= d;
+    if (llvm::MulOverflow(n, d, n))
+      return fail("expected a shape of fewer than 2^63 elements, got " +
+                  shapeStr(*shape));
   if (x.host && n <= kFoldLimit) {
     setOut(0, foldBroadcast(*x.host, *shape));
     return true;
   }
+  // poot.broadcast takes positive dims only; its builder would abort.
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 1; }))
+    return fail("expected an expanded shape of positive dims, got " +
+                shapeStr(*shape));
   setOut(0, t.broadcastTo(valueOf(x), *shape));
   return true;
 }
@@ -1485,7 +1517,7 @@ bool Importer::importConcat() {
   const auto *a = attr("axis");
   if (!a)
     return fail("expected attribute 'axis', got none");
-  // Empty inputs (shape lists of length 0) add nothing.
+  // Empty inputs (shape lists of length 0, empty slices) add nothing.
   std::vector<Val *> inputs;
   for (int k = 0; k < node->input_size(); ++k) {
     if (!has(k))
@@ -1494,7 +1526,7 @@ bool Importer::importConcat() {
     int64_t n = 1;
     for (int64_t d : v.shape)
       n *= d;
-    if (n == 0 && v.shape.size() == 1)
+    if (n == 0 && v.host)
       continue;
     inputs.push_back(&v);
   }
@@ -1602,8 +1634,16 @@ bool Importer::importSlice() {
     setOut(0, foldTake(*x.host, positions));
     return true;
   }
-  if (empty)
-    return fail("expected a non-empty slice, got an empty one");
+  if (empty) {
+    // An empty slice (the pass-through part of a rotary that covers every
+    // channel) is known at import time: it has no elements. Concat drops
+    // it; any other use is refused where the empty value is read.
+    SmallVector<int64_t, 4> shape;
+    for (const auto &p : positions)
+      shape.push_back(static_cast<int64_t>(p.size()));
+    setOut(0, HostTensor::zeros(x.kind, shape));
+    return true;
+  }
   // Positive steps: one static slice. A negative step is a gather of the
   // positions along its axis.
   Value v = valueOf(x);
@@ -1637,6 +1677,46 @@ bool Importer::importSlice() {
   return true;
 }
 
+bool Importer::importCumSum() {
+  // y[..., i, ...] = sum over j <= i (j < i exclusive; j >= i, j > i
+  // reversed) of x[..., j, ...]: x broadcast along a new axis i in front of
+  // its own, the other positions selected to zero, summed over j.
+  Val &x = in(0);
+  std::vector<int64_t> axisValue;
+  if (!constInts(1, "axis", axisValue))
+    return false;
+  if (axisValue.size() != 1)
+    return fail("expected one axis, got " + std::to_string(axisValue.size()));
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (rank == 0)
+    return fail("expected an input of rank >= 1, got a scalar");
+  int64_t axis;
+  if (!normAxis(axisValue[0], rank, axis, "axis"))
+    return false;
+  bool exclusive = attrInt("exclusive", 0) != 0;
+  bool reverse = attrInt("reverse", 0) != 0;
+  if (x.kind == ElemKind::Bool)
+    return fail("expected a numeric input, got bool");
+  Value v = valueOf(x);
+  int64_t n = x.shape[axis];
+  SmallVector<int64_t, 5> inserted(x.shape.begin(), x.shape.end());
+  inserted.insert(inserted.begin() + axis, 1);
+  SmallVector<int64_t, 5> full(inserted);
+  full[axis] = n;
+  Value wide = t.broadcast(t.reshape(v, inserted), full);
+  Type i32 = t.i32Type();
+  Value row = t.iota(full, axis, i32), col = t.iota(full, axis + 1, i32);
+  ComparePredicate pred = reverse ? (exclusive ? ComparePredicate::gt
+                                               : ComparePredicate::ge)
+                                  : (exclusive ? ComparePredicate::lt
+                                               : ComparePredicate::le);
+  Value keep = t.compare(pred, col, row);
+  Value summed = t.reduceSum(t.select(keep, wide, t.splatLike(0.0, wide)),
+                             axis + 1, /*keepdim=*/false);
+  setOut(0, summed);
+  return true;
+}
+
 bool Importer::importSplit() {
   Val &x = in(0);
   int64_t rank = static_cast<int64_t>(x.shape.size());
@@ -1653,6 +1733,9 @@ bool Importer::importSplit() {
     int64_t parts = attrInt("num_outputs", outputs);
     if (parts < 1)
       return fail("expected num_outputs >= 1, got " + std::to_string(parts));
+    if (parts != outputs) // before any size is made from it
+      return fail("expected " + std::to_string(outputs) +
+                  " split sizes, got " + std::to_string(parts));
     int64_t each = (x.shape[axis] + parts - 1) / parts;
     for (int64_t k = 0, left = x.shape[axis]; k < parts; ++k) {
       sizes.push_back(std::min(each, left));
@@ -1666,7 +1749,9 @@ bool Importer::importSplit() {
   for (int64_t s : sizes) {
     if (s < 1)
       return fail("expected split sizes >= 1, got " + std::to_string(s));
-    total += s;
+    if (llvm::AddOverflow(total, s, total))
+      return fail("expected split sizes summing to " +
+                  std::to_string(x.shape[axis]) + ", got a sum past 2^63");
   }
   if (total != x.shape[axis])
     return fail("expected split sizes summing to " +
@@ -1888,6 +1973,15 @@ bool Importer::importNode() {
     return fail("unsupported op '" + key + "'");
   if (!checkAttributes(key) || !checkOperands(key))
     return false;
+  if (!kvStates.empty()) {
+    if (!kvCheckReads(standard ? op : StringRef(key)))
+      return false;
+    bool handled = false;
+    if (standard && op == "Concat" && !kvConcat(handled))
+      return false;
+    if (handled)
+      return true;
+  }
   return standard ? dispatchStandard(op) : dispatchContrib(op);
 }
 
@@ -1991,6 +2085,8 @@ bool Importer::dispatchStandard(StringRef op) {
     return importScatterND();
   if (op == "Gelu")
     return importGelu();
+  if (op == "CumSum")
+    return importCumSum();
   return importUnary(op);
 }
 
@@ -2028,7 +2124,9 @@ llvm::Expected<ImportResult> Importer::run() {
 
   if (graph.output_size() == 0)
     return toError("expected at least one graph output, got none");
-  std::set<std::string> outputNames;
+  std::set<std::string> outputNames, asState;
+  if (!kvOutputs(asState))
+    return toError(error);
   for (const auto &out : graph.output()) {
     auto it = values.find(out.name());
     if (it == values.end())
@@ -2040,6 +2138,12 @@ llvm::Expected<ImportResult> Importer::run() {
       return toError("output '" + out.name() + "': empty tensors are not "
                      "supported");
     Value v = valueOf(it->second);
+    if (asState.count(out.name())) {
+      for (const auto &[state, present] : kvStates)
+        if (present == out.name())
+          t.stateOutput(state, v);
+      continue;
+    }
     t.output(out.name(), v);
   }
   OwningOpRef<ModuleOp> module = t.finish();

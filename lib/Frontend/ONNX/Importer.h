@@ -170,6 +170,7 @@ private:
   bool importConcat();
   bool importSlice();
   bool importSplit();
+  bool importCumSum();
   bool importGather();
   bool importRange();
   bool importTrilu();
@@ -220,6 +221,26 @@ private:
                    int64_t rotaryDim);
   /// The contrib op's positions as [1 or B, S].
   bool contribPositions(int64_t seq, Value &pos);
+
+  //===--- fixed-capacity KV caches (KvCache.cpp) -------------------------===//
+  static bool isKvCacheName(StringRef name);
+  /// The input's shape with `overrideAxis` (-1: none) set to
+  /// `overrideSize`, its other symbolic dims bound from the options.
+  bool kvResolveShape(const ::onnx::ValueInfoProto &input,
+                      int64_t overrideAxis, int64_t overrideSize,
+                      llvm::SmallVector<int64_t, 4> &shape);
+  /// Counts the new rows and declares the `pos` slot.
+  bool kvSetup();
+  /// Declares a cache input as state, or computes a position input from
+  /// `pos`; `handled` is false for any other input.
+  bool kvInput(const ::onnx::ValueInfoProto &input, ElemKind kind,
+               bool &handled);
+  /// Refuses a read of a cache input other than its Concat or a Shape.
+  bool kvCheckReads(StringRef op);
+  /// A Concat of a cache and its new rows: the in-place write at `pos`.
+  bool kvConcat(bool &handled);
+  /// The graph outputs that are cache updates, checked one per cache.
+  bool kvOutputs(std::set<std::string> &asState);
 
   //===--- attention (AttentionOps.cpp) -----------------------------------===//
   bool importAttention();
@@ -274,6 +295,11 @@ private:
   std::set<std::string> shapeOperands;
   std::set<std::string> modelInputs;
   std::vector<Weight> weights;
+  /// --kv-capacity: each cache input's name -> the output of its Concat
+  /// (empty until seen); the new rows of a step; the `pos` slot.
+  std::map<std::string, std::string> kvStates;
+  int64_t kvNewRows = 0;
+  Value kvPos;
 };
 
 } // namespace poot::onnx::detail

@@ -1,0 +1,4 @@
+func.func @rope_table_shape(%x: tensor<1x2x4x8xf32>, %c: tensor<3x8xf32>, %s: tensor<3x8xf32>) -> tensor<1x2x4x8xf32> {
+  %0 = poot.rope %x, %c, %s {style = "half", rotary_dim = 8 : i64} : tensor<1x2x4x8xf32>, tensor<3x8xf32>, tensor<3x8xf32>
+  return %0 : tensor<1x2x4x8xf32>
+}

@@ -1,0 +1,4 @@
+func.func @update_rank(%x: tensor<4x8xf32>, %u: tensor<8xf32>, %p: tensor<i32>) {
+  %0 = poot.dynamic_update_slice %x[%p, %p], %u : tensor<4x8xf32>, tensor<8xf32>, tensor<i32>, tensor<i32>
+  return
+}

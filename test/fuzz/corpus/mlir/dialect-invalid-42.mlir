@@ -1,0 +1,4 @@
+func.func @dynamic_shape(%a: tensor<?xf32>) {
+  %0 = poot.exp %a : tensor<?xf32>
+  return
+}

@@ -1,0 +1,3 @@
+func.func @range_form(%p: tensor<i32> {poot.range = array<i64: 1>}) {
+  return
+}

@@ -1,0 +1,3 @@
+func.func @arg_unknown(%a: tensor<4xi1> {poot.validation}) {
+  return
+}

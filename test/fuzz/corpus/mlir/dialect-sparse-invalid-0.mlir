@@ -1,0 +1,4 @@
+func.func @topk_rank(%s: tensor<2x1x3x64xf32>) {
+  %0 = poot.block_topk %s {ratio = 4 : i64, k = 2 : i64} : tensor<2x1x3x64xf32> -> tensor<2x3x2xi32>
+  return
+}

@@ -1,0 +1,14 @@
+func.func @heads_not_divisible(%q: tensor<1x4x1x16xf32>, %k: tensor<1x3x8x16xf32>, %v: tensor<1x3x8x16xf32>) -> tensor<1x4x1x16xf32> {
+  %heads = poot.constant dense<[0, 0, 1, 2]> : tensor<4xi32>
+  %kr = poot.gather %k[%heads] {axis = 1 : i64} : tensor<1x3x8x16xf32>, tensor<4xi32>
+  %vr = poot.gather %v[%heads] {axis = 1 : i64} : tensor<1x3x8x16xf32>, tensor<4xi32>
+  %kt = poot.transpose %kr {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x8x16xf32>
+  %s = poot.matmul %q, %kt : tensor<1x4x1x16xf32>, tensor<1x4x16x8xf32>
+  %m = poot.reduce_max %s {axis = 3 : i64, keepdim} : tensor<1x4x1x8xf32>
+  %d = poot.sub %s, %m : tensor<1x4x1x8xf32>, tensor<1x4x1x1xf32>
+  %e = poot.exp %d : tensor<1x4x1x8xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x4x1x8xf32>
+  %p = poot.div %e, %z : tensor<1x4x1x8xf32>, tensor<1x4x1x1xf32>
+  %o = poot.matmul %p, %vr : tensor<1x4x1x8xf32>, tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x1x16xf32>
+}

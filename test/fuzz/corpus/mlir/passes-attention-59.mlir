@@ -1,0 +1,13 @@
+func.func @condition_rank5(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %keep: tensor<2x1x2x1x8xi1>) -> tensor<2x1x2x1x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
+  %s = poot.matmul %q, %kt : tensor<1x2x1x16xf32>, tensor<1x2x16x8xf32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %sm = poot.select %keep, %s, %ninf : tensor<2x1x2x1x8xi1>, tensor<1x2x1x8xf32>, tensor<f32>
+  %m = poot.reduce_max %sm {axis = 4 : i64, keepdim} : tensor<2x1x2x1x8xf32>
+  %d = poot.sub %sm, %m : tensor<2x1x2x1x8xf32>, tensor<2x1x2x1x1xf32>
+  %e = poot.exp %d : tensor<2x1x2x1x8xf32>
+  %z = poot.reduce_sum %e {axis = 4 : i64, keepdim} : tensor<2x1x2x1x8xf32>
+  %p = poot.div %e, %z : tensor<2x1x2x1x8xf32>, tensor<2x1x2x1x1xf32>
+  %o = poot.matmul %p, %v : tensor<2x1x2x1x8xf32>, tensor<1x2x8x16xf32>
+  return %o : tensor<2x1x2x1x16xf32>
+}

@@ -1,0 +1,13 @@
+func.func @partial_half(%x: tensor<1x2x4x64xf32>, %cos: tensor<1x1x4x32xf32>, %sin: tensor<1x1x4x32xf32>) -> tensor<1x2x4x64xf32> {
+  %xr = poot.slice %x {start = array<i64: 0, 0, 0, 0>, limit = array<i64: 1, 2, 4, 32>, step = array<i64: 1, 1, 1, 1>} : tensor<1x2x4x64xf32>
+  %x1 = poot.slice %xr {start = array<i64: 0, 0, 0, 0>, limit = array<i64: 1, 2, 4, 16>, step = array<i64: 1, 1, 1, 1>} : tensor<1x2x4x32xf32>
+  %x2 = poot.slice %xr {start = array<i64: 0, 0, 0, 16>, limit = array<i64: 1, 2, 4, 32>, step = array<i64: 1, 1, 1, 1>} : tensor<1x2x4x32xf32>
+  %n = poot.neg %x2 : tensor<1x2x4x16xf32>
+  %rot = poot.concat %n, %x1 {axis = 3 : i64} : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>
+  %xc = poot.mul %xr, %cos : tensor<1x2x4x32xf32>, tensor<1x1x4x32xf32>
+  %rs = poot.mul %rot, %sin : tensor<1x2x4x32xf32>, tensor<1x1x4x32xf32>
+  %r = poot.add %xc, %rs : tensor<1x2x4x32xf32>, tensor<1x2x4x32xf32>
+  %pass = poot.slice %x {start = array<i64: 0, 0, 0, 32>, limit = array<i64: 1, 2, 4, 64>, step = array<i64: 1, 1, 1, 1>} : tensor<1x2x4x64xf32>
+  %out = poot.concat %r, %pass {axis = 3 : i64} : tensor<1x2x4x32xf32>, tensor<1x2x4x32xf32>
+  return %out : tensor<1x2x4x64xf32>
+}

@@ -1,0 +1,15 @@
+func.func @jax_scaled_max_subtracted(%q: tensor<1x4x2x48xf32>, %k: tensor<1x1x6x48xf32>,
+                                     %v: tensor<1x1x6x48xf32>) -> tensor<1x4x2x48xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x6x48xf32>
+  %s = poot.matmul %q, %kt : tensor<1x4x2x48xf32>, tensor<1x1x48x6xf32>
+  %sq = poot.constant dense<6.92820311> : tensor<f32>
+  %ss = poot.div %s, %sq : tensor<1x4x2x6xf32>, tensor<f32>
+  %m = poot.reduce_max %s {axis = 3 : i64, keepdim} : tensor<1x4x2x6xf32>
+  %ms = poot.div %m, %sq : tensor<1x4x2x1xf32>, tensor<f32>
+  %d = poot.sub %ss, %ms : tensor<1x4x2x6xf32>, tensor<1x4x2x1xf32>
+  %e = poot.exp %d : tensor<1x4x2x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x4x2x6xf32>
+  %p = poot.div %e, %z : tensor<1x4x2x6xf32>, tensor<1x4x2x1xf32>
+  %o = poot.matmul %p, %v : tensor<1x4x2x6xf32>, tensor<1x1x6x48xf32>
+  return %o : tensor<1x4x2x48xf32>
+}

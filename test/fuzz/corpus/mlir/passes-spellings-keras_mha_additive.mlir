@@ -1,0 +1,24 @@
+func.func @keras_mha_additive(%q: tensor<2x3x4x40xf32>, %k: tensor<2x7x4x40xf32>,
+                              %v: tensor<2x7x4x40xf32>, %am: tensor<2x1x3x7xi1>)
+    -> tensor<2x3x4x40xf32> {
+  %c = poot.constant dense<0.158113882> : tensor<f32>
+  %qs = poot.mul %q, %c : tensor<2x3x4x40xf32>, tensor<f32>
+  %kt = poot.transpose %k {perm = array<i64: 0, 2, 3, 1>} : tensor<2x7x4x40xf32>
+  %qh = poot.transpose %qs {perm = array<i64: 0, 2, 1, 3>} : tensor<2x3x4x40xf32>
+  %s = poot.matmul %qh, %kt : tensor<2x4x3x40xf32>, tensor<2x4x40x7xf32>
+  %amf = poot.convert %am : tensor<2x1x3x7xi1> -> tensor<2x1x3x7xf32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %inv = poot.sub %one, %amf : tensor<f32>, tensor<2x1x3x7xf32>
+  %big = poot.constant dense<-1.0e+09> : tensor<f32>
+  %adder = poot.mul %inv, %big : tensor<2x1x3x7xf32>, tensor<f32>
+  %sm = poot.add %s, %adder : tensor<2x4x3x7xf32>, tensor<2x1x3x7xf32>
+  %m = poot.reduce_max %sm {axis = -1 : i64, keepdim} : tensor<2x4x3x7xf32>
+  %d = poot.sub %sm, %m : tensor<2x4x3x7xf32>, tensor<2x4x3x1xf32>
+  %e = poot.exp %d : tensor<2x4x3x7xf32>
+  %z = poot.reduce_sum %e {axis = -1 : i64, keepdim} : tensor<2x4x3x7xf32>
+  %p = poot.div %e, %z : tensor<2x4x3x7xf32>, tensor<2x4x3x1xf32>
+  %vh = poot.transpose %v {perm = array<i64: 0, 2, 1, 3>} : tensor<2x7x4x40xf32>
+  %oh = poot.matmul %p, %vh : tensor<2x4x3x7xf32>, tensor<2x4x7x40xf32>
+  %o = poot.transpose %oh {perm = array<i64: 0, 2, 1, 3>} : tensor<2x4x3x40xf32>
+  return %o : tensor<2x3x4x40xf32>
+}

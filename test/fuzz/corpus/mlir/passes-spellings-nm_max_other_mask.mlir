@@ -1,0 +1,21 @@
+func.func @nm_max_other_mask(%q: tensor<2x1x4x16xf32>, %k: tensor<2x1x4x16xf32>,
+                             %v: tensor<2x1x4x16xf32>, %keep: tensor<2x1x1x4xi1>)
+    -> tensor<2x1x4x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x1x4x16xf32>
+  %s0 = poot.matmul %q, %kt : tensor<2x1x4x16xf32>, tensor<2x1x16x4xf32>
+  %c = poot.constant dense<0.25> : tensor<f32>
+  %s = poot.mul %s0, %c : tensor<2x1x4x4xf32>, tensor<f32>
+  %i = poot.iota {dim = 0 : i64} : tensor<4x4xi64>
+  %t = poot.iota {dim = 1 : i64} : tensor<4x4xi64>
+  %causal = poot.compare le, %t, %i : tensor<4x4xi64>, tensor<4x4xi64>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %x = poot.select %causal, %s, %ninf : tensor<4x4xi1>, tensor<2x1x4x4xf32>, tensor<f32>
+  %y = poot.select %keep, %s, %ninf : tensor<2x1x1x4xi1>, tensor<2x1x4x4xf32>, tensor<f32>
+  %m = poot.reduce_max %y {axis = 3 : i64, keepdim} : tensor<2x1x4x4xf32>
+  %d = poot.sub %x, %m : tensor<2x1x4x4xf32>, tensor<2x1x4x1xf32>
+  %e = poot.exp %d : tensor<2x1x4x4xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<2x1x4x4xf32>
+  %p = poot.div %e, %z : tensor<2x1x4x4xf32>, tensor<2x1x4x1xf32>
+  %o = poot.matmul %p, %v : tensor<2x1x4x4xf32>, tensor<2x1x4x16xf32>
+  return %o : tensor<2x1x4x16xf32>
+}

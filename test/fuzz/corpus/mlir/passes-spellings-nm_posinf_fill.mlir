@@ -1,0 +1,15 @@
+func.func @nm_posinf_fill(%q: tensor<2x1x2x16xf32>, %k: tensor<2x1x5x16xf32>,
+                          %v: tensor<2x1x5x16xf32>, %pad: tensor<2x1x1x5xi1>)
+    -> tensor<2x1x2x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x1x5x16xf32>
+  %s = poot.matmul %q, %kt : tensor<2x1x2x16xf32>, tensor<2x1x16x5xf32>
+  %m = poot.reduce_max %s {axis = 3 : i64, keepdim} : tensor<2x1x2x5xf32>
+  %d = poot.sub %s, %m : tensor<2x1x2x5xf32>, tensor<2x1x2x1xf32>
+  %inf = poot.constant dense<0x7F800000> : tensor<f32>
+  %dm = poot.select %pad, %inf, %d : tensor<2x1x1x5xi1>, tensor<f32>, tensor<2x1x2x5xf32>
+  %e = poot.exp %dm : tensor<2x1x2x5xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<2x1x2x5xf32>
+  %p = poot.div %e, %z : tensor<2x1x2x5xf32>, tensor<2x1x2x1xf32>
+  %o = poot.matmul %p, %v : tensor<2x1x2x5xf32>, tensor<2x1x5x16xf32>
+  return %o : tensor<2x1x2x16xf32>
+}
