@@ -35,6 +35,8 @@ struct Tile {
   Value ks, vs;           ///< workgroup memory: key and value stages
   Value bi, gq, kv;       ///< batch row, head group, its KV head
   Value kBegin, kEnd;     ///< the keys any row of the workgroup sees
+  /// The query positions of the workgroup's first and last rows.
+  Value qposFirst, qposLast;
 };
 
 /// One lane's query row (A for tile rows g, B for g + 8).
@@ -241,18 +243,20 @@ void scoresToLog2(Emitter &x, const Tile &w, const Row (&rows)[2], Value k0,
       }
     return;
   }
+  // Whether every key of the tile is visible to every row of the
+  // workgroup, decided for the workgroup as a whole: a branch that differs
+  // between the lanes of a subgroup would leave them apart at the matrix
+  // tile's products, which every lane must issue together.
   Value last = x.add(k0, x.idx(w.keys - 1));
   Value inside = x.cmpi(arith::CmpIPredicate::ult, last, w.kEnd);
-  for (const Row &row : rows) {
-    if (s.causal)
-      inside = x.b.create<arith::AndIOp>(
-          x.loc, inside, x.cmpi(arith::CmpIPredicate::sle, last, row.qpos));
-    if (s.window)
-      inside = x.b.create<arith::AndIOp>(
-          x.loc, inside,
-          x.cmpi(arith::CmpIPredicate::slt, x.sub(row.qpos, k0),
-                 x.idx(*s.window)));
-  }
+  if (s.causal)
+    inside = x.b.create<arith::AndIOp>(
+        x.loc, inside, x.cmpi(arith::CmpIPredicate::sle, last, w.qposFirst));
+  if (s.window)
+    inside = x.b.create<arith::AndIOp>(
+        x.loc, inside,
+        x.cmpi(arith::CmpIPredicate::slt, x.sub(w.qposLast, k0),
+               x.idx(*s.window)));
   SmallVector<Type> types(blocks * 4, x.b.getF32Type());
   auto ifOp = x.b.create<scf::IfOp>(x.loc, types, inside,
                                     /*withElseRegion=*/true);
@@ -331,6 +335,8 @@ Value placeWorkgroup(Emitter &e, Tile &w, Value id, Value &split) {
   Value pLast = e.imin(e.add(p0, e.idx(R - 1)), e.idx(w.packed - 1));
   Value qposFirst = queryPosition(e, s, a, w.bi, e.div(p0, e.idx(G)));
   Value qposLast = queryPosition(e, s, a, w.bi, e.div(pLast, e.idx(G)));
+  w.qposFirst = qposFirst;
+  w.qposLast = qposLast;
   w.kEnd = e.idx(s.lk);
   if (s.hasLen) {
     Value len = e.loadIndex(a.len, ValueRange{w.bi});
@@ -357,9 +363,13 @@ Value placeWorkgroup(Emitter &e, Tile &w, Value id, Value &split) {
 /// scores `sc` (in the exponent's domain, scoresToLog2) become weights,
 /// the carried m (st[0, 1]) and l (st[2, 3]) advance, and the row's
 /// accumulators (st[4 + 4 i + 2 r + {0, 1}] for value block i) are
-/// rescaled, once a tile and only where the row's max grew.
+/// rescaled, once a tile and only where the row's max grew: by a branch
+/// of the lane's own, or (`branchless`) by a select of each value, which
+/// keeps the subgroup converged for the warpgroup tile's products that
+/// follow (they must be issued by every lane of a subgroup together).
 void softmaxTile(Emitter &x, const Spec &s, SmallVector<Value> &st,
-                 SmallVector<SmallVector<Value, 4>> &sc) {
+                 SmallVector<SmallVector<Value, 4>> &sc,
+                 bool branchless = false) {
   OpBuilder &nb = x.b;
   Location l = x.loc;
   const int64_t blocks = sc.size(), vBlocks = s.dv / 8;
@@ -398,7 +408,12 @@ void softmaxTile(Emitter &x, const Spec &s, SmallVector<Value> &st,
     for (int64_t i = 0; i < vBlocks; ++i)
       for (int64_t j = 0; j < 2; ++j)
         row.push_back(&st[4 + 4 * i + 2 * r + j]);
-    rescaleIf(x, grew, alpha, row);
+    if (!branchless) {
+      rescaleIf(x, grew, alpha, row);
+      continue;
+    }
+    for (Value *v : row)
+      *v = x.select(grew, x.mul(*v, alpha), *v);
   }
 }
 
@@ -587,7 +602,7 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
         for (int64_t blk = 0; blk < blocks; ++blk)
           sc[blk].assign(acc.begin() + 4 * blk, acc.begin() + 4 * blk + 4);
         scoresToLog2(x, w, rows, k0, t, sc);
-        softmaxTile(x, s, st, sc);
+        softmaxTile(x, s, st, sc, /*branchless=*/true);
         SmallVector<SmallVector<Value, 4>> pw = weightWords(x, et, sc);
         // This tile's values (the next tile's keys may stay in flight).
         target.asyncWait(nb, l, nextKeys, 1);

@@ -97,7 +97,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     t.waves = waves;
     t.splits = splits;
     t.noMatrix = noMatrix;
-    t.noWarpgroup = noWarpgroup;
+    t.warpgroup = warpgroup;
     t.noFusedCombine = noFusedCombine;
     t.fusedCombine = fusedCombine;
     return t;

@@ -107,7 +107,7 @@ CASES
 # chunked prefill against a fixed and a paged cache at a causal offset,
 # live lengths, and multi-token decode split over the keys (live, paged,
 # f16).
-sweep_cases <<'CASES'
+TILE_CASES=$(cat <<'CASES'
 tile-gqa-d128|--op=attention_prefill --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --seq=1000 --dtype=bf16|--seed=52
 tile-mha-d64-f16|--op=attention_prefill --batch=1 --heads=4 --kv-heads=4 --head-dim=64 --seq=17 --dtype=f16|--seed=81
 tile-mqa-d96|--op=attention_prefill --batch=1 --heads=6 --kv-heads=1 --head-dim=96 --seq=333 --dtype=bf16|--seed=82
@@ -124,19 +124,16 @@ tile-mtd-paged-t8|--op=paged --batch=2 --heads=16 --kv-heads=2 --head-dim=128 --
 tile-mtd-f16-d64-t6|--op=attention_masked --batch=1 --heads=12 --kv-heads=2 --head-dim=64 --capacity=3000 --tokens=6 --dtype=f16|--steps=2 --seed=93
 tile-mla-chunk|--op=mla --batch=1 --heads=8 --head-dim=128 --rope-dim=64 --value-dim=128 --capacity=512 --tokens=64 --dtype=bf16|--seed=94
 tile-dk192-dv128|--op=attention_prefill --batch=1 --heads=4 --kv-heads=1 --head-dim=192 --value-dim=128 --seq=257 --dtype=bf16|--seed=95
-tile-l4095-rep8|--op=attention_prefill --batch=1 --heads=8 --kv-heads=1 --head-dim=128 --seq=4095 --dtype=bf16|--seed=96
+tile-l4095-rep2|--op=attention_prefill --batch=1 --heads=2 --kv-heads=1 --head-dim=128 --seq=4095 --dtype=bf16|--seed=96
 tile-l1-rep4|--op=attention_prefill --batch=2 --heads=4 --kv-heads=1 --head-dim=64 --seq=1 --dtype=f16|--seed=97
 tile-window-f16-d96|--op=attention_prefill --batch=1 --heads=4 --kv-heads=2 --head-dim=96 --seq=700 --window=64 --dtype=f16|--seed=98
 tile-softcap-d64|--op=attention_prefill --batch=2 --heads=8 --kv-heads=8 --head-dim=64 --seq=200 --softcap=50 --dtype=bf16|--seed=99
 CASES
+)
+echo "$TILE_CASES" | sweep_cases
 
-# The subgroup matrix tile (sm_80/sm_89's form) on the same machine: sm_90
-# takes the warpgroup tile, so a few tile cases are kept on the other one.
-sweep_cases <<'CASES'
-sg-tile-gqa-d128|--op=attention_prefill --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --seq=1000 --dtype=bf16|--seed=52|--no-warpgroup
-sg-tile-chunk-paged|--op=paged --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=512 --pool-slots=1100 --tokens=64 --dtype=bf16|--seed=89|--no-warpgroup
-sg-tile-mtd-live-t8|--op=attention_live --batch=3 --heads=8 --kv-heads=2 --head-dim=128 --capacity=2000 --tokens=8 --dtype=bf16|--seed=91 --set=len=8,2000,333|--no-warpgroup
-CASES
+# The same cases on the warpgroup matrix tile (sm_90, asked for).
+echo "$TILE_CASES" | sed 's/^tile-/wg-tile-/; s/$/|--warpgroup/' | sweep_cases
 
 # The split-KV combine: on CUDA the matrix-tile schedule folds it in the
 # last workgroup of a row, so the combine kernel is kept covered here
@@ -226,8 +223,8 @@ for t in 4 8; do
   "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
     -o "$OUT/bench/$name.plan"
   "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
-    --no-warpgroup -o "$OUT/bench/$name-subgroup.plan"
-  echo "$name-subgroup" >> "$OUT/bench/compare.txt"
+    --warpgroup -o "$OUT/bench/$name-warpgroup.plan"
+  echo "$name-warpgroup" >> "$OUT/bench/compare.txt"
   rm "$OUT/bench/$name.mlir"
   echo "$name 8 64 8 32768 128 bf16 $t" >> "$OUT/bench/shapes.txt"
 done
@@ -241,10 +238,10 @@ for model in "8b 32 8" "70b 64 8"; do
       --head-dim=128 --seq=$l --dtype=bf16 -o "$OUT/bench/$name.mlir"
     "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
       -o "$OUT/bench/$name.plan"
-    # The same shape on the subgroup matrix tile, for comparison.
+    # The same shape on the warpgroup matrix tile, for comparison.
     "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
-      --no-warpgroup -o "$OUT/bench/$name-subgroup.plan"
-    echo "$name-subgroup $l" >> "$OUT/bench/compare.txt"
+      --warpgroup -o "$OUT/bench/$name-warpgroup.plan"
+    echo "$name-warpgroup $l" >> "$OUT/bench/compare.txt"
     rm "$OUT/bench/$name.mlir"
     echo "$name 1 $2 $3 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
   done
@@ -258,9 +255,9 @@ done
 chunk() { # name trace-args shape-line
   "$TRACE" $2 -o "$OUT/bench/$1.mlir"
   "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet -o "$OUT/bench/$1.plan"
-  "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet --no-warpgroup \
-    -o "$OUT/bench/$1-subgroup.plan"
-  echo "$1-subgroup" >> "$OUT/bench/compare.txt"
+  "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet --warpgroup \
+    -o "$OUT/bench/$1-warpgroup.plan"
+  echo "$1-warpgroup" >> "$OUT/bench/compare.txt"
   rm "$OUT/bench/$1.mlir"
   echo "$1 $3" >> "$OUT/bench/shapes.txt"
 }

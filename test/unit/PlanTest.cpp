@@ -421,16 +421,18 @@ TEST(Planner, TileSchedule) {
 
 
 TEST(Planner, WarpgroupTileSchedule) {
-  // sm_90: one warpgroup of 64 rows against 64-key tiles, keys and values
-  // one unpadded buffer each (64 x (128 + 128) x 2 bytes).
+  // sm_90, asked for: one warpgroup of 64 rows against 64-key tiles, keys
+  // and values one unpadded buffer each (64 x (128 + 128) x 2 bytes).
   DeviceFacts d = *findDevicePreset("sm_90");
+  ScheduleTuning tuning;
+  tuning.warpgroup = true;
   ASSERT_TRUE(d.warpgroupTile);
   EXPECT_FALSE(findDevicePreset("sm_80")->warpgroupTile);
   EXPECT_FALSE(findDevicePreset("sm_89")->warpgroupTile);
   AttentionShape p = decode(1, 32, 8, 1000, 128, "bf16");
   p.queryLen = 1000;
   p.causal = true;
-  auto s = planAttention(p, d);
+  auto s = planAttention(p, d, tuning);
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->tileWarpgroup);
   EXPECT_EQ(s->tileRows, 64);
@@ -440,36 +442,39 @@ TEST(Planner, WarpgroupTileSchedule) {
   EXPECT_EQ(s->group, 4);
   EXPECT_EQ(s->rows, 8 * 63);
   EXPECT_EQ(s->stateBytes, 64 * (128 + 128) * 2);
-  // Asked not to: the subgroup tile, as on sm_80.
-  ScheduleTuning tuning;
-  tuning.noWarpgroup = true;
-  s = planAttention(p, d, tuning);
+  // Not asked for (the default): the subgroup tile, as on sm_80.
+  s = planAttention(p, d);
   ASSERT_TRUE(bool(s));
   EXPECT_FALSE(s->tileWarpgroup);
   EXPECT_EQ(s->tileKeys, 32);
   EXPECT_EQ(s->tileStages, 2);
   // Other subgroup counts than 4 are the subgroup tile's.
-  tuning = {};
   tuning.warps = 2;
   s = planAttention(p, d, tuning);
   ASSERT_TRUE(bool(s));
   EXPECT_FALSE(s->tileWarpgroup);
   // Value widths past 128 (a product's accumulators are dv / 2 floats a
   // lane) or off 16 channels keep the subgroup tile; 96 and 192/128 take it.
+  tuning.warps = 0;
   AttentionShape wide = decode(1, 4, 2, 200, 256, "f16");
   wide.queryLen = 200;
-  s = planAttention(wide, d);
+  s = planAttention(wide, d, tuning);
   ASSERT_TRUE(bool(s));
   EXPECT_EQ(s->tileRows, 64);
   EXPECT_FALSE(s->tileWarpgroup);
   AttentionShape odd = decode(1, 8, 2, 300, 64, "f16");
   odd.queryLen = 300;
   odd.valueWidth = 40;
-  s = planAttention(odd, d);
+  s = planAttention(odd, d, tuning);
   ASSERT_TRUE(bool(s));
   EXPECT_FALSE(s->tileWarpgroup);
+  odd.valueWidth = 64; // wrong on an H200 when causal: not planned
+  s = planAttention(odd, d, tuning);
+  ASSERT_TRUE(bool(s));
+  EXPECT_FALSE(s->tileWarpgroup);
+  EXPECT_EQ(s->tileRows, 64);
   odd.valueWidth = 96;
-  s = planAttention(odd, d);
+  s = planAttention(odd, d, tuning);
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->tileWarpgroup);
   EXPECT_EQ(s->stateBytes, 64 * (64 + 96) * 2);
@@ -477,13 +482,13 @@ TEST(Planner, WarpgroupTileSchedule) {
   mla.queryLen = 100;
   mla.valueWidth = 128;
   mla.sharedKeyWidth = 64;
-  s = planAttention(mla, d);
+  s = planAttention(mla, d, tuning);
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->tileWarpgroup);
   // f32 has no matrix tile at all.
   AttentionShape f32 = decode(1, 8, 2, 100, 128);
   f32.queryLen = 100;
-  s = planAttention(f32, d);
+  s = planAttention(f32, d, tuning);
   ASSERT_TRUE(bool(s));
   EXPECT_FALSE(s->tileWarpgroup);
   EXPECT_EQ(s->tileRows, 0);

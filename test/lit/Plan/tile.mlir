@@ -2,17 +2,22 @@
 // RUN: poot-opt %s --split-input-file --poot-plan=device=sm_90 | FileCheck %s
 // RUN: poot-opt %s --split-input-file --poot-plan=device=sm_80 | FileCheck %s --check-prefix=SM80
 // RUN: poot-opt %s --split-input-file --poot-plan=device=gfx942 | FileCheck %s --check-prefix=GFX942
+// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 warpgroup=true" | FileCheck %s --check-prefix=WG
+// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_80 warpgroup=true" | FileCheck %s --check-prefix=SM80
 
 // bf16 prefill, Llama-3-8B layer: 4 heads of a KV head interleaved in 64
 // rows; 1024 rows x 4 heads / 64 = 64 row blocks x 8 KV heads. Two 64-key
-// sm_90 multiplies on the warpgroup tile: one warpgroup of 64 rows
-// against 64-key tiles, keys and values one unpadded buffer each (64 x 256
-// x 2 bytes).
-// CHECK-LABEL: func.func @prefill_8b
-// CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 32768, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, device = "sm_90">
-// sm_80 has mma.sync, cp.async and ldmatrix (the subgroup tile): two
-// 64-key tiles would take 77824 bytes of workgroup memory, two 32-key
+// Two 64-key tiles would take 77824 bytes of workgroup memory, two 32-key
 // tiles fit.
+// CHECK-LABEL: func.func @prefill_8b
+// CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 37888, causal_skip = true, tile_rows = 64, tile_keys = 32, tile_stages = 2, device = "sm_90">
+// Asked for, sm_90 multiplies on the warpgroup tile: one warpgroup of 64
+// rows against 64-key tiles, keys and values one unpadded buffer each (64
+// x 256 x 2 bytes).
+// WG-LABEL: func.func @prefill_8b
+// WG: state_bytes = 32768, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, device = "sm_90">
+// sm_80 has mma.sync, cp.async and ldmatrix (the subgroup tile), and no
+// warpgroup tile, asked for or not.
 // SM80-LABEL: func.func @prefill_8b
 // SM80: state_bytes = 37888, causal_skip = true, tile_rows = 64, tile_keys = 32, tile_stages = 2, device = "sm_80">
 // AMD's matrix instructions have other layouts: no tile schedule there.
@@ -48,7 +53,7 @@ func.func @wide_head(%q: tensor<1x4x200x256xf16>, %k: tensor<1x2x200x256xf16>, %
 // CHECK-LABEL: func.func @four_rows
 // CHECK-NOT: tile_rows
 // CHECK-LABEL: func.func @sixteen_rows
-// CHECK: grid_x = 2, state_bytes = 32768, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true
+// CHECK: grid_x = 2, state_bytes = 37888, causal_skip = true, tile_rows = 64, tile_keys = 32, tile_stages = 2
 func.func @f32_prefill(%q: tensor<1x8x100x128xf32>, %k: tensor<1x2x100x128xf32>, %v: tensor<1x2x100x128xf32>) -> tensor<1x8x100x128xf32> {
   %o = poot.attention %q, %k, %v {scale = 0.088388 : f64, n_rep = 4 : i64, causal} : tensor<1x8x100x128xf32>, tensor<1x2x100x128xf32>, tensor<1x2x100x128xf32> -> tensor<1x8x100x128xf32>
   return %o : tensor<1x8x100x128xf32>
