@@ -655,6 +655,8 @@ Value Importer::materialize(const HostTensor &h) {
 }
 
 Value Importer::valueOf(Val &v) {
+  if (v.twin)
+    return v.twin;
   if (!v.value && v.host)
     v.value = materialize(*v.host);
   return v.value;
@@ -1834,7 +1836,18 @@ bool Importer::importRange() {
     else
       out.setI(k, start->getI(0) + k * delta->getI(0));
   }
+  // A start read from a cache's length (positions from the past length):
+  // its twin is start's twin + k * delta; the length stays the known one.
+  Value startTwin = in(0).twin;
   setOut(0, std::move(out));
+  if (startTwin && n > 0 && outputUsed(0)) {
+    Type et = mlirType(kind);
+    Value steps = t.iota({n}, 0, et);
+    if (d != 1)
+      steps = t.mul(steps, t.splatLike(d, steps));
+    values[node->output(0)].twin =
+        t.add(t.broadcast(t.reshape(startTwin, {}), {n}), steps);
+  }
   return true;
 }
 
@@ -1895,6 +1908,8 @@ bool Importer::importShape() {
     return true;
   }
   setOut(0, HostTensor::fromInts({static_cast<int64_t>(dims.size())}, dims));
+  if (!kvStates.empty() && node->op_type() == "Shape")
+    kvShapeTwin(start, end);
   return true;
 }
 
@@ -1977,12 +1992,14 @@ bool Importer::importNode() {
     if (!kvCheckReads(standard ? op : StringRef(key)))
       return false;
     bool handled = false;
-    if (standard && op == "Concat" && !kvConcat(handled))
+    if (standard && (op == "Concat" || op == "Identity") && !kvConcat(handled))
       return false;
     if (handled)
       return true;
   }
-  return standard ? dispatchStandard(op) : dispatchContrib(op);
+  if (!(standard ? dispatchStandard(op) : dispatchContrib(op)))
+    return false;
+  return kvStates.empty() || kvPropagateTwins(standard, op);
 }
 
 bool Importer::checkOperands(const std::string &key) {

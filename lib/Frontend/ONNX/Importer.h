@@ -51,11 +51,19 @@ struct TensorInfo {
 
 /// One ONNX value: known at import time (`host`), a graph value (`value`),
 /// or both once a known value has been materialised as a constant.
+///
+/// With --kv-capacity, a known value computed from a cache's length (the
+/// past length an export reads with `Shape`) also has a `twin`: the same
+/// value computed in the graph with that length read as the position slot.
+/// Shapes use `host` (the cache is the capacity long); every data use
+/// (`valueOf`) reads the twin, so the positions and masks an export derives
+/// from the past length follow `pos`.
 struct Val {
   ElemKind kind = ElemKind::F32;
   llvm::SmallVector<int64_t, 4> shape;
   std::optional<HostTensor> host;
   Value value;
+  Value twin;
 };
 
 /// What the attention ops of both domains share once Q, K and V are in
@@ -237,8 +245,19 @@ private:
                bool &handled);
   /// Refuses a read of a cache input other than its Concat or a Shape.
   bool kvCheckReads(StringRef op);
-  /// A Concat of a cache and its new rows: the in-place write at `pos`.
+  /// A Concat of a cache and its new rows: the in-place write at `pos`; a
+  /// Concat of the cache alone (or an Identity) is another name for it.
   bool kvConcat(bool &handled);
+  /// The cache a value names (the input, an alias or the present output),
+  /// or null.
+  const std::string *kvCacheOf(const std::string &name) const;
+  /// `Shape` of a cache: the twin of its dims, the length axis read as
+  /// `pos` (the past) or `pos` + the new rows (the present).
+  void kvShapeTwin(int64_t start, int64_t end);
+  /// Runs the node again over the twins of its inputs; its outputs' twins
+  /// (known outputs) or values (graph outputs) come from that run. A node
+  /// that needs the value at import time (a shape) keeps the first run's.
+  bool kvPropagateTwins(bool standard, StringRef op);
   /// The graph outputs that are cache updates, checked one per cache.
   bool kvOutputs(std::set<std::string> &asState);
 
@@ -298,6 +317,9 @@ private:
   /// --kv-capacity: each cache input's name -> the output of its Concat
   /// (empty until seen); the new rows of a step; the `pos` slot.
   std::map<std::string, std::string> kvStates;
+  /// Every name of a cache (the input and its aliases) -> the input's name;
+  /// each present output -> its cache's name.
+  std::map<std::string, std::string> kvAliases, kvPresents;
   int64_t kvNewRows = 0;
   Value kvPos;
 };

@@ -15,10 +15,18 @@
 //     bound: `attention_mask` [B, N] is 1 for key slots before pos + S and 0
 //     after (the slots not written yet are hidden, as the tracer's fixed
 //     cache masks them), `position_ids` [B, S] and `cache_position` [S] are
-//     pos + 0, 1, ..., S - 1.
+//     pos + 0, 1, ..., S - 1;
+//   * what an export computes from the past length (read with `Shape`:
+//     the query positions its masks compare, the total length) is imported
+//     twice: as a known value of the capacity view, for shapes, and as a
+//     graph value with the length read as `pos` (Val::twin), for data. A
+//     causal or sliding-window mask built from the past length so sees the
+//     keys up to the new rows' positions, as in the concat form.
 //
-// A cache input read by anything but its Concat or a Shape is refused, as is
-// a cache without a present output.
+// A Concat of the cache alone (the lazily created empty cache of
+// transformers' DynamicCache, traced as a one-input Concat) or an Identity
+// is another name for it. A cache input read by anything but its Concat or
+// a Shape is refused, as is a cache without a present output.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,8 +94,9 @@ bool Importer::kvSetup() {
     return fail("--kv-capacity " + std::to_string(capacity) +
                 ": expected more than the " + std::to_string(kvNewRows) +
                 " new rows of a step");
+  // pos in [0, N - S]: the declared range is half-open.
   kvPos = t.slotInput("pos", "pos", {}, t.i32Type(),
-                      trace::DeclaredRange{0, capacity - kvNewRows});
+                      trace::DeclaredRange{0, capacity - kvNewRows + 1});
   return true;
 }
 
@@ -114,6 +123,7 @@ bool Importer::kvInput(const ::onnx::ValueInfoProto &input, ElemKind kind,
     v.value = t.stateInput(name, real, mlirType(kind));
     values[name.str()] = std::move(v);
     kvStates[name.str()] = "";
+    kvAliases[name.str()] = name.str();
     handled = true;
     return true;
   }
@@ -152,13 +162,21 @@ bool Importer::kvInput(const ::onnx::ValueInfoProto &input, ElemKind kind,
   return true;
 }
 
+const std::string *Importer::kvCacheOf(const std::string &name) const {
+  auto it = kvAliases.find(name);
+  if (it != kvAliases.end())
+    return &it->second;
+  it = kvPresents.find(name);
+  return it != kvPresents.end() ? &it->second : nullptr;
+}
+
 bool Importer::kvCheckReads(StringRef op) {
   for (int k = 0; k < node->input_size(); ++k) {
-    if (!has(k) || !kvStates.count(node->input(k)))
+    if (!has(k) || !kvAliases.count(node->input(k)))
       continue;
     if (op == "Shape" || op == "Size")
       continue;
-    if (op == "Concat")
+    if (op == "Concat" || op == "Identity")
       continue; // checked by kvConcat
     return fail("--kv-capacity: cache input '" + node->input(k) +
                 "' is read by a " + op.str() +
@@ -169,18 +187,34 @@ bool Importer::kvCheckReads(StringRef op) {
 
 bool Importer::kvConcat(bool &handled) {
   handled = false;
-  int cacheInput = -1;
-  for (int k = 0; k < node->input_size(); ++k)
-    if (has(k) && kvStates.count(node->input(k)))
+  int cacheInput = -1, real = 0;
+  for (int k = 0; k < node->input_size(); ++k) {
+    if (!has(k))
+      continue;
+    if (kvAliases.count(node->input(k)))
       cacheInput = k;
+    const Val &v = in(k);
+    int64_t n = 1;
+    for (int64_t d : v.shape)
+      n *= d;
+    if (!(v.host && n == 0)) // an empty known input adds nothing
+      ++real;
+  }
   if (cacheInput < 0)
     return true;
   handled = true;
-  const std::string &state = node->input(cacheInput);
+  const std::string state = kvAliases.at(node->input(cacheInput));
+  if (real == 1) {
+    // The cache alone: another name for it.
+    values[node->output(0)] = in(cacheInput);
+    kvAliases[node->output(0)] = state;
+    return true;
+  }
   int64_t axis = attrInt("axis", 0);
   if (axis < 0)
     axis += 4;
-  if (node->input_size() != 2 || cacheInput != 0 || axis != 2)
+  if (node->op_type() != "Concat" || node->input_size() != 2 ||
+      cacheInput != 0 || axis != 2)
     return fail("--kv-capacity: expected the cache '" + state +
                 "' concatenated in front of the new rows along axis 2");
   if (!kvStates[state].empty())
@@ -192,8 +226,7 @@ bool Importer::kvConcat(bool &handled) {
       rows.kind != past.kind)
     return fail("--kv-capacity: expected " + std::to_string(kvNewRows) +
                 " new rows [batch, heads, " + std::to_string(kvNewRows) +
-                ", head_dim] of the cache's type, got " +
-                shapeStr(rows.shape));
+                ", head_dim] of the cache's type, got " + shapeStr(rows.shape));
   for (int d : {0, 1, 3})
     if (rows.shape[d] != past.shape[d])
       return fail("--kv-capacity: expected new rows that match the cache '" +
@@ -203,7 +236,87 @@ bool Importer::kvConcat(bool &handled) {
   SmallVector<Value> starts{zero, zero, kvPos, zero};
   Value updated = t.dynamicUpdateSlice(past.value, valueOf(rows), starts);
   kvStates[state] = node->output(0);
+  kvPresents[node->output(0)] = state;
   setOut(0, updated);
+  return true;
+}
+
+void Importer::kvShapeTwin(int64_t start, int64_t end) {
+  const std::string &name = node->input(0);
+  if (!kvCacheOf(name) || start > 2 || end <= 2 || !outputUsed(0) ||
+      !values.count(node->output(0)))
+    return;
+  Val &out = values[node->output(0)];
+  if (!out.host)
+    return;
+  // The dims before and after the length, known; the length, pos (the
+  // past) or pos + the new rows (the present).
+  Type i64 = mlirType(ElemKind::I64);
+  Value length = t.convert(kvPos, i64);
+  if (kvPresents.count(name))
+    length = t.add(length, t.scalar(static_cast<double>(kvNewRows), i64));
+  SmallVector<Value> parts;
+  auto known = [&](int64_t from, int64_t to) {
+    if (from >= to)
+      return;
+    std::vector<int64_t> dims(out.host->i.begin() + from,
+                              out.host->i.begin() + to);
+    parts.push_back(materialize(
+        HostTensor::fromInts({static_cast<int64_t>(dims.size())}, dims)));
+  };
+  known(0, 2 - start);
+  parts.push_back(t.reshape(length, {1}));
+  known(3 - start, end - start);
+  out.twin = parts.size() == 1 ? parts[0] : t.concat(parts, 0);
+}
+
+bool Importer::kvPropagateTwins(bool standard, StringRef op) {
+  std::vector<std::pair<std::string, Val>> saved;
+  for (int k = 0; k < node->input_size(); ++k) {
+    if (!has(k))
+      continue;
+    const std::string &name = node->input(k);
+    const Val &v = values[name];
+    if (!v.twin ||
+        llvm::any_of(saved, [&](auto &s) { return s.first == name; }))
+      continue;
+    saved.emplace_back(name, v);
+  }
+  if (saved.empty())
+    return true;
+  std::vector<std::optional<Val>> first(node->output_size());
+  for (int k = 0; k < node->output_size(); ++k)
+    if (outputUsed(k) && values.count(node->output(k)))
+      first[k] = values[node->output(k)];
+  for (auto &[name, v] : saved) {
+    Val data;
+    data.kind = v.kind;
+    data.shape = v.shape;
+    data.value = v.twin;
+    values[name] = std::move(data);
+  }
+  std::string kept = error;
+  bool ok = standard ? dispatchStandard(op) : dispatchContrib(op);
+  std::vector<std::optional<Val>> second(node->output_size());
+  for (int k = 0; k < node->output_size(); ++k)
+    if (outputUsed(k) && values.count(node->output(k)))
+      second[k] = values[node->output(k)];
+  for (auto &[name, v] : saved)
+    values[name] = std::move(v);
+  error = kept;
+  for (int k = 0; k < node->output_size(); ++k) {
+    if (!first[k])
+      continue;
+    Val out = std::move(*first[k]);
+    if (ok && second[k]) {
+      const Val &data = *second[k];
+      if (out.host)
+        out.twin = data.host ? data.twin : data.value;
+      else if (!data.host)
+        out = data; // the graph value, computed from the twins
+    }
+    values[node->output(k)] = std::move(out);
+  }
   return true;
 }
 
