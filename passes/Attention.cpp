@@ -795,7 +795,13 @@ struct AttentionFusion : public OpRewritePattern<MatmulOp> {
   /// Is the probabilities operand softmax-shaped at all? Only those matmuls
   /// are candidates worth explaining.
   static bool isCandidate(MatmulOp root) {
-    Value p = stripFloatConvert(root.getLhs());
+    return isProbabilities(root.getLhs()) ||
+           (probabilitiesLayout(root.getLhs()) != nullptr);
+  }
+
+  /// Is `p` softmax-shaped at all?
+  static bool isProbabilities(Value p) {
+    p = stripFloatConvert(p);
     Operation *def = p.getDefiningOp();
     // exp(x - logsumexp(x)) normalises inside the exp.
     if (isa_and_nonnull<ExpOp>(def))
@@ -806,6 +812,25 @@ struct AttentionFusion : public OpRewritePattern<MatmulOp> {
              return d &&
                     isa<ExpOp, ReduceSumOp, BroadcastOp, DivOp, SelectOp>(d);
            });
+  }
+
+  /// The layout op closest to P . V when `p` is softmax-shaped values
+  /// behind transposes and reshapes: one poot-canonicalize could not prove
+  /// a relabelling of the score axes and so left in place.
+  static Operation *probabilitiesLayout(Value p) {
+    Operation *first = nullptr;
+    for (int depth = 0; depth < 8; ++depth) {
+      p = stripFloatConvert(p);
+      Operation *def = p.getDefiningOp();
+      if (!def || !isa<TransposeOp, ReshapeOp>(def))
+        return nullptr;
+      if (!first)
+        first = def;
+      if (isProbabilities(def->getOperand(0)))
+        return first;
+      p = def->getOperand(0);
+    }
+    return nullptr;
   }
 
   ExplainFn explain;
@@ -1556,6 +1581,13 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                                  PatternRewriter &rewriter) const {
   if (!isCandidate(root))
     return rewriter.notifyMatchFailure(root, "not a probabilities . v matmul");
+  if (Operation *layout = probabilitiesLayout(root.getLhs()))
+    return decline(rewriter, root,
+                   describeOp(layout) +
+                       " between the softmax and P . V: poot-canonicalize "
+                       "moves such an op to the first matmul only where it "
+                       "relabels the score axes and nothing else reads the "
+                       "chain");
   // Everything is matched and proven before the first op is created: a
   // decline leaves the IR as it found it.
   std::string why;

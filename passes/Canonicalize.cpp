@@ -20,13 +20,17 @@
 // - a reduction without keepdim re-expanded by a reshape keeps its dim;
 // - repeat_kv spelled as a repeat-interleave gather (constant head map, or
 //   one computed from iota) becomes reshape/broadcast/reshape;
-// - a score chain transposed before its consumer (softmax over a transposed
-//   key axis) is rebuilt in the transposed layout, back to its matmul.
+// - the layout ops between the two matmuls of an attention (a transposed
+//   score layout, a flattened batch, a softmax on a reshaped view, P . V as
+//   (V^T . P^T)^T) move up to the first matmul, where they compose or are
+//   absorbed (ScoreLayout.cpp says how each step is proven).
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Passes/Passes.h"
 #include "poot/Passes/Patterns.h"
+
+#include "ScoreLayout.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -655,162 +659,6 @@ struct GatherRepeatInterleave : public OpRewritePattern<GatherOp> {
   }
 };
 
-/// transpose(chain(matmul ...)) with the last two dims swapped, where the
-/// chain is elementwise ops, keepdim reductions over the last two dims,
-/// broadcasts and converts that nothing else reads: the chain rebuilt in the
-/// transposed layout, the matmul as matmul(b^T, a^T) and every other input
-/// transposed. A softmax written over the key axis of a keys-first score
-/// layout (k @ q^T, softmax over axis -2, p^T @ v) becomes the keys-last
-/// form; each value is the same number in another place.
-struct TransposeScoreChain : public OpRewritePattern<TransposeOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  static bool isSwap(ArrayRef<int64_t> perm) {
-    int64_t r = perm.size();
-    if (r < 2)
-      return false;
-    for (int64_t i = 0; i < r - 2; ++i)
-      if (perm[i] != i)
-        return false;
-    return perm[r - 2] == r - 1 && perm[r - 1] == r - 2;
-  }
-
-  static bool isChainOp(Operation *op, int64_t rank) {
-    if (op->getNumResults() != 1 || typeOf(op->getResult(0)).getRank() != rank)
-      return false;
-    if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, SelectOp, ExpOp,
-            LogOp, TanhOp, NegOp, AbsOp, SqrtOp, RsqrtOp, ConvertOp>(op))
-      return true;
-    if (auto b = dyn_cast<BroadcastOp>(op))
-      return typeOf(b.getX()).getRank() == rank;
-    auto keepdimLast2 = [&](auto r) {
-      int64_t a = normAxis(r.getAxis(), rank);
-      return r.getKeepdim() && a >= rank - 2;
-    };
-    if (auto r = dyn_cast<ReduceMaxOp>(op))
-      return keepdimLast2(r);
-    if (auto r = dyn_cast<ReduceSumOp>(op))
-      return keepdimLast2(r);
-    if (auto r = dyn_cast<ReduceMinOp>(op))
-      return keepdimLast2(r);
-    return false;
-  }
-
-  LogicalResult matchAndRewrite(TransposeOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!isSwap(op.getPerm()))
-      return rewriter.notifyMatchFailure(op, "not a swap of the last two dims");
-    int64_t rank = op.getType().getRank();
-    Operation *top = op.getX().getDefiningOp();
-    if (!top || (!isa<MatmulOp>(top) && !isChainOp(top, rank)))
-      return rewriter.notifyMatchFailure(op, "operand is not a score chain");
-
-    // The ops on a path from the operand back to a matmul.
-    llvm::DenseMap<Operation *, bool> reaches;
-    std::function<bool(Operation *, int)> reach = [&](Operation *o,
-                                                      int depth) -> bool {
-      if (auto it = reaches.find(o); it != reaches.end())
-        return it->second;
-      bool r = false;
-      if (isa<MatmulOp>(o))
-        r = typeOf(o->getResult(0)).getRank() == rank;
-      else if (depth < 64 && isChainOp(o, rank))
-        for (Value v : o->getOperands())
-          if (Operation *d = v.getDefiningOp())
-            r |= reach(d, depth + 1);
-      reaches[o] = r;
-      return r;
-    };
-    if (!reach(top, 0))
-      return rewriter.notifyMatchFailure(op, "no matmul behind the chain");
-    SmallVector<Operation *> chain;
-    for (auto [o, r] : reaches)
-      if (r)
-        chain.push_back(o);
-    // Nothing outside may read an intermediate: it would need the old layout.
-    for (Operation *o : chain)
-      for (Operation *user : o->getResult(0).getUsers())
-        if (o == top ? user != op.getOperation() : !reaches.lookup(user))
-          return rewriter.notifyMatchFailure(op, "a chain value is read "
-                                                 "outside the chain");
-    llvm::sort(chain, [](Operation *a, Operation *b) {
-      return a->isBeforeInBlock(b);
-    });
-    if (llvm::any_of(chain, [&](Operation *o) {
-          return o->getBlock() != op->getBlock();
-        }))
-      return rewriter.notifyMatchFailure(op, "chain spans blocks");
-
-    auto swapped = [](RankedTensorType t) {
-      SmallVector<int64_t> s(t.getShape());
-      std::swap(s[s.size() - 1], s[s.size() - 2]);
-      return RankedTensorType::get(s, t.getElementType());
-    };
-    SmallVector<int64_t> perm(op.getPerm());
-    Location loc = op.getLoc();
-    llvm::DenseMap<Value, Value> moved;
-    // An input from outside the chain, brought to the transposed layout:
-    // constant-like splats stay, lower ranks gain leading unit dims first.
-    auto leaf = [&](Value v) -> Value {
-      auto t = typeOf(v);
-      if (llvm::all_of(t.getShape(), [](int64_t d) { return d == 1; }))
-        return v;
-      if (t.getRank() < rank) {
-        SmallVector<int64_t> padded(rank - t.getRank(), 1);
-        llvm::append_range(padded, t.getShape());
-        v = rewriter.create<ReshapeOp>(
-            loc, RankedTensorType::get(padded, t.getElementType()), v);
-      }
-      return rewriter.create<TransposeOp>(loc, v, perm);
-    };
-    auto get = [&](Value v) {
-      auto it = moved.find(v);
-      return it != moved.end() ? it->second : leaf(v);
-    };
-    rewriter.setInsertionPoint(op);
-    for (Operation *o : chain) {
-      Value result;
-      auto type = swapped(typeOf(o->getResult(0)));
-      if (auto mm = dyn_cast<MatmulOp>(o)) {
-        // (a . b)^T = b^T . a^T, each operand swapped in its own rank.
-        auto swapOwn = [&](Value v) -> Value {
-          int64_t r = typeOf(v).getRank();
-          SmallVector<int64_t> p;
-          for (int64_t i = 0; i < r; ++i)
-            p.push_back(i);
-          std::swap(p[r - 1], p[r - 2]);
-          return rewriter.create<TransposeOp>(loc, v, p);
-        };
-        result = rewriter.create<MatmulOp>(loc, swapOwn(mm.getRhs()),
-                                           swapOwn(mm.getLhs()));
-      } else {
-        SmallVector<Value> operands;
-        for (Value v : o->getOperands())
-          operands.push_back(get(v));
-        OperationState state(o->getLoc(), o->getName());
-        state.addOperands(operands);
-        for (NamedAttribute a : o->getAttrs()) {
-          if (a.getName() == "axis") {
-            int64_t axis = cast<IntegerAttr>(a.getValue()).getInt();
-            axis = axis < 0 ? axis + rank : axis;
-            state.addAttribute("axis", rewriter.getI64IntegerAttr(perm[axis]));
-          } else if (a.getName() == "shape") {
-            state.addAttribute("shape",
-                               rewriter.getDenseI64ArrayAttr(type.getShape()));
-          } else {
-            state.addAttribute(a.getName(), a.getValue());
-          }
-        }
-        state.addTypes(type);
-        result = rewriter.create(state)->getResult(0);
-      }
-      moved[o->getResult(0)] = result;
-    }
-    rewriter.replaceOp(op, moved[op.getX()]);
-    return success();
-  }
-};
-
 struct CanonicalizePass
     : public poot::impl::CanonicalizeBase<CanonicalizePass> {
   void runOnOperation() override {
@@ -833,7 +681,8 @@ void poot::populateCanonicalizePatterns(RewritePatternSet &patterns) {
            HoistLayoutAboveScalarOp<ReshapeOp>,
            HoistLayoutAboveScalarOp<BroadcastOp>, ReduceKeepdim<ReduceSumOp>,
            ReduceKeepdim<ReduceMaxOp>, ReduceKeepdim<ReduceMinOp>,
-           GatherRepeatInterleave, TransposeScoreChain>(ctx);
+           GatherRepeatInterleave>(ctx);
+  populateScoreLayoutPatterns(patterns);
   patterns.add<FoldConstantUnary<ExpOp>, FoldConstantUnary<LogOp>,
                FoldConstantUnary<TanhOp>, FoldConstantUnary<NegOp>,
                FoldConstantUnary<SinOp>, FoldConstantUnary<CosOp>,

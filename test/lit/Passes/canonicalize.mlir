@@ -312,6 +312,172 @@ func.func @transpose_score_chain_shared(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2
 
 // -----
 
+// A softmax on the 2-D view [b*h*q, k] between two reshapes: every row of
+// keys stays one row, so the split after the softmax moves up, composes with
+// the merge before it, and both vanish; the reductions move to axis 3.
+// CHECK-LABEL: func.func @score_chain_2d_view
+// CHECK-NOT: poot.reshape
+// CHECK: %[[S:.+]] = poot.matmul %{{.+}}, %{{.+}} : tensor<1x2x3x8xf32>, tensor<1x2x8x5xf32>
+// CHECK: poot.reduce_max %[[S]] {axis = 3 : i64, keepdim} : tensor<1x2x3x5xf32>
+// CHECK: poot.reduce_sum %{{.+}} {axis = 3 : i64, keepdim} : tensor<1x2x3x5xf32>
+// CHECK: %[[P:.+]] = poot.div
+// CHECK-NOT: poot.reshape
+// CHECK: poot.matmul %[[P]], %arg1
+func.func @score_chain_2d_view(%s: tensor<1x2x3x5xf32>, %v: tensor<1x2x5x16xf32>) -> tensor<1x2x3x16xf32> {
+  %q = poot.constant dense<1.0> : tensor<1x2x3x8xf32>
+  %k = poot.constant dense<1.0> : tensor<1x2x8x5xf32>
+  %x = poot.matmul %q, %k : tensor<1x2x3x8xf32>, tensor<1x2x8x5xf32>
+  %s2 = poot.reshape %x : tensor<1x2x3x5xf32> -> tensor<6x5xf32>
+  %m = poot.reduce_max %s2 {axis = 1 : i64, keepdim} : tensor<6x5xf32>
+  %d = poot.sub %s2, %m : tensor<6x5xf32>, tensor<6x1xf32>
+  %e = poot.exp %d : tensor<6x5xf32>
+  %z = poot.reduce_sum %e {axis = 1 : i64, keepdim} : tensor<6x5xf32>
+  %p2 = poot.div %e, %z : tensor<6x5xf32>, tensor<6x1xf32>
+  %p = poot.reshape %p2 : tensor<6x5xf32> -> tensor<1x2x3x5xf32>
+  %o = poot.matmul %p, %v : tensor<1x2x3x5xf32>, tensor<1x2x5x16xf32>
+  return %o : tensor<1x2x3x16xf32>
+}
+
+// -----
+
+// Scores permuted to [b, q, h, k] and back around the softmax: the two
+// permutes compose away, and the causal mask built from iotas in the
+// [1, q, 1, k] layout is rebuilt with its iotas along the permuted dims
+// (q on axis 2), so the mask readers still see indices.
+// CHECK-LABEL: func.func @score_chain_iota_mask
+// CHECK-NOT: poot.transpose
+// CHECK-DAG: %[[S:.+]] = poot.matmul %arg0, %arg1
+// CHECK-DAG: %[[R:.+]] = poot.iota {dim = 2 : i64} : tensor<1x1x4x4xi32>
+// CHECK-DAG: %[[C:.+]] = poot.iota {dim = 3 : i64} : tensor<1x1x4x4xi32>
+// CHECK: %[[K:.+]] = poot.compare ge, %[[R]], %[[C]]
+// CHECK: poot.select %[[K]], %[[S]], %{{.+}} : tensor<1x1x4x4xi1>, tensor<1x2x4x4xf32>, tensor<f32>
+// CHECK-NOT: poot.transpose
+// CHECK: return
+func.func @score_chain_iota_mask(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x16x4xf32>) -> tensor<1x2x4x4xf32> {
+  %s = poot.matmul %q, %k : tensor<1x2x4x16xf32>, tensor<1x2x16x4xf32>
+  %sq = poot.transpose %s {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32>
+  %row = poot.iota {dim = 1 : i64} : tensor<1x4x1x4xi32>
+  %col = poot.iota {dim = 3 : i64} : tensor<1x4x1x4xi32>
+  %keep = poot.compare ge, %row, %col : tensor<1x4x1x4xi32>, tensor<1x4x1x4xi32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %sm = poot.select %keep, %sq, %ninf : tensor<1x4x1x4xi1>, tensor<1x4x2x4xf32>, tensor<f32>
+  %m = poot.reduce_max %sm {axis = 3 : i64, keepdim} : tensor<1x4x2x4xf32>
+  %d = poot.sub %sm, %m : tensor<1x4x2x4xf32>, tensor<1x4x2x1xf32>
+  %e = poot.exp %d : tensor<1x4x2x4xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x4x2x4xf32>
+  %p = poot.div %e, %z : tensor<1x4x2x4xf32>, tensor<1x4x2x1xf32>
+  %ph = poot.transpose %p {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32>
+  return %ph : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// P . V written as (V^T . P^T) permuted to [b, q, h, d]: the product of the
+// transposes swapped is P . V, and what is left of the permute is the
+// output's own layout.
+// CHECK-LABEL: func.func @transposed_pv_product
+// CHECK: %[[P:.+]] = poot.div
+// CHECK: %[[O:.+]] = poot.matmul %[[P]], %arg1 : tensor<1x2x4x6xf32>, tensor<1x2x6x16xf32>
+// CHECK: %[[T:.+]] = poot.transpose %[[O]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: return %[[T]]
+func.func @transposed_pv_product(%s: tensor<1x2x4x6xf32>, %v: tensor<1x2x6x16xf32>) -> tensor<1x4x2x16xf32> {
+  %m = poot.reduce_max %s {axis = 3 : i64, keepdim} : tensor<1x2x4x6xf32>
+  %d = poot.sub %s, %m : tensor<1x2x4x6xf32>, tensor<1x2x4x1xf32>
+  %e = poot.exp %d : tensor<1x2x4x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x4x6xf32>
+  %p = poot.div %e, %z : tensor<1x2x4x6xf32>, tensor<1x2x4x1xf32>
+  %pt = poot.transpose %p {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x4x6xf32>
+  %vt = poot.transpose %v {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x6x16xf32>
+  %ot = poot.matmul %vt, %pt : tensor<1x2x16x6xf32>, tensor<1x2x6x4xf32>
+  %o = poot.transpose %ot {perm = array<i64: 0, 3, 1, 2>} : tensor<1x2x16x4xf32>
+  return %o : tensor<1x4x2x16xf32>
+}
+
+// -----
+
+// BLOOM's view back to [b*h, q, k] before bmm moves past P . V, v viewed
+// [b, h, k, d] with it. The same view of one head of probabilities against
+// values with their own batch [3, k, d] stays: bmm broadcasts the
+// probabilities there, and v's batch has no place in theirs.
+// CHECK-LABEL: func.func @lift_batch_reshape
+// CHECK: %[[P:.+]] = poot.div %{{.+}} : tensor<2x3x4x6xf32>
+// CHECK: %[[V4:.+]] = poot.reshape %arg1 : tensor<6x6x16xf32> -> tensor<2x3x6x16xf32>
+// CHECK: %[[O:.+]] = poot.matmul %[[P]], %[[V4]]
+// CHECK: %[[O3:.+]] = poot.reshape %[[O]] : tensor<2x3x4x16xf32> -> tensor<6x4x16xf32>
+// CHECK: %[[Q3:.+]] = poot.reshape %{{.+}} : tensor<1x1x4x6xf32> -> tensor<1x4x6xf32>
+// CHECK: %[[O2:.+]] = poot.matmul %[[Q3]], %arg2 : tensor<1x4x6xf32>, tensor<3x6x16xf32>
+// CHECK: return %[[O3]], %[[O2]]
+func.func @lift_batch_reshape(%s: tensor<2x3x4x6xf32>, %v: tensor<6x6x16xf32>, %w: tensor<3x6x16xf32>) -> (tensor<6x4x16xf32>, tensor<3x4x16xf32>) {
+  %m = poot.reduce_max %s {axis = 3 : i64, keepdim} : tensor<2x3x4x6xf32>
+  %d = poot.sub %s, %m : tensor<2x3x4x6xf32>, tensor<2x3x4x1xf32>
+  %e = poot.exp %d : tensor<2x3x4x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<2x3x4x6xf32>
+  %p = poot.div %e, %z : tensor<2x3x4x6xf32>, tensor<2x3x4x1xf32>
+  %p3 = poot.reshape %p : tensor<2x3x4x6xf32> -> tensor<6x4x6xf32>
+  %o = poot.matmul %p3, %v : tensor<6x4x6xf32>, tensor<6x6x16xf32>
+  %s1 = poot.slice %s {start = array<i64: 0, 0, 0, 0>, limit = array<i64: 1, 1, 4, 6>, step = array<i64: 1, 1, 1, 1>} : tensor<2x3x4x6xf32>
+  %m2 = poot.reduce_max %s1 {axis = 3 : i64, keepdim} : tensor<1x1x4x6xf32>
+  %d2 = poot.sub %s1, %m2 : tensor<1x1x4x6xf32>, tensor<1x1x4x1xf32>
+  %e2 = poot.exp %d2 : tensor<1x1x4x6xf32>
+  %z2 = poot.reduce_sum %e2 {axis = 3 : i64, keepdim} : tensor<1x1x4x6xf32>
+  %q2 = poot.div %e2, %z2 : tensor<1x1x4x6xf32>, tensor<1x1x4x1xf32>
+  %q3 = poot.reshape %q2 : tensor<1x1x4x6xf32> -> tensor<1x4x6xf32>
+  %o2 = poot.matmul %q3, %w : tensor<1x4x6xf32>, tensor<3x6x16xf32>
+  return %o, %o2 : tensor<6x4x16xf32>, tensor<3x4x16xf32>
+}
+
+// -----
+
+// fairseq: the masked [b, h, q, k] view merged back to [b*h, q, k] before
+// the softmax. The probabilities are relabelled into the view at P . V (the
+// merge composes with the split of the first matmul's result away), the
+// product is taken over [b, h], then reshaped back.
+// CHECK-LABEL: func.func @split_probabilities_at_pv
+// CHECK: %[[S:.+]] = poot.matmul %{{.+}}, %{{.+}} : tensor<2x3x4x8xf32>, tensor<2x3x8x6xf32>
+// CHECK: poot.select %arg1, %{{.+}}, %[[S]] : tensor<2x1x1x6xi1>, tensor<f32>, tensor<2x3x4x6xf32>
+// CHECK: %[[P:.+]] = poot.div %{{.+}} : tensor<2x3x4x6xf32>, tensor<2x3x4x1xf32>
+// CHECK: %[[V4:.+]] = poot.reshape %arg2 : tensor<6x6x16xf32> -> tensor<2x3x6x16xf32>
+// CHECK: %[[O:.+]] = poot.matmul %[[P]], %[[V4]]
+// CHECK: %[[O3:.+]] = poot.reshape %[[O]] : tensor<2x3x4x16xf32> -> tensor<6x4x16xf32>
+// CHECK: return %[[O3]]
+func.func @split_probabilities_at_pv(%s: tensor<6x4x6xf32>, %pad: tensor<2x1x1x6xi1>, %v: tensor<6x6x16xf32>) -> tensor<6x4x16xf32> {
+  %q = poot.constant dense<1.0> : tensor<6x4x8xf32>
+  %k = poot.constant dense<1.0> : tensor<6x8x6xf32>
+  %x = poot.matmul %q, %k : tensor<6x4x8xf32>, tensor<6x8x6xf32>
+  %x4 = poot.reshape %x : tensor<6x4x6xf32> -> tensor<2x3x4x6xf32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %sm4 = poot.select %pad, %ninf, %x4 : tensor<2x1x1x6xi1>, tensor<f32>, tensor<2x3x4x6xf32>
+  %sm = poot.reshape %sm4 : tensor<2x3x4x6xf32> -> tensor<6x4x6xf32>
+  %m = poot.reduce_max %sm {axis = 2 : i64, keepdim} : tensor<6x4x6xf32>
+  %d = poot.sub %sm, %m : tensor<6x4x6xf32>, tensor<6x4x1xf32>
+  %e = poot.exp %d : tensor<6x4x6xf32>
+  %z = poot.reduce_sum %e {axis = 2 : i64, keepdim} : tensor<6x4x6xf32>
+  %p = poot.div %e, %z : tensor<6x4x6xf32>, tensor<6x4x1xf32>
+  %o = poot.matmul %p, %v : tensor<6x4x6xf32>, tensor<6x6x16xf32>
+  return %o : tensor<6x4x16xf32>
+}
+
+// -----
+
+// An MLP's SiLU (x / (1 + exp(-x))) holds an exp, but no softmax's: the
+// batch-splitting reshape after it stays where it is.
+// CHECK-LABEL: func.func @mlp_sigmoid_keeps_layout
+// CHECK: poot.matmul %arg0, %arg1 : tensor<4x3x16xf32>, tensor<16x32xf32>
+// CHECK: %[[R:.+]] = poot.reshape %{{.+}} : tensor<4x3x32xf32> -> tensor<2x2x3x32xf32>
+// CHECK: return %[[R]]
+func.func @mlp_sigmoid_keeps_layout(%x: tensor<4x3x16xf32>, %w: tensor<16x32xf32>) -> tensor<2x2x3x32xf32> {
+  %h = poot.matmul %x, %w : tensor<4x3x16xf32>, tensor<16x32xf32>
+  %n = poot.neg %h : tensor<4x3x32xf32>
+  %e = poot.exp %n : tensor<4x3x32xf32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %d = poot.add %e, %one : tensor<4x3x32xf32>, tensor<f32>
+  %s = poot.div %h, %d : tensor<4x3x32xf32>, tensor<4x3x32xf32>
+  %r = poot.reshape %s : tensor<4x3x32xf32> -> tensor<2x2x3x32xf32>
+  return %r : tensor<2x2x3x32xf32>
+}
+
+// -----
+
 // x / 8 = x * 0.125 bit for bit (a power of two); x / 3 stays a division.
 // CHECK-LABEL: func.func @div_power_of_two
 // CHECK-DAG: %[[E:.+]] = poot.constant dense<1.250000e-01> : tensor<f32>

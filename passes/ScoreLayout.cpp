@@ -1,0 +1,933 @@
+//===- ScoreLayout.cpp - Layout normal form of the attention scores -------===//
+//
+// Front ends put layout ops anywhere between the two matmuls of an
+// attention: einsum layouts keep the scores [b, q, h, k] and transpose them
+// back for P . V; BLOOM and GPT-Neo multiply over a flattened b*h batch and
+// view the scores as [b, h, q, k] for the masks only (fairseq views them
+// back before the softmax); old ONNX exports run Softmax on a [b*h*q, k]
+// view between two reshapes; decode graphs drop the unit query axis; some
+// write P . V as (V^T . P^T)^T. The normal form has no layout op between the
+// first matmul and the second: the scores are laid out [.., Lq, Lk] as the
+// first matmul produces them and P . V reads them there.
+//
+// Every pattern here moves layout ops towards the first matmul (or, for
+// P . V, out past the second), so they never undo each other:
+//
+// - RelabelScoreChain, rooted at a transpose (any permutation) or at a
+//   rank-increasing reshape that keeps the last (key) axis, whose operand is
+//   a score chain: elementwise ops, selects, compares and converts,
+//   reductions with keepdim, broadcasts, back to the first matmul or to
+//   another layout op on it. The layout op is moved above the chain: every
+//   chain op is rebuilt in the new layout (a reduction's axis relabelled),
+//   every other input is brought to it, and at the top the layout op
+//   composes with the one there or is absorbed by the matmul. The proof, op
+//   by op, that this is a relabelling:
+//     * an elementwise op commutes with any data movement that is applied
+//       to all its operands alike (each operand, broadcast numpy-style,
+//       is moved with the same map);
+//     * a transpose relabels any reduction axis (axis a becomes inv(perm)[a]);
+//     * a reshape that keeps the last axis K maps every row of K elements
+//       to one row of K elements (row-major order within the prefix is the
+//       same), so a reduction over the last axis commutes with it; one over
+//       any other axis does not, and stops the rewrite;
+//     * an input of another shape is moved by dim groups (the runs of prefix
+//       dims whose products match on both sides): a group it holds in full
+//       is relabelled, one it broadcasts (all 1) stays broadcast, and one it
+//       broadcasts in part is broadcast in full first. A transposed input
+//       that only moves unit dims is reshaped instead, and one computed from
+//       iotas and splat constants alone (a mask built from indices) is
+//       rebuilt with each iota running along its permuted dim, so the mask
+//       readers still see the indices;
+//     * transpose(matmul(a, b), p) is matmul(a', b') when p permutes the
+//       batch dims among themselves and keeps the last two (or swaps them:
+//       matmul(b'^T, a'^T)); reshape(matmul(a, b)) is matmul(a', b') when
+//       the reshape keeps the last two dims and regroups the batch only
+//       (an operand transposed within its last two dims is regrouped under
+//       its transpose, so a repeat_kv behind k^T stays readable).
+//   Anything else (a reshape that changes the key axis, a permutation that
+//   moves the key axis into the batch, a value read outside the chain) is
+//   left where it is, and the attention matcher names the op in its decline.
+//
+// - TransposedPVProduct: transpose(matmul(a, p), perm) with the
+//   probabilities p on the right is transpose(matmul(p^T, a^T), perm'),
+//   perm' = swap . perm ((X . Y)^T = Y^T . X^T batch by batch); the outer
+//   transpose is dropped when perm' is the identity.
+//
+// - LiftBatchReshapeThroughMatmul: matmul(reshape(p), v) where the reshape
+//   only merges batch dims of the probabilities p (BLOOM's view back to
+//   [b*h, q, k] before bmm) is reshape(matmul(p, v')), v' regrouped into
+//   p's batch dims. v must broadcast into p's batch, not the other way.
+//
+// - SplitProbabilitiesAtPV: matmul(p, v) where the chain behind p holds a
+//   reshape that merges batch dims and keeps the rows and keys (fairseq:
+//   the masked [b, h, q, k] view merged back to [b*h, q, k] before the
+//   softmax): p is relabelled into the unmerged view by the proof above,
+//   the merge composing away, and the product is taken there, v regrouped,
+//   then reshaped back.
+//
+// All fire only on chains that hold or feed a softmax (an exp whose values
+// are summed), so other matmuls, and MLP chains with a sigmoid's exp, keep
+// their layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScoreLayout.h"
+
+#include "poot/Dialect/PootDialect.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cassert>
+#include <functional>
+#include <optional>
+#include <string>
+
+using namespace mlir;
+using namespace poot;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+int64_t normAxis(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
+
+bool allOnes(ArrayRef<int64_t> shape) {
+  return llvm::all_of(shape, [](int64_t d) { return d == 1; });
+}
+
+SmallVector<int64_t> identityPerm(int64_t rank) {
+  return llvm::to_vector(llvm::seq<int64_t>(0, rank));
+}
+
+/// Elementwise ops (numpy broadcasting) that may sit in a score chain.
+bool isElementwise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, SelectOp,
+             CompareOp, AndOp, OrOp, NotOp, ExpOp, LogOp, TanhOp, NegOp,
+             AbsOp, SqrtOp, RsqrtOp, ConvertOp>(op);
+}
+
+bool isReduction(Operation *op) {
+  return isa<ReduceMaxOp, ReduceSumOp, ReduceMinOp>(op);
+}
+
+bool keepdimOf(Operation *op) {
+  if (auto r = dyn_cast<ReduceMaxOp>(op))
+    return r.getKeepdim();
+  if (auto r = dyn_cast<ReduceSumOp>(op))
+    return r.getKeepdim();
+  if (auto r = dyn_cast<ReduceMinOp>(op))
+    return r.getKeepdim();
+  return false;
+}
+
+int64_t axisOf(Operation *op) {
+  int64_t rank = typeOf(op->getOperand(0)).getRank();
+  if (auto r = dyn_cast<ReduceMaxOp>(op))
+    return normAxis(static_cast<int64_t>(r.getAxis()), rank);
+  if (auto r = dyn_cast<ReduceSumOp>(op))
+    return normAxis(static_cast<int64_t>(r.getAxis()), rank);
+  if (auto r = dyn_cast<ReduceMinOp>(op))
+    return normAxis(static_cast<int64_t>(r.getAxis()), rank);
+  return -1;
+}
+
+bool isLayout(Operation *op) { return isa<TransposeOp, ReshapeOp>(op); }
+
+/// The ops a score chain is walked through: elementwise ops, reductions,
+/// broadcasts and layout ops.
+bool isChainLike(Operation *op) {
+  return isElementwise(op) || isReduction(op) || isLayout(op) ||
+         isa<BroadcastOp>(op);
+}
+
+/// Whether `v` is computed from an op `target` accepts through chain-like
+/// ops. Memoised per op: softmax chains share values (x - max(x)), and an
+/// unmemoised walk is exponential in their depth.
+bool computedFrom(Value v, llvm::function_ref<bool(Operation *)> target) {
+  llvm::DenseMap<Operation *, bool> memo;
+  std::function<bool(Value, int)> walk = [&](Value x, int depth) -> bool {
+    Operation *def = x.getDefiningOp();
+    if (!def || depth > 32)
+      return false;
+    if (target(def))
+      return true;
+    if (!isChainLike(def))
+      return false;
+    if (auto it = memo.find(def); it != memo.end())
+      return it->second;
+    bool r = llvm::any_of(def->getOperands(),
+                          [&](Value y) { return walk(y, depth + 1); });
+    memo[def] = r;
+    return r;
+  };
+  return walk(v, 0);
+}
+
+/// Whether `op` is the exp of a softmax: one whose values (through float
+/// converts and a where-mask select) are summed. The exp of a sigmoid or a
+/// SiLU is not, so MLP chains keep their layout.
+bool isSoftmaxExp(Operation *op) {
+  if (!isa<ExpOp>(op))
+    return false;
+  SmallVector<Value> work{op->getResult(0)};
+  for (size_t i = 0; i < work.size() && i < 8; ++i)
+    for (Operation *user : work[i].getUsers()) {
+      if (isa<ReduceSumOp>(user))
+        return true;
+      if (isa<ConvertOp, SelectOp>(user))
+        work.push_back(user->getResult(0));
+    }
+  return false;
+}
+
+/// Whether `v` is computed from a matmul through chain and layout ops.
+bool reachesMatmul(Value v) {
+  return computedFrom(v, [](Operation *o) { return isa<MatmulOp>(o); });
+}
+
+/// Whether `v` is computed from a softmax's exp through chain and layout
+/// ops (the probabilities, seen from P . V).
+bool holdsExp(Value v) { return computedFrom(v, isSoftmaxExp); }
+
+/// Whether `v` reaches a softmax's exp through its users (chain and layout
+/// ops).
+bool feedsExp(Value v) {
+  llvm::DenseMap<Operation *, bool> memo;
+  std::function<bool(Value, int)> walk = [&](Value x, int depth) -> bool {
+    if (depth > 12)
+      return false;
+    for (Operation *user : x.getUsers()) {
+      if (isSoftmaxExp(user))
+        return true;
+      if (!isChainLike(user) || user->getNumResults() != 1)
+        continue;
+      auto it = memo.find(user);
+      bool r = it != memo.end() ? it->second
+                                : (memo[user] = walk(user->getResult(0),
+                                                     depth + 1));
+      if (r)
+        return true;
+    }
+    return false;
+  };
+  return walk(v, 0);
+}
+
+/// The runs of dims whose products match between two shapes of one element
+/// count: [6, 4] and [2, 3, 4] group as {6}-{2, 3} and {4}-{4}. Each group is
+/// (begin, end) in `a` and (begin, end) in `b`.
+struct DimGroup {
+  int64_t a0, a1, b0, b1;
+};
+std::optional<SmallVector<DimGroup>> dimGroups(ArrayRef<int64_t> a,
+                                               ArrayRef<int64_t> b) {
+  SmallVector<DimGroup> out;
+  int64_t i = 0, j = 0, na = a.size(), nb = b.size();
+  while (i < na || j < nb) {
+    DimGroup g{i, i, j, j};
+    int64_t pa = 1, pb = 1;
+    if (i < na)
+      pa *= a[i++];
+    if (j < nb)
+      pb *= b[j++];
+    while (pa != pb) {
+      if (pa < pb && i < na)
+        pa *= a[i++];
+      else if (pb < pa && j < nb)
+        pb *= b[j++];
+      else
+        return std::nullopt;
+    }
+    g.a1 = i;
+    g.b1 = j;
+    out.push_back(g);
+  }
+  return out;
+}
+
+/// Whether `shape`, aligned to the right of `prefix ++ [keep dims]`,
+/// broadcasts into `prefix`: each of its prefix dims is 1 or the prefix's.
+bool fitsPrefix(ArrayRef<int64_t> shape, ArrayRef<int64_t> prefix,
+                int64_t keep) {
+  int64_t rank = prefix.size() + keep;
+  int64_t lead = rank - static_cast<int64_t>(shape.size());
+  if (lead < 0)
+    return false;
+  for (int64_t i = 0; i < static_cast<int64_t>(prefix.size()); ++i) {
+    if (i < lead)
+      continue;
+    int64_t d = shape[i - lead];
+    if (d != 1 && d != prefix[i])
+      return false;
+  }
+  return true;
+}
+
+/// Moves `v` (broadcastable into `from` in its first dims, see fitsPrefix;
+/// the rest of v's dims are kept) from the prefix `from` to the prefix `to`
+/// by dim groups. `keep` trailing dims of v are carried over unchanged.
+Value regroup(PatternRewriter &rewriter, Location loc, Value v,
+              ArrayRef<int64_t> from, ArrayRef<int64_t> to, int64_t keep) {
+  auto t = typeOf(v);
+  assert(fitsPrefix(t.getShape(), from, keep) && "value does not fit the "
+                                                 "prefix it is moved from");
+  int64_t rank = from.size() + keep;
+  SmallVector<int64_t> padded(rank - t.getRank(), 1);
+  llvm::append_range(padded, t.getShape());
+  ArrayRef<int64_t> prefix = ArrayRef<int64_t>(padded).take_front(from.size());
+  ArrayRef<int64_t> tail = ArrayRef<int64_t>(padded).drop_front(from.size());
+  auto groups = dimGroups(from, to);
+  assert(groups && "prefixes of different element counts");
+  SmallVector<int64_t> full(prefix), target;
+  bool broadcast = false;
+  for (const DimGroup &g : *groups) {
+    ArrayRef<int64_t> held = prefix.slice(g.a0, g.a1 - g.a0);
+    ArrayRef<int64_t> src = from.slice(g.a0, g.a1 - g.a0);
+    ArrayRef<int64_t> dst = to.slice(g.b0, g.b1 - g.b0);
+    if (held == src) {
+      llvm::append_range(target, dst);
+    } else if (allOnes(held)) {
+      target.append(dst.size(), 1);
+    } else {
+      for (int64_t k = g.a0; k < g.a1; ++k)
+        full[k] = from[k];
+      broadcast = true;
+      llvm::append_range(target, dst);
+    }
+  }
+  llvm::append_range(full, tail);
+  llvm::append_range(target, tail);
+  if (broadcast) {
+    if (static_cast<int64_t>(t.getRank()) != rank)
+      v = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(padded, t.getElementType()), v);
+    v = rewriter.create<BroadcastOp>(loc, v, full);
+  }
+  if (typeOf(v).getShape() == ArrayRef<int64_t>(target))
+    return v;
+  return rewriter.create<ReshapeOp>(
+      loc, RankedTensorType::get(target, t.getElementType()), v);
+}
+
+/// A matmul operand (rank from.size() + 2) regrouped from the batch `from`
+/// to the batch `to`. Under a transpose that keeps the batch dims in place
+/// (k^T), the transpose's operand is regrouped and transposed again: a
+/// batch regroup commutes with a permute of the last two dims, and the
+/// key's own layout ops (repeat_kv) then compose with the regroup.
+Value regroupOperand(PatternRewriter &rewriter, Location loc, Value v,
+                     ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  int64_t r = from.size() + 2;
+  if (auto tr = v.getDefiningOp<TransposeOp>();
+      tr && typeOf(v).getRank() == r) {
+    ArrayRef<int64_t> p = tr.getPerm();
+    bool batchFixed = true;
+    for (int64_t i = 0; i < r - 2; ++i)
+      batchFixed &= p[i] == i;
+    if (batchFixed) {
+      Value x = regroup(rewriter, loc, tr.getX(), from, to, 2);
+      int64_t nb = to.size();
+      SmallVector<int64_t> q = identityPerm(nb);
+      q.push_back(nb + p[r - 2] - (r - 2));
+      q.push_back(nb + p[r - 1] - (r - 2));
+      if (llvm::equal(q, llvm::seq<int64_t>(0, nb + 2)))
+        return x;
+      return rewriter.create<TransposeOp>(loc, x, q);
+    }
+  }
+  return regroup(rewriter, loc, v, from, to, 2);
+}
+
+/// The relabelling a layout op applies: a permutation, or a reshape from
+/// `in` to `out` that keeps the last axis.
+struct Relabel {
+  bool transpose = false;
+  SmallVector<int64_t> perm, inv;
+  SmallVector<int64_t> in, out;
+  int64_t rank = 0; ///< rank of the chain (the layout op's operand)
+
+  int64_t outRank() const {
+    return transpose ? rank : static_cast<int64_t>(out.size());
+  }
+
+  /// The type a chain value of type `t` has once relabelled.
+  std::optional<RankedTensorType> mapType(RankedTensorType t) const {
+    if (t.getRank() != rank)
+      return std::nullopt;
+    SmallVector<int64_t> shape;
+    if (transpose) {
+      for (int64_t p : perm)
+        shape.push_back(t.getDimSize(p));
+      return RankedTensorType::get(shape, t.getElementType());
+    }
+    // Reshape: the value holds every prefix group in full or not at all
+    // (a keepdim reduction over the keys leaves the prefix whole).
+    auto groups = dimGroups(ArrayRef<int64_t>(in).drop_back(),
+                            ArrayRef<int64_t>(out).drop_back());
+    if (!groups)
+      return std::nullopt;
+    for (const DimGroup &g : *groups) {
+      auto held = t.getShape().slice(g.a0, g.a1 - g.a0);
+      auto src = ArrayRef<int64_t>(in).slice(g.a0, g.a1 - g.a0);
+      if (held == src) {
+        llvm::append_range(shape,
+                           ArrayRef<int64_t>(out).slice(g.b0, g.b1 - g.b0));
+      } else if (allOnes(held)) {
+        shape.append(g.b1 - g.b0, 1);
+      } else {
+        return std::nullopt;
+      }
+    }
+    shape.push_back(t.getDimSize(rank - 1));
+    return RankedTensorType::get(shape, t.getElementType());
+  }
+
+  /// The relabelled reduction axis, if the reduction commutes.
+  std::optional<int64_t> mapAxis(int64_t axis) const {
+    if (transpose)
+      return inv[axis];
+    if (axis == rank - 1)
+      return static_cast<int64_t>(out.size()) - 1;
+    return std::nullopt;
+  }
+
+  /// A reshape from `from` to `to` that keeps the last axis and splits
+  /// prefix dims (rank grows), or nullopt.
+  static std::optional<Relabel> split(ArrayRef<int64_t> from,
+                                      ArrayRef<int64_t> to) {
+    if (to.size() <= from.size() || from.empty() ||
+        to.back() != from.back() ||
+        !dimGroups(from.drop_back(), to.drop_back()))
+      return std::nullopt;
+    Relabel rl;
+    rl.rank = from.size();
+    rl.in = llvm::to_vector(from);
+    rl.out = llvm::to_vector(to);
+    return rl;
+  }
+};
+
+/// Whether transpose(matmul(a, b), perm) is a matmul of transposed operands:
+/// perm keeps the batch dims among themselves and the last two together.
+bool matmulAbsorbsPerm(ArrayRef<int64_t> perm) {
+  int64_t r = perm.size();
+  if (r < 2)
+    return false;
+  for (int64_t i = 0; i < r - 2; ++i)
+    if (perm[i] >= r - 2)
+      return false;
+  return (perm[r - 2] == r - 2 && perm[r - 1] == r - 1) ||
+         (perm[r - 2] == r - 1 && perm[r - 1] == r - 2);
+}
+
+/// Whether the matmul `mm` absorbs the relabelling: a batch permutation
+/// (with or without the swap of the matrix dims), or a reshape that
+/// regroups the batch and keeps the rows.
+bool matmulAbsorbs(MatmulOp mm, const Relabel &rl) {
+  if (rl.transpose)
+    return matmulAbsorbsPerm(rl.perm);
+  if (rl.rank < 2 || rl.in[rl.rank - 2] != rl.out[rl.out.size() - 2] ||
+      !dimGroups(ArrayRef<int64_t>(rl.in).drop_back(2),
+                 ArrayRef<int64_t>(rl.out).drop_back(2)))
+    return false;
+  ArrayRef<int64_t> batch = ArrayRef<int64_t>(rl.in).drop_back(2);
+  return fitsPrefix(typeOf(mm.getLhs()).getShape(), batch, 2) &&
+         fitsPrefix(typeOf(mm.getRhs()).getShape(), batch, 2);
+}
+
+/// `v` (rank of `perm`) transposed by `perm`, rebuilt when it is an index
+/// expression: iotas and splat constants combined by elementwise ops, as
+/// masks are built. Each iota then runs along its permuted dim, so the mask
+/// readers, which read iotas in the score frame, see the same indices.
+/// Null when `v` is not one (the caller transposes it instead).
+Value transposeIndexTree(PatternRewriter &rewriter, Location loc, Value v,
+                         const Relabel &rl, llvm::DenseMap<Value, Value> &done,
+                         int depth = 0) {
+  if (!isTensor(v) || typeOf(v).getRank() != rl.rank || depth > 8)
+    return nullptr;
+  if (auto it = done.find(v); it != done.end())
+    return it->second;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumResults() != 1)
+    return nullptr;
+  auto type = *rl.mapType(typeOf(v));
+  Value r;
+  if (auto iota = dyn_cast<IotaOp>(def)) {
+    r = rewriter.create<IotaOp>(
+        loc, type, static_cast<uint64_t>(rl.inv[iota.getDim()]));
+  } else if (auto c = dyn_cast<ConstantOp>(def)) {
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    if (!dense || !dense.isSplat())
+      return nullptr;
+    r = rewriter.create<ConstantOp>(
+        loc, type,
+        DenseElementsAttr::get(type, dense.getSplatValue<Attribute>()));
+  } else if (isElementwise(def)) {
+    SmallVector<Value> operands;
+    for (Value x : def->getOperands()) {
+      if (!isTensor(x))
+        return nullptr;
+      auto xt = typeOf(x);
+      if (allOnes(xt.getShape()) && xt.getRank() <= rl.rank) {
+        operands.push_back(x);
+        continue;
+      }
+      Value moved = transposeIndexTree(rewriter, loc, x, rl, done, depth + 1);
+      if (!moved)
+        return nullptr;
+      operands.push_back(moved);
+    }
+    OperationState state(def->getLoc(), def->getName());
+    state.addOperands(operands);
+    state.addAttributes(def->getAttrs());
+    state.addTypes(type);
+    r = rewriter.create(state)->getResult(0);
+  } else {
+    return nullptr;
+  }
+  done[v] = r;
+  return r;
+}
+
+/// What lies behind a value to relabel: chain ops (rebuilt), sources (a
+/// matmul or a layout op on the way to one: absorbed or composed), leaves
+/// (moved as inputs).
+enum Kind { Leaf, Chain, Source };
+
+struct ChainPlan {
+  llvm::DenseMap<Operation *, Kind> kind;
+  SmallVector<Operation *> order; ///< chain ops and sources, in block order
+  Kind topKind = Leaf;
+  bool hasExp = false;
+};
+
+/// Classifies what lies behind `x` and checks that relabelling it by `rl`
+/// is one: every chain op commutes with the relabelling, every matmul
+/// source absorbs it, and no chain value (nor `x`, other than by `reader`)
+/// is read outside the chain, where the old layout would be needed.
+FailureOr<ChainPlan> planRelabel(Value x, const Relabel &rl,
+                                 Operation *reader, std::string &why) {
+  ChainPlan plan;
+  Operation *top = x.getDefiningOp();
+  if (!top) {
+    why = "operand is an argument";
+    return failure();
+  }
+  auto &kind = plan.kind;
+  std::function<Kind(Operation *, int)> classify = [&](Operation *o,
+                                                       int depth) -> Kind {
+    if (auto it = kind.find(o); it != kind.end())
+      return it->second;
+    Kind k = Leaf;
+    bool rankOk = o->getNumResults() == 1 && isTensor(o->getResult(0)) &&
+                  typeOf(o->getResult(0)).getRank() == rl.rank &&
+                  rl.mapType(typeOf(o->getResult(0))).has_value() &&
+                  llvm::all_of(o->getOperands(), isTensor);
+    if (rankOk && isa<MatmulOp>(o)) {
+      k = Source;
+    } else if (rankOk && isLayout(o) && reachesMatmul(o->getOperand(0))) {
+      k = Source;
+    } else if (rankOk && depth < 64) {
+      bool chainOp = isElementwise(o);
+      if (isReduction(o))
+        chainOp = keepdimOf(o) && rl.mapAxis(axisOf(o)).has_value();
+      if (auto b = dyn_cast<BroadcastOp>(o))
+        chainOp = typeOf(b.getX()).getRank() == rl.rank &&
+                  rl.mapType(typeOf(b.getX())).has_value();
+      if (chainOp)
+        for (Value v : o->getOperands())
+          if (Operation *d = v.getDefiningOp())
+            if (classify(d, depth + 1) != Leaf)
+              k = Chain;
+    }
+    kind[o] = k;
+    return k;
+  };
+  plan.topKind = classify(top, 0);
+  if (plan.topKind == Leaf) {
+    why = "operand is not a score chain";
+    return failure();
+  }
+  if (plan.topKind == Source && !isa<MatmulOp>(top)) {
+    why = "nothing to move through";
+    return failure();
+  }
+  for (auto [o, k] : kind) {
+    if (k == Leaf)
+      continue;
+    plan.order.push_back(o);
+    plan.hasExp |= k == Chain && isSoftmaxExp(o);
+    if (auto mm = dyn_cast<MatmulOp>(o); mm && !matmulAbsorbs(mm, rl)) {
+      why = "the matmul cannot absorb the relabelling";
+      return failure();
+    }
+  }
+  // Nothing outside may read a chain value: it would need the old layout.
+  for (auto [o, k] : kind) {
+    if (k != Chain && o != top)
+      continue;
+    for (Operation *user : o->getResult(0).getUsers())
+      if (o == top ? user != reader : kind.lookup(user) != Chain) {
+        why = "a chain value is read outside the chain";
+        return failure();
+      }
+  }
+  if (llvm::any_of(plan.order, [&](Operation *o) {
+        return o->getBlock() != reader->getBlock();
+      })) {
+    why = "chain spans blocks";
+    return failure();
+  }
+  llvm::sort(plan.order, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  return plan;
+}
+
+/// Builds `x` relabelled by `rl` as `plan` says, before the current
+/// insertion point. Every type is the relabelled one by construction
+/// (planRelabel has checked each op maps).
+Value buildRelabel(PatternRewriter &rewriter, Location loc, Value x,
+                   const Relabel &rl, const ChainPlan &plan) {
+  llvm::DenseMap<Value, Value> indexTrees;
+  // An input from outside the chain, moved to the new layout.
+  auto leaf = [&](Value v) -> Value {
+    auto t = typeOf(v);
+    if (allOnes(t.getShape()) && t.getRank() <= rl.outRank())
+      return v;
+    if (!rl.transpose)
+      return regroup(rewriter, loc, v, ArrayRef<int64_t>(rl.in).drop_back(),
+                     ArrayRef<int64_t>(rl.out).drop_back(), 1);
+    SmallVector<int64_t> padded(rl.rank - t.getRank(), 1);
+    llvm::append_range(padded, t.getShape());
+    SmallVector<int64_t> moved;
+    int64_t last = -1;
+    bool order = true; // the permutation keeps the non-unit dims in order
+    for (int64_t p : rl.perm) {
+      moved.push_back(padded[p]);
+      if (padded[p] != 1) {
+        order &= p > last;
+        last = p;
+      }
+    }
+    // Only unit dims move, and to where numpy broadcasting puts them.
+    if (order && (ArrayRef<int64_t>(moved) == t.getShape() ||
+                  ArrayRef<int64_t>(moved) == ArrayRef<int64_t>(padded)))
+      return v;
+    if (t.getRank() == rl.rank)
+      if (Value tree = transposeIndexTree(rewriter, loc, v, rl, indexTrees))
+        return tree;
+    if (order)
+      return rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(moved, t.getElementType()), v);
+    if (t.getRank() < rl.rank)
+      v = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(padded, t.getElementType()), v);
+    return rewriter.create<TransposeOp>(loc, v, rl.perm);
+  };
+  llvm::DenseMap<Value, Value> moved;
+  auto get = [&](Value v) {
+    auto it = moved.find(v);
+    return it != moved.end() ? it->second : leaf(v);
+  };
+  // (a . b) relabelled: a and b brought to rank `rank`, then moved.
+  auto padTo = [&](Value v, int64_t rank) -> Value {
+    auto t = typeOf(v);
+    if (t.getRank() >= rank)
+      return v;
+    SmallVector<int64_t> padded(rank - t.getRank(), 1);
+    llvm::append_range(padded, t.getShape());
+    return rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get(padded, t.getElementType()), v);
+  };
+  for (Operation *o : plan.order) {
+    auto type = *rl.mapType(typeOf(o->getResult(0)));
+    Value result;
+    if (auto mm = dyn_cast<MatmulOp>(o)) {
+      Value a = padTo(mm.getLhs(), rl.rank), b = padTo(mm.getRhs(), rl.rank);
+      if (rl.transpose) {
+        SmallVector<int64_t> p(rl.perm);
+        bool swap = p[rl.rank - 2] == rl.rank - 1;
+        if (swap)
+          std::swap(p[rl.rank - 2], p[rl.rank - 1]);
+        auto permute = [&](Value v) -> Value {
+          if (llvm::equal(p, llvm::seq<int64_t>(0, rl.rank)))
+            return v;
+          return rewriter.create<TransposeOp>(loc, v, p);
+        };
+        a = permute(a);
+        b = permute(b);
+        if (swap) {
+          SmallVector<int64_t> s = identityPerm(rl.rank);
+          std::swap(s[rl.rank - 2], s[rl.rank - 1]);
+          Value at = rewriter.create<TransposeOp>(loc, a, s);
+          Value bt = rewriter.create<TransposeOp>(loc, b, s);
+          a = bt;
+          b = at;
+        }
+      } else {
+        ArrayRef<int64_t> from = ArrayRef<int64_t>(rl.in).drop_back(2);
+        ArrayRef<int64_t> to = ArrayRef<int64_t>(rl.out).drop_back(2);
+        a = regroupOperand(rewriter, loc, a, from, to);
+        b = regroupOperand(rewriter, loc, b, from, to);
+      }
+      result = rewriter.create<MatmulOp>(o->getLoc(), a, b);
+    } else if (plan.kind.lookup(o) == Source) {
+      if (auto tr = dyn_cast<TransposeOp>(o); tr && rl.transpose) {
+        SmallVector<int64_t> p;
+        for (int64_t i : rl.perm)
+          p.push_back(tr.getPerm()[i]);
+        result = rewriter.create<TransposeOp>(o->getLoc(), tr.getX(), p);
+      } else if (auto rs = dyn_cast<ReshapeOp>(o); rs && !rl.transpose) {
+        result = rewriter.create<ReshapeOp>(o->getLoc(), type, rs.getX());
+      } else {
+        result = leaf(o->getResult(0));
+      }
+    } else {
+      SmallVector<Value> operands;
+      for (Value v : o->getOperands())
+        operands.push_back(get(v));
+      OperationState state(o->getLoc(), o->getName());
+      state.addOperands(operands);
+      for (NamedAttribute a : o->getAttrs()) {
+        if (a.getName() == "axis" && isReduction(o)) {
+          state.addAttribute(
+              "axis", rewriter.getI64IntegerAttr(*rl.mapAxis(axisOf(o))));
+        } else if (a.getName() == "shape" && isa<BroadcastOp>(o)) {
+          state.addAttribute("shape",
+                             rewriter.getDenseI64ArrayAttr(type.getShape()));
+        } else {
+          state.addAttribute(a.getName(), a.getValue());
+        }
+      }
+      state.addTypes(type);
+      result = rewriter.create(state)->getResult(0);
+    }
+    assert(typeOf(result) == type && "relabelled type mismatch");
+    moved[o->getResult(0)] = result;
+  }
+  return moved.lookup(x);
+}
+
+/// The relabelling a layout op applies, or nullopt (a merging reshape, one
+/// that changes the key axis, an identity).
+std::optional<Relabel> relabelOf(Operation *op) {
+  auto xt = typeOf(op->getOperand(0));
+  auto rt = typeOf(op->getResult(0));
+  if (auto tr = dyn_cast<TransposeOp>(op)) {
+    Relabel rl;
+    rl.transpose = true;
+    rl.rank = xt.getRank();
+    rl.perm = llvm::to_vector(tr.getPerm());
+    rl.inv.resize(rl.perm.size());
+    for (int64_t i = 0; i < rl.rank; ++i)
+      rl.inv[rl.perm[i]] = i;
+    if (llvm::equal(rl.perm, llvm::seq<int64_t>(0, rl.rank)))
+      return std::nullopt;
+    return rl;
+  }
+  // Only a reshape that splits prefix dims (rank grows) and keeps the key
+  // axis: the normal form has the most dims, so merges are never pushed
+  // and the two directions cannot undo each other.
+  return Relabel::split(xt.getShape(), rt.getShape());
+}
+
+struct RelabelScoreChain : public RewritePattern {
+  RelabelScoreChain(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isLayout(op) || !isTensor(op->getOperand(0)))
+      return failure();
+    auto rl = relabelOf(op);
+    if (!rl)
+      return rewriter.notifyMatchFailure(op, "not a permutation, nor a split "
+                                             "keeping the keys");
+    Value x = op->getOperand(0);
+    std::string why;
+    auto plan = planRelabel(x, *rl, op, why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(op, why);
+    // Directly on a matmul: absorbed only into the scores' matmul (the
+    // layout the scores are read in); P . V's own layout is its output's.
+    if (plan->topKind == Source && !feedsExp(op->getResult(0)))
+      return rewriter.notifyMatchFailure(op, "not scores");
+    if (plan->topKind == Chain && !plan->hasExp &&
+        !feedsExp(op->getResult(0)))
+      return rewriter.notifyMatchFailure(op, "not around a softmax");
+    rewriter.setInsertionPoint(op);
+    Value repl = buildRelabel(rewriter, op->getLoc(), x, *rl, *plan);
+    rewriter.replaceOp(op, repl);
+    return success();
+  }
+};
+
+/// transpose(matmul(a, p), perm) with the probabilities on the right:
+/// transpose(matmul(p^T, a^T), swap . perm), each operand swapped in its own
+/// rank.
+struct TransposedPVProduct : public OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto mm = op.getX().getDefiningOp<MatmulOp>();
+    if (!mm || !mm->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a single-use matmul");
+    if (!holdsExp(mm.getRhs()) || holdsExp(mm.getLhs()))
+      return rewriter.notifyMatchFailure(op, "not (V^T . P^T)^T");
+    int64_t r = op.getType().getRank();
+    Location loc = op.getLoc();
+    auto swapOwn = [&](Value v) -> Value {
+      SmallVector<int64_t> s = identityPerm(typeOf(v).getRank());
+      std::swap(s[s.size() - 1], s[s.size() - 2]);
+      return rewriter.create<TransposeOp>(loc, v, s);
+    };
+    Value product = rewriter.create<MatmulOp>(mm.getLoc(), swapOwn(mm.getRhs()),
+                                              swapOwn(mm.getLhs()));
+    // x = product^T: x dim j is product dim swap[j].
+    SmallVector<int64_t> swap = identityPerm(r), perm;
+    std::swap(swap[r - 1], swap[r - 2]);
+    for (int64_t p : op.getPerm())
+      perm.push_back(swap[p]);
+    if (llvm::equal(perm, llvm::seq<int64_t>(0, r)))
+      rewriter.replaceOp(op, product);
+    else
+      rewriter.replaceOpWithNewOp<TransposeOp>(op, product, perm);
+    return success();
+  }
+};
+
+/// matmul(reshape(p), v) where the reshape merges batch dims of p and keeps
+/// its last two: reshape(matmul(p, v')), v' regrouped into p's batch dims.
+struct LiftBatchReshapeThroughMatmul : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp mm,
+                                PatternRewriter &rewriter) const override {
+    auto rs = mm.getLhs().getDefiningOp<ReshapeOp>();
+    if (!rs)
+      return rewriter.notifyMatchFailure(mm, "lhs is not a reshape");
+    auto pt = typeOf(rs.getX()), lt = typeOf(rs.getResult());
+    auto vt = typeOf(mm.getRhs());
+    if (pt.getRank() <= lt.getRank() || lt.getRank() < 3 ||
+        vt.getRank() > lt.getRank())
+      return rewriter.notifyMatchFailure(mm, "not a batch merge");
+    int64_t pr = pt.getRank(), lr = lt.getRank();
+    if (pt.getDimSize(pr - 1) != lt.getDimSize(lr - 1) ||
+        pt.getDimSize(pr - 2) != lt.getDimSize(lr - 2))
+      return rewriter.notifyMatchFailure(mm, "the reshape moves the rows or "
+                                             "keys");
+    auto from = lt.getShape().drop_back(2), to = pt.getShape().drop_back(2);
+    if (!dimGroups(from, to))
+      return rewriter.notifyMatchFailure(mm, "batch does not regroup");
+    // v must broadcast into the merged batch of p, not the other way: a
+    // batch p broadcasts over has no place in p's own batch dims.
+    if (!fitsPrefix(vt.getShape(), from, 2))
+      return rewriter.notifyMatchFailure(mm, "v's batch is not within p's");
+    if (!holdsExp(rs.getX()))
+      return rewriter.notifyMatchFailure(mm, "lhs is not probabilities");
+    Location loc = mm.getLoc();
+    Value v = mm.getRhs();
+    if (vt.getRank() < lr) {
+      SmallVector<int64_t> padded(lr - vt.getRank(), 1);
+      llvm::append_range(padded, vt.getShape());
+      v = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(padded, vt.getElementType()), v);
+    }
+    v = regroupOperand(rewriter, loc, v, from, to);
+    Value out = rewriter.create<MatmulOp>(loc, rs.getX(), v);
+    rewriter.replaceOpWithNewOp<ReshapeOp>(mm, mm.getType(), out);
+    return success();
+  }
+};
+
+/// matmul(p, v) where the chain behind p holds a reshape that merges batch
+/// dims and keeps the rows and keys: p relabelled into the unmerged view
+/// (the merge composes away), the product taken there, reshaped back.
+struct SplitProbabilitiesAtPV : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// The batch-merging reshape behind `p` on its chain, if any.
+  static ReshapeOp findMerge(Value p) {
+    auto pt = typeOf(p);
+    llvm::DenseMap<Operation *, bool> seen;
+    std::function<ReshapeOp(Value, int)> walk = [&](Value x,
+                                                    int depth) -> ReshapeOp {
+      Operation *def = x.getDefiningOp();
+      if (!def || depth > 32 || !seen.try_emplace(def, true).second ||
+          def->getNumResults() != 1 || !isTensor(def->getResult(0)))
+        return nullptr;
+      auto t = typeOf(def->getResult(0));
+      if (t.getRank() != pt.getRank())
+        return nullptr;
+      if (auto rs = dyn_cast<ReshapeOp>(def)) {
+        auto in = typeOf(rs.getX());
+        int64_t r = in.getRank();
+        if (r > pt.getRank() && t.getShape() == pt.getShape() &&
+            in.getShape().take_back(2) == t.getShape().take_back(2))
+          return rs;
+        return nullptr;
+      }
+      if (!isElementwise(def) && !isReduction(def) && !isa<BroadcastOp>(def))
+        return nullptr;
+      for (Value y : def->getOperands())
+        if (isTensor(y))
+          if (ReshapeOp found = walk(y, depth + 1))
+            return found;
+      return nullptr;
+    };
+    return walk(p, 0);
+  }
+
+  LogicalResult matchAndRewrite(MatmulOp mm,
+                                PatternRewriter &rewriter) const override {
+    Value p = mm.getLhs();
+    Operation *def = p.getDefiningOp();
+    auto pt = typeOf(p), vt = typeOf(mm.getRhs());
+    if (!def || isLayout(def) || pt.getRank() < 3 ||
+        vt.getRank() > pt.getRank())
+      return rewriter.notifyMatchFailure(mm, "not P . V");
+    ReshapeOp merge = findMerge(p);
+    if (!merge)
+      return rewriter.notifyMatchFailure(mm, "no batch merge behind p");
+    auto view = typeOf(merge.getX()).getShape();
+    auto rl = Relabel::split(pt.getShape(), view);
+    if (!rl)
+      return rewriter.notifyMatchFailure(mm, "the view does not keep the "
+                                             "keys");
+    auto from = pt.getShape().drop_back(2), to = view.drop_back(2);
+    if (!fitsPrefix(vt.getShape(), from, 2))
+      return rewriter.notifyMatchFailure(mm, "v's batch is not within p's");
+    std::string why;
+    auto plan = planRelabel(p, *rl, mm, why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(mm, why);
+    if (plan->topKind != Chain || !plan->hasExp ||
+        plan->kind.lookup(merge) != Source)
+      return rewriter.notifyMatchFailure(mm, "the merge is not on p's "
+                                             "softmax chain");
+    Location loc = mm.getLoc();
+    rewriter.setInsertionPoint(mm);
+    Value p2 = buildRelabel(rewriter, loc, p, *rl, *plan);
+    Value v = mm.getRhs();
+    if (vt.getRank() < pt.getRank()) {
+      SmallVector<int64_t> padded(pt.getRank() - vt.getRank(), 1);
+      llvm::append_range(padded, vt.getShape());
+      v = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(padded, vt.getElementType()), v);
+    }
+    v = regroupOperand(rewriter, loc, v, from, to);
+    Value out = rewriter.create<MatmulOp>(loc, p2, v);
+    rewriter.replaceOpWithNewOp<ReshapeOp>(mm, mm.getType(), out);
+    return success();
+  }
+};
+
+} // namespace
+
+void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
+  patterns.add<RelabelScoreChain, TransposedPVProduct,
+               LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV>(
+      patterns.getContext());
+}
