@@ -120,11 +120,11 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
                             << " has none";
     // Value widths 32, 96 and 128 are the ones checked right on hardware
     // (the planner's rule says why 64 is not among them).
-    if (s.tileWarpgroup && ((s.dv != 32 && s.dv != 96 && s.dv != 128) ||
-                            s.tileKeys % 16))
+    if (s.tileWarpgroup &&
+        ((s.dv != 32 && s.dv != 96 && s.dv != 128) || s.tileKeys != 64))
       return op.emitError() << "expected a warpgroup tile schedule with a "
-                               "value width of 32, 96 or 128 and keys in "
-                               "16-key steps, got "
+                               "value width of 32, 96 or 128 and 64-key "
+                               "tiles, got "
                             << s.dv << " and " << s.tileKeys;
     if (s.dk % 32 || s.dv % 8 || (s.dk - s.sharedWidth) % 8 ||
         !(s.storage.isBF16() || s.storage.isF16()))

@@ -99,17 +99,19 @@ Attribute LLVMTargetHooks::globalMemorySpace(MLIRContext *ctx) const {
 Value LLVMTargetHooks::allocWorkgroup(OpBuilder &b, Location loc,
                                       gpu::GPUFuncOp fn,
                                       ArrayRef<int64_t> shape,
-                                      Type elementType) const {
+                                      Type elementType, int64_t align) const {
   auto space =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value buffer = fn.addWorkgroupAttribution(
       MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(), space),
       loc);
-  // Every buffer starts 16-byte aligned, as the kernels' vector accesses
-  // need (otherwise each is aligned only to its element, and one of odd
-  // size misaligns the next).
+  // Every buffer starts at least 16-byte aligned, as the kernels' vector
+  // accesses need (otherwise each is aligned only to its element, and one
+  // of odd size misaligns the next).
   fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 1,
-                                 "llvm.align", b.getI64IntegerAttr(16));
+                                 "llvm.align",
+                                 b.getI64IntegerAttr(std::max<int64_t>(
+                                     align, 16)));
   return buffer;
 }
 

@@ -477,13 +477,22 @@ SmallVector<Value> initialState(Emitter &e, const Spec &s) {
   return init;
 }
 
+/// Bytes of one operand buffer of the warpgroup form: `width` channels of
+/// `keys` keys as 128-byte rows of 64 channels, one block of rows (an atom
+/// column) for each 64 channels, the last one partly used.
+int64_t warpgroupBufferBytes(int64_t keys, int64_t width) {
+  return (width + 63) / 64 * keys * 128;
+}
+
 /// The warpgroup form's copies of keys [k0, k0 + keys) (clamped as
-/// startTile's are) into `buffer`: key kk's channels [8 c, 8 c + 8) at
-/// element (kk / 8) 8 width + 64 c + 8 (kk % 8), i.e. 8x8 core matrices of
-/// 8 keys by 8 channels, 128 contiguous bytes each, the channel blocks of
-/// one group of 8 keys side by side. Eight neighbouring lanes fill one
-/// core matrix (128 contiguous bytes: no bank conflicts) and read 16 bytes
-/// of each of 8 keys.
+/// startTile's are) into `buffer`, keys and values alike, in the 128-byte
+/// swizzled layout the warpgroup tile reads: channel c of tile key kk at
+/// byte (c / 64) keys 128 + kk 128 + ((c % 64) / 8 ^ kk % 8) 16 + (c % 8) 2,
+/// i.e. 128-byte rows (one key, 64 channels) whose 16-byte chunks are
+/// permuted by the row's position among 8, so that 8 rows of one chunk
+/// column sit on distinct banks. Neighbouring lanes copy neighbouring
+/// 16-byte chunks of one key (coalesced reads); the 8 chunks of a row land
+/// in distinct chunks of one 128-byte row (no bank conflicts).
 void startWarpgroupTile(Emitter &e, const Tile &w, Value tid, Value k0,
                         bool isKey) {
   const Spec &s = w.s;
@@ -493,16 +502,16 @@ void startWarpgroupTile(Emitter &e, const Tile &w, Value tid, Value k0,
   for (int64_t i = 0; i * lanes < items; ++i) {
     Value v = e.add(tid, e.idx(i * lanes));
     auto copy = [&] {
-      Value r8 = e.rem(v, e.idx(8)), rest = e.div(v, e.idx(8));
-      Value cb = e.rem(rest, e.idx(perKey)), grp = e.div(rest, e.idx(perKey));
-      Value kk = e.add(e.mul(grp, e.idx(8)), r8);
+      Value kk = e.div(v, e.idx(perKey)), cb = e.rem(v, e.idx(perKey));
       Value c = e.mul(cb, e.idx(8));
       Value key = e.imin(e.add(k0, kk), e.sub(w.kEnd, e.idx(1)));
       Value row = s.paged ? e.loadPoolRow(w.a.read, ValueRange{w.bi, key},
                                           s.poolSlots)
                           : Value();
-      Value at = e.add(e.mul(grp, e.idx(8 * width)),
-                       e.add(e.mul(cb, e.idx(64)), e.mul(r8, e.idx(8))));
+      Value chunk = e.b.create<arith::XOrIOp>(e.loc, e.rem(cb, e.idx(8)),
+                                              e.rem(kk, e.idx(8)));
+      Value at = e.add(e.mul(e.div(cb, e.idx(8)), e.idx(keys * 64)),
+                       e.add(e.mul(kk, e.idx(64)), e.mul(chunk, e.idx(8))));
       if (isKey)
         return copyKey(e, w, key, row, c, at);
       if (s.paged)
@@ -537,8 +546,14 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
   const int64_t keys = s.tileKeys, G = s.group, blocks = keys / 8;
   const TargetHooks &target = e.target;
   Tile w{s, a, s.tileRows, keys, s.dk, s.dv, G * s.lq};
-  w.ks = target.allocWorkgroup(b, loc, fn, {keys * s.dk}, et);
-  w.vs = target.allocWorkgroup(b, loc, fn, {keys * s.dv}, et);
+  // The swizzled layout repeats every 1024 bytes, from a 1024-byte
+  // boundary.
+  w.ks = target.allocWorkgroup(b, loc, fn,
+                               {warpgroupBufferBytes(keys, s.dk) / 2}, et,
+                               /*align=*/1024);
+  w.vs = target.allocWorkgroup(b, loc, fn,
+                               {warpgroupBufferBytes(keys, s.dv) / 2}, et,
+                               /*align=*/1024);
   Value split;
   Value p0 = placeWorkgroup(e, w, id, split);
 
@@ -558,15 +573,21 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
         qa[m].push_back(wordsOf(e, v)[0]);
       }
 
-  // Bytes between core matrices: keys along k (channels) 128, along n (8
-  // keys) 16 dk; values along k (8 keys) 16 dv, along n (channels) 128.
+  // The operands in the swizzled layout (startWarpgroupTile). Keys, read
+  // with the channels along k: step m's 16 channels start 32 m bytes into
+  // their 128-byte rows (m / 4 atom columns on), groups of 8 keys (along
+  // n) 1024 bytes apart. Values, the channels along n: step kk's 16 keys
+  // start 2048 kk bytes on, groups of 8 keys (along k) 1024 bytes apart,
+  // atom columns of 64 channels (along n) 128 keys bytes apart.
   auto keyOperand = [&](Emitter &x, int64_t m) {
-    return target.warpgroupOperand(x.b, x.loc, w.ks, x.idx(256 * m), 128,
-                                   16 * s.dk);
+    return target.warpgroupOperand(
+        x.b, x.loc, w.ks, x.idx(m / 4 * keys * 128 + m % 4 * 32),
+        /*leadingBytes=*/16, /*strideBytes=*/1024);
   };
   auto valueOperand = [&](Emitter &x, int64_t kk) {
-    return target.warpgroupOperand(x.b, x.loc, w.vs, x.idx(32 * s.dv * kk),
-                                   16 * s.dv, 128);
+    return target.warpgroupOperand(x.b, x.loc, w.vs, x.idx(2048 * kk),
+                                   /*leadingBytes=*/keys * 128,
+                                   /*strideBytes=*/1024);
   };
 
   SmallVector<Value> init = initialState(e, s);

@@ -171,16 +171,15 @@ public:
   // wgmma.mma_async with A in registers (sm_90a). MLIR 19's
   // nvvm.wgmma.mma_async takes A from shared memory only, so the product
   // is inline PTX; the fences and group waits are NVVM ops. B's words are
-  // the matrix descriptor of the PTX ISA without swizzling: the start
-  // address, the leading byte offset (between core matrices along k) and
-  // the stride byte offset (along n), each in 16-byte units, at bits 0, 16
-  // and 32.
+  // the matrix descriptor of the PTX ISA: the start address, the leading
+  // and the stride byte offsets, each in 16-byte units, at bits 0, 16 and
+  // 32, and the layout at bits 62-63 (1: the 128-byte swizzle).
   bool hasWarpgroupTile(Type element) const override {
     return element.isBF16() || element.isF16();
   }
   Value warpgroupOperand(OpBuilder &b, Location loc, Value memref,
-                         Value offset, int64_t kStride,
-                         int64_t nStride) const override {
+                         Value offset, int64_t leadingBytes,
+                         int64_t strideBytes) const override {
     Type i64 = b.getI64Type();
     Value base =
         b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
@@ -191,7 +190,8 @@ public:
     };
     Value start = b.create<arith::ShRUIOp>(
         loc, b.create<arith::AndIOp>(loc, addr, c64(0x3FFFF)), c64(4));
-    int64_t fixed = ((kStride >> 4) << 16) | ((nStride >> 4) << 32);
+    int64_t fixed = ((leadingBytes >> 4) << 16) |
+                    ((strideBytes >> 4) << 32) | (int64_t(1) << 62);
     return b.create<arith::OrIOp>(loc, start, c64(fixed));
   }
   SmallVector<Value> warpgroupTile(OpBuilder &b, Location loc, Type element,

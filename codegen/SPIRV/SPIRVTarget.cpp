@@ -38,8 +38,10 @@ public:
   Attribute globalMemorySpace(MLIRContext *ctx) const override {
     return spirv::StorageClassAttr::get(ctx, spirv::StorageClass::StorageBuffer);
   }
+  // No buffer here needs more than its element's alignment.
   Value allocWorkgroup(OpBuilder &b, Location loc, gpu::GPUFuncOp,
-                       ArrayRef<int64_t> shape, Type elementType) const override {
+                       ArrayRef<int64_t> shape, Type elementType,
+                       int64_t /*align*/ = 16) const override {
     auto space = spirv::StorageClassAttr::get(b.getContext(),
                                               spirv::StorageClass::Workgroup);
     auto type = MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(),

@@ -97,7 +97,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     t.waves = waves;
     t.splits = splits;
     t.noMatrix = noMatrix;
-    t.warpgroup = warpgroup;
+    t.noWarpgroup = noWarpgroup;
     t.noFusedCombine = noFusedCombine;
     t.fusedCombine = fusedCombine;
     return t;

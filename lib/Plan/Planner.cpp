@@ -274,19 +274,22 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
   const int64_t dk = s.keyWidth, dv = s.valueWidth;
   if (dk % 32 || dv % 8 || (dk - s.sharedKeyWidth) % 8)
     return std::nullopt;
-  // The warpgroup tile where the device has one and it is asked for
-  // (measured slower than the subgroup tile on sm_90): 64-key tiles, one
-  // unpadded buffer each for keys and values (the tile reads them as 8x8
-  // core matrices, no bank conflicts to pad against), value widths up to
-  // 128 (the accumulators of one product are dv / 2 floats a lane). Only
-  // the value widths checked right on an H200 (32, 96, 128): with 64-wide
-  // values a causal prefill past its first key tile came out wrong there,
-  // deterministically, and the cause is not found yet.
+  // Prefill on the warpgroup tile where the device has one (sm_90;
+  // measured 1.7x faster than the subgroup tile there): 64-key tiles, one
+  // buffer each for keys and values in the 128-byte swizzled layout
+  // (ceil(width / 64) blocks of 64 keys x 128 bytes). Only for the value
+  // widths checked right on an H200, 32, 96 and 128 (at most 128: a
+  // product's accumulators are dv / 2 floats a lane): with 64-wide values
+  // a causal prefill past its first key tile came out wrong there,
+  // deterministically, and the cause is not found yet. Not for
+  // multi-token decode, where it was measured slower (before the
+  // swizzled layout; not measured since).
+  auto atoms = [](int64_t width) { return (width + 63) / 64 * 64 * 128; };
   const bool warpgroup =
-      d.warpgroupTile && tuning.warpgroup &&
+      d.warpgroupTile && !tuning.noWarpgroup && !decode &&
       (tuning.warps == 0 || tuning.warps == 4) && dk <= 256 &&
       (dv == 32 || dv == 96 || dv == 128) &&
-      64 * (dk + dv) * 2 <= d.workgroupMemoryBytes &&
+      atoms(dk) + atoms(dv) <= d.workgroupMemoryBytes &&
       dk / 4 + dv / 2 + 32 <= 224;
   // Otherwise double-buffered first (the copies of the next tile hide
   // behind the products of this one), then the larger tile.
@@ -319,7 +322,7 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
   out.tileWarpgroup = warpgroup;
   out.lanes = warps * 32;
   out.vector = 8;
-  out.stateBytes = warpgroup ? keys * (dk + dv) * 2
+  out.stateBytes = warpgroup ? atoms(dk) + atoms(dv)
                              : tileWorkgroupBytes(dk, dv, keys, stages);
   out.rows = s.batch * s.keyHeads * ceilDiv(nRep * s.queryLen, out.tileRows);
   out.chunk = s.keyLen;

@@ -132,8 +132,9 @@ CASES
 )
 echo "$TILE_CASES" | sweep_cases
 
-# The same cases on the warpgroup matrix tile (sm_90, asked for).
-echo "$TILE_CASES" | sed 's/^tile-/wg-tile-/; s/$/|--warpgroup/' | sweep_cases
+# The same cases on the subgroup matrix tile (sm_80/sm_89's form; sm_90
+# prefill takes the warpgroup tile where it can).
+echo "$TILE_CASES" | sed 's/^tile-/sg-tile-/; s/$/|--no-warpgroup/' | sweep_cases
 
 # The split-KV combine: on CUDA the matrix-tile schedule folds it in the
 # last workgroup of a row, so the combine kernel is kept covered here
@@ -223,8 +224,8 @@ for t in 4 8; do
   "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
     -o "$OUT/bench/$name.plan"
   "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
-    --warpgroup -o "$OUT/bench/$name-warpgroup.plan"
-  echo "$name-warpgroup" >> "$OUT/bench/compare.txt"
+    --no-warpgroup -o "$OUT/bench/$name-subgroup.plan"
+  echo "$name-subgroup" >> "$OUT/bench/compare.txt"
   rm "$OUT/bench/$name.mlir"
   echo "$name 8 64 8 32768 128 bf16 $t" >> "$OUT/bench/shapes.txt"
 done
@@ -238,10 +239,10 @@ for model in "8b 32 8" "70b 64 8"; do
       --head-dim=128 --seq=$l --dtype=bf16 -o "$OUT/bench/$name.mlir"
     "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
       -o "$OUT/bench/$name.plan"
-    # The same shape on the warpgroup matrix tile, for comparison.
+    # The same shape on the subgroup matrix tile, for comparison.
     "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
-      --warpgroup -o "$OUT/bench/$name-warpgroup.plan"
-    echo "$name-warpgroup $l" >> "$OUT/bench/compare.txt"
+      --no-warpgroup -o "$OUT/bench/$name-subgroup.plan"
+    echo "$name-subgroup $l" >> "$OUT/bench/compare.txt"
     rm "$OUT/bench/$name.mlir"
     echo "$name 1 $2 $3 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
   done
@@ -255,9 +256,9 @@ done
 chunk() { # name trace-args shape-line
   "$TRACE" $2 -o "$OUT/bench/$1.mlir"
   "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet -o "$OUT/bench/$1.plan"
-  "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet --warpgroup \
-    -o "$OUT/bench/$1-warpgroup.plan"
-  echo "$1-warpgroup" >> "$OUT/bench/compare.txt"
+  "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet --no-warpgroup \
+    -o "$OUT/bench/$1-subgroup.plan"
+  echo "$1-subgroup" >> "$OUT/bench/compare.txt"
   rm "$OUT/bench/$1.mlir"
   echo "$1 $3" >> "$OUT/bench/shapes.txt"
 }

@@ -421,18 +421,17 @@ TEST(Planner, TileSchedule) {
 
 
 TEST(Planner, WarpgroupTileSchedule) {
-  // sm_90, asked for: one warpgroup of 64 rows against 64-key tiles, keys
-  // and values one unpadded buffer each (64 x (128 + 128) x 2 bytes).
+  // sm_90 prefill: one warpgroup of 64 rows against 64-key tiles, keys and
+  // values one buffer each in the swizzled layout (64 keys x 128 bytes for
+  // each 64 channels).
   DeviceFacts d = *findDevicePreset("sm_90");
-  ScheduleTuning tuning;
-  tuning.warpgroup = true;
   ASSERT_TRUE(d.warpgroupTile);
   EXPECT_FALSE(findDevicePreset("sm_80")->warpgroupTile);
   EXPECT_FALSE(findDevicePreset("sm_89")->warpgroupTile);
   AttentionShape p = decode(1, 32, 8, 1000, 128, "bf16");
   p.queryLen = 1000;
   p.causal = true;
-  auto s = planAttention(p, d, tuning);
+  auto s = planAttention(p, d);
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->tileWarpgroup);
   EXPECT_EQ(s->tileRows, 64);
@@ -441,58 +440,73 @@ TEST(Planner, WarpgroupTileSchedule) {
   EXPECT_EQ(s->lanes, 128);
   EXPECT_EQ(s->group, 4);
   EXPECT_EQ(s->rows, 8 * 63);
-  EXPECT_EQ(s->stateBytes, 64 * (128 + 128) * 2);
-  // Not asked for (the default): the subgroup tile, as on sm_80.
-  s = planAttention(p, d);
+  EXPECT_EQ(s->stateBytes, 2 * 2 * 64 * 128);
+  // Asked not to: the subgroup tile, as on sm_80.
+  ScheduleTuning tuning;
+  tuning.noWarpgroup = true;
+  s = planAttention(p, d, tuning);
   ASSERT_TRUE(bool(s));
   EXPECT_FALSE(s->tileWarpgroup);
   EXPECT_EQ(s->tileKeys, 32);
   EXPECT_EQ(s->tileStages, 2);
   // Other subgroup counts than 4 are the subgroup tile's.
+  tuning = {};
   tuning.warps = 2;
   s = planAttention(p, d, tuning);
   ASSERT_TRUE(bool(s));
   EXPECT_FALSE(s->tileWarpgroup);
-  // Value widths past 128 (a product's accumulators are dv / 2 floats a
-  // lane) or off 16 channels keep the subgroup tile; 96 and 192/128 take it.
-  tuning.warps = 0;
+  // Multi-token decode (16 rows or fewer) stays on the subgroup tile.
+  AttentionShape mtd = decode(8, 64, 8, 32768, 128, "bf16");
+  mtd.queryLen = 8;
+  mtd.causal = true;
+  s = planAttention(mtd, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileRows, 64);
+  EXPECT_FALSE(s->tileWarpgroup);
+  // Value widths other than 32, 96 and 128 (those checked right on
+  // hardware; at most 128: a product's accumulators are dv / 2 floats a
+  // lane) keep the subgroup tile.
   AttentionShape wide = decode(1, 4, 2, 200, 256, "f16");
   wide.queryLen = 200;
-  s = planAttention(wide, d, tuning);
+  s = planAttention(wide, d);
   ASSERT_TRUE(bool(s));
   EXPECT_EQ(s->tileRows, 64);
   EXPECT_FALSE(s->tileWarpgroup);
   AttentionShape odd = decode(1, 8, 2, 300, 64, "f16");
   odd.queryLen = 300;
-  odd.valueWidth = 40;
-  s = planAttention(odd, d, tuning);
-  ASSERT_TRUE(bool(s));
-  EXPECT_FALSE(s->tileWarpgroup);
-  odd.valueWidth = 64; // wrong on an H200 when causal: not planned
-  s = planAttention(odd, d, tuning);
-  ASSERT_TRUE(bool(s));
-  EXPECT_FALSE(s->tileWarpgroup);
-  EXPECT_EQ(s->tileRows, 64);
+  for (int64_t dv : {40, 48, 64, 80}) {
+    odd.valueWidth = dv;
+    s = planAttention(odd, d);
+    ASSERT_TRUE(bool(s));
+    EXPECT_EQ(s->tileRows, 64);
+    EXPECT_FALSE(s->tileWarpgroup) << dv;
+  }
+  for (int64_t dv : {32, 96, 128}) {
+    odd.valueWidth = dv;
+    s = planAttention(odd, d);
+    ASSERT_TRUE(bool(s));
+    EXPECT_TRUE(s->tileWarpgroup) << dv;
+  }
   odd.valueWidth = 96;
-  s = planAttention(odd, d, tuning);
-  ASSERT_TRUE(bool(s));
-  EXPECT_TRUE(s->tileWarpgroup);
-  EXPECT_EQ(s->stateBytes, 64 * (64 + 96) * 2);
+  s = planAttention(odd, d);
+  EXPECT_EQ(s->stateBytes, 64 * 128 + 2 * 64 * 128);
   AttentionShape mla = decode(1, 16, 1, 512, 192, "bf16");
   mla.queryLen = 100;
   mla.valueWidth = 128;
   mla.sharedKeyWidth = 64;
-  s = planAttention(mla, d, tuning);
+  s = planAttention(mla, d);
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->tileWarpgroup);
+  EXPECT_EQ(s->stateBytes, 3 * 64 * 128 + 2 * 64 * 128);
   // f32 has no matrix tile at all.
   AttentionShape f32 = decode(1, 8, 2, 100, 128);
   f32.queryLen = 100;
-  s = planAttention(f32, d, tuning);
+  s = planAttention(f32, d);
   ASSERT_TRUE(bool(s));
   EXPECT_FALSE(s->tileWarpgroup);
   EXPECT_EQ(s->tileRows, 0);
 }
+
 TEST(Planner, SplitCountCappedAndSizedToTheUnits) {
   DeviceFacts d = *findDevicePreset("gfx942"); // 304 units
   auto s = planAttention(decode(1, 1, 1, 1 << 20, 128), d);

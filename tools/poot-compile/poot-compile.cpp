@@ -121,10 +121,10 @@ static struct TuningFlags {
       "no-matrix", cl::init(false),
       cl::desc("Never plan the matrix-tile or tile schedules (comparisons)"),
       cl::cat(tuningOptions)};
-  cl::opt<bool> warpgroup{
-      "warpgroup", cl::init(false),
-      cl::desc("The tile schedule on the warpgroup matrix tile where the "
-               "device has one (sm_90; not the default, measured slower)"),
+  cl::opt<bool> noWarpgroup{
+      "no-warpgroup", cl::init(false),
+      cl::desc("Prefill on the subgroup matrix tile even where the device "
+               "has the warpgroup tile (comparisons)"),
       cl::cat(tuningOptions)};
   cl::opt<bool> noFusedCombine{
       "no-fused-combine", cl::init(false),

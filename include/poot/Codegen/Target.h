@@ -30,10 +30,12 @@ public:
   virtual mlir::Attribute globalMemorySpace(mlir::MLIRContext *ctx) const = 0;
   /// A workgroup-memory buffer of `type`'s shape and element type, created
   /// in the kernel body at the builder's point.
+  /// At least 16-byte aligned, `align` bytes where asked.
   virtual mlir::Value allocWorkgroup(mlir::OpBuilder &b, mlir::Location loc,
                                      mlir::gpu::GPUFuncOp fn,
                                      llvm::ArrayRef<int64_t> shape,
-                                     mlir::Type elementType) const = 0;
+                                     mlir::Type elementType,
+                                     int64_t align = 16) const = 0;
   /// Marks a kernel with its workgroup size.
   virtual void setWorkgroupSize(mlir::gpu::GPUFuncOp fn,
                                 int64_t lanes) const = 0;
@@ -116,20 +118,23 @@ public:
   /// subgroup w holds A's rows 16 w + g and + 8 as the matrix tile's `a`
   /// words do, and D's entries 4 j + i = D[16 w + g + 8 (i / 2)][8 j + 2 t +
   /// i % 2] (the matrix tile's c for each 8 columns j). B lies in
-  /// workgroup memory as 8x8 core matrices of 128 contiguous bytes (8 rows
-  /// of 16 bytes), the rows being n (B's columns) where `transposeB` is
-  /// false and k where it is true, 8 elements of the other dimension to a
-  /// row; core matrices that follow each other along k are `kStride` bytes
-  /// apart, along n `nStride` bytes (both multiples of 16). Whether the
-  /// target has it for `element`; the planner only asks for it where
+  /// workgroup memory in the 128-byte swizzled layout: 128-byte rows of 64
+  /// elements, the rows being n (B's columns) where `transposeB` is false
+  /// (k along the row) and k where it is true (n along the row); in each
+  /// group of 8 rows (1024 bytes, from a 1024-byte boundary) the 16-byte
+  /// chunk j of row r is stored at chunk j ^ r. Whether the target has it
+  /// for `element`; the planner only asks for it where
   /// DeviceFacts::warpgroupTile says so.
   virtual bool hasWarpgroupTile(mlir::Type element) const { return false; }
   /// The words that describe B to warpgroupTile: B's first element at byte
-  /// `offset` of `memref` (workgroup memory, 16-byte aligned), strides as
-  /// above. i64.
+  /// `offset` of `memref` (workgroup memory, 1024-byte aligned); the groups
+  /// of 8 rows `strideBytes` apart; where the rows are k (`transposeB`),
+  /// the 64-element blocks of n `leadingBytes` apart (unused otherwise).
+  /// Multiples of 16. i64.
   virtual mlir::Value warpgroupOperand(mlir::OpBuilder &b, mlir::Location loc,
                                        mlir::Value memref, mlir::Value offset,
-                                       int64_t kStride, int64_t nStride) const;
+                                       int64_t leadingBytes,
+                                       int64_t strideBytes) const;
   /// Issues one product (k = 16, n in 8-column steps up to 256): `a` as 4
   /// words, `bOperand` from warpgroupOperand, `d` the n / 2 accumulators of
   /// this lane; returns the new ones. They may be read only after
@@ -174,7 +179,8 @@ public:
   mlir::Value allocWorkgroup(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::gpu::GPUFuncOp fn,
                              llvm::ArrayRef<int64_t> shape,
-                             mlir::Type elementType) const override;
+                             mlir::Type elementType,
+                             int64_t align = 16) const override;
   void setWorkgroupSize(mlir::gpu::GPUFuncOp fn,
                         int64_t lanes) const override;
   /// f32, f16, bf16, i32 and i64 buffers.

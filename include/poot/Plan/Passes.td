@@ -57,9 +57,9 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
            "experiments; the cap of 16 and 128-key chunks still hold)">,
     Option<"noMatrix", "no-matrix", "bool", "false",
            "Never plan the matrix-tile schedule (comparisons)">,
-    Option<"warpgroup", "warpgroup", "bool", "false",
-           "The tile schedule on the warpgroup matrix tile where the device "
-           "has one (sm_90; not the default, measured slower)">,
+    Option<"noWarpgroup", "no-warpgroup", "bool", "false",
+           "Prefill on the subgroup matrix tile even where the device has "
+           "the warpgroup tile (comparisons)">,
     Option<"noFusedCombine", "no-fused-combine", "bool", "false",
            "Split-KV: always a combine kernel, never the combine in the "
            "last workgroup of a row (comparisons)">,

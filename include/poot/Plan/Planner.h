@@ -67,10 +67,9 @@ struct ScheduleTuning {
   int64_t waves = 0;  ///< split-KV: workgroups per compute unit to aim for
   int64_t splits = 0; ///< split-KV: at most this many splits (1: stream)
   bool noMatrix = false; ///< never the matrix-tile schedule
-  /// The tile schedule on the warpgroup matrix tile where the device has
-  /// one (sm_90). Not the default: measured slower than the subgroup tile
-  /// (docs/performance.md).
-  bool warpgroup = false;
+  /// Prefill on the subgroup matrix tile even where the device has the
+  /// warpgroup tile (comparisons).
+  bool noWarpgroup = false;
   bool noFusedCombine = false; ///< split-KV: always a combine kernel
   /// Split-KV: the combine in the last workgroup on every schedule, on any
   /// target the generator gives a device fence (tests and comparisons).
@@ -157,7 +156,7 @@ void copyTuning(const From &from, To &to) {
   to.waves = from.waves;
   to.splits = from.splits;
   to.noMatrix = from.noMatrix;
-  to.warpgroup = from.warpgroup;
+  to.noWarpgroup = from.noWarpgroup;
   to.noFusedCombine = from.noFusedCombine;
   to.fusedCombine = from.fusedCombine;
 }

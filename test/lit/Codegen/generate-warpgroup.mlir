@@ -1,6 +1,6 @@
-// The warpgroup tile, asked for on sm_90: the products are wgmma on the
+// The warpgroup tile, sm_90's prefill schedule: the products are wgmma on the
 // architecture-specific target; a schedule it cannot take is refused.
-// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 warpgroup=true" --poot-generate=target=nvvm | FileCheck %s
+// RUN: poot-opt %s --split-input-file --poot-plan=device=sm_90 --poot-generate=target=nvvm | FileCheck %s
 // RUN: not poot-opt %s --split-input-file --poot-generate=target=nvvm 2>&1 | FileCheck %s --check-prefix=REFUSE
 
 // CHECK-LABEL: gpu.module
@@ -16,7 +16,7 @@ func.func @prefill(%q: tensor<1x8x100x64xbf16>, %k: tensor<1x2x100x64xbf16>, %v:
 
 // -----
 
-// REFUSE: error: expected a warpgroup tile schedule with a value width of 32, 96 or 128 and keys in 16-key steps, got 64 and 64
+// REFUSE: error: expected a warpgroup tile schedule with a value width of 32, 96 or 128 and 64-key tiles, got 64 and 64
 func.func @width_64(%q: tensor<1x8x100x64xbf16>, %k: tensor<1x2x100x64xbf16>, %v: tensor<1x2x100x64xbf16>) -> tensor<1x8x100x64xbf16> {
   %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 4 : i64, causal, poot.schedule = #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 100, grid_x = 2, state_bytes = 16384, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, device = "sm_90">} : tensor<1x8x100x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x8x100x64xbf16>
   return %o : tensor<1x8x100x64xbf16>

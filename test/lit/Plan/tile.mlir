@@ -2,22 +2,19 @@
 // RUN: poot-opt %s --split-input-file --poot-plan=device=sm_90 | FileCheck %s
 // RUN: poot-opt %s --split-input-file --poot-plan=device=sm_80 | FileCheck %s --check-prefix=SM80
 // RUN: poot-opt %s --split-input-file --poot-plan=device=gfx942 | FileCheck %s --check-prefix=GFX942
-// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 warpgroup=true" | FileCheck %s --check-prefix=WG
-// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_80 warpgroup=true" | FileCheck %s --check-prefix=SM80
+// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 no-warpgroup=true" | FileCheck %s --check-prefix=NOWG
 
 // bf16 prefill, Llama-3-8B layer: 4 heads of a KV head interleaved in 64
 // rows; 1024 rows x 4 heads / 64 = 64 row blocks x 8 KV heads. Two 64-key
-// Two 64-key tiles would take 77824 bytes of workgroup memory, two 32-key
-// tiles fit.
+// sm_90 multiplies on the warpgroup tile: one warpgroup of 64 rows against
+// 64-key tiles, keys and values one buffer each in the swizzled layout
+// (2 x 64 keys x 128 bytes each).
 // CHECK-LABEL: func.func @prefill_8b
-// CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 37888, causal_skip = true, tile_rows = 64, tile_keys = 32, tile_stages = 2, device = "sm_90">
-// Asked for, sm_90 multiplies on the warpgroup tile: one warpgroup of 64
-// rows against 64-key tiles, keys and values one unpadded buffer each (64
-// x 256 x 2 bytes).
-// WG-LABEL: func.func @prefill_8b
-// WG: state_bytes = 32768, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, device = "sm_90">
-// sm_80 has mma.sync, cp.async and ldmatrix (the subgroup tile), and no
-// warpgroup tile, asked for or not.
+// CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 32768, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, device = "sm_90">
+// On the subgroup tile (asked for on sm_90; sm_80's only one), two 64-key
+// tiles would take 77824 bytes of workgroup memory, two 32-key tiles fit.
+// NOWG-LABEL: func.func @prefill_8b
+// NOWG: state_bytes = 37888, causal_skip = true, tile_rows = 64, tile_keys = 32, tile_stages = 2, device = "sm_90">
 // SM80-LABEL: func.func @prefill_8b
 // SM80: state_bytes = 37888, causal_skip = true, tile_rows = 64, tile_keys = 32, tile_stages = 2, device = "sm_80">
 // AMD's matrix instructions have other layouts: no tile schedule there.
