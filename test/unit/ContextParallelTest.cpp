@@ -3,10 +3,12 @@
 // The in-process communicator joins N cpu devices in threads; every
 // attention's keys are split across them (split-kv for decode, the ring for
 // prefill) and the result must match the single-device oracle (the
-// reference evaluator in f64) within the f32 tolerance of docs/numerics.md
-// (|got - want| <= 1e-6 + 2e-5 max|want|, NaN in the same places), on
-// random non-zero inputs. A failure injected on one device publishes
-// nothing on any.
+// reference evaluator in f64) within the tolerance of docs/numerics.md for
+// its dtype (f32: |got - want| <= 1e-6 + 2e-5 max|want|; NaN in the same
+// places), on
+// random non-zero inputs, NaN and infinities where a case puts them. A
+// failure injected on one device publishes nothing on any, and a device
+// that stalls past the time limit fails the run instead of hanging it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +21,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <thread>
 
 using namespace poot::rt;
 using namespace poot::rt::handgraph;
@@ -36,6 +43,13 @@ struct Case {
   /// (b, row) pairs whose mask hides every key (a fully masked row).
   std::vector<std::pair<int64_t, int64_t>> maskedRows;
   bool chained = false; ///< the result feeds a later eqn (an add)
+  DType dtype = DType::F32;
+  std::optional<int64_t> window;
+  std::optional<double> softcap;
+  int groupSize = 0;
+  std::vector<int> deviceCounts = {2, 3, 4};
+  /// Changes the drawn inputs (NaN rows, infinities) before the run.
+  std::function<void(std::map<std::string, Tensor> &)> tweak;
 };
 
 struct Built {
@@ -52,16 +66,16 @@ Built build(const Case &c, uint64_t seed) {
     ops.push_back(gb.input(name, t));
     out.inputs[name] = std::move(value);
   };
-  TensorType qt = TT(DType::F32, {c.b, c.hq, c.lq, c.dk});
-  TensorType kt = TT(DType::F32, {c.b, c.hkv, c.lk, c.dk});
-  TensorType vt = TT(DType::F32, {c.b, c.hkv, c.lk, c.dv});
-  in("q", qt, randomTensor(rng, DType::F32, qt.shape));
-  in("k", kt, randomTensor(rng, DType::F32, kt.shape));
-  in("v", vt, randomTensor(rng, DType::F32, vt.shape));
+  TensorType qt = TT(c.dtype, {c.b, c.hq, c.lq, c.dk});
+  TensorType kt = TT(c.dtype, {c.b, c.hkv, c.lk, c.dk});
+  TensorType vt = TT(c.dtype, {c.b, c.hkv, c.lk, c.dv});
+  in("q", qt, randomTensor(rng, c.dtype, qt.shape));
+  in("k", kt, randomTensor(rng, c.dtype, kt.shape));
+  in("v", vt, randomTensor(rng, c.dtype, vt.shape));
   std::vector<int64_t> seg = {1, 1, 0, 1, 0, 0, 0, 0};
   if (c.mask) {
-    TensorType mt = TT(DType::F32, {c.b, 1, c.lq, c.lk});
-    Tensor m = randomTensor(rng, DType::F32, mt.shape);
+    TensorType mt = TT(c.dtype, {c.b, 1, c.lq, c.lk});
+    Tensor m = randomTensor(rng, c.dtype, mt.shape);
     for (auto [b, row] : c.maskedRows)
       for (int64_t t = 0; t < c.lk; ++t)
         m.at((b * c.lq + row) * c.lk + t) = -kInf;
@@ -90,14 +104,20 @@ Built build(const Case &c, uint64_t seed) {
   a["n_rep"] = Attr::ofInt(c.hq / c.hkv);
   if (c.causal)
     a["causal"] = Attr::ofInt(1);
+  if (c.window)
+    a["window"] = Attr::ofInt(*c.window);
+  if (c.softcap)
+    a["softcap"] = Attr::ofFloat(*c.softcap);
   a["operandSegmentSizes"] = Attr::ofInts(seg);
-  int o = gb.eqn("attention", ops, TT(DType::F32, {c.b, c.hq, c.lq, c.dv}), a);
+  int o = gb.eqn("attention", ops, TT(c.dtype, {c.b, c.hq, c.lq, c.dv}), a);
   if (c.chained) {
-    int twice = gb.eqn("add", {o, o}, TT(DType::F32, {c.b, c.hq, c.lq, c.dv}));
+    int twice = gb.eqn("add", {o, o}, TT(c.dtype, {c.b, c.hq, c.lq, c.dv}));
     gb.output("twice", twice);
   }
   gb.output("o", o);
   out.graph = std::move(gb.g);
+  if (c.tweak)
+    c.tweak(out.inputs);
   return out;
 }
 
@@ -111,7 +131,7 @@ Bindings bindingsOf(const std::map<std::string, Tensor> &inputs) {
 /// Runs `c` over 2, 3 and 4 devices against the oracle; returns the worst
 /// error relative to the tensor's scale.
 void runCase(const Case &c, ContextSplit expected) {
-  for (int devices : {2, 3, 4}) {
+  for (int devices : c.deviceCounts) {
     Built built = build(c, 1000 + devices);
     Bindings bindings = bindingsOf(built.inputs);
     std::map<std::string, Tensor> oracle;
@@ -119,6 +139,7 @@ void runCase(const Case &c, ContextSplit expected) {
                     .isOk());
     ContextParallelOptions options;
     options.devices = devices;
+    options.groupSize = c.groupSize;
     ContextParallelReport report;
     std::map<std::string, Tensor> got;
     Status s = runContextParallel(built.graph, bindings, options, got, &report);
@@ -127,7 +148,7 @@ void runCase(const Case &c, ContextSplit expected) {
     ASSERT_EQ(report.splits.size(), 1u);
     EXPECT_EQ(report.splits[0].form, expected)
         << report.splits[0].describe();
-    Tolerance tol = toleranceFor(DType::F32);
+    Tolerance tol = toleranceFor(c.dtype);
     double worst = 0;
     for (const auto &[name, want] : oracle) {
       ASSERT_TRUE(got.count(name)) << name;
@@ -422,6 +443,186 @@ TEST(ContextParallelTest, ServingPlanMixedSteps) {
   runPlan(std::string(POOT_SOURCE_DIR) +
               "/examples/serve/llama3-8b.mixed.paged.cpu.plan",
           ContextSplit::SplitKv);
+}
+
+//===----------------------------------------------------------------------===//
+// The combine's edge cases: NaN, infinities, empty shards, group shapes
+//===----------------------------------------------------------------------===//
+
+TEST(ContextParallelTest, NaNInAQueryRowIsNaNThereOnly) {
+  Case c;
+  c.name = "decode NaN query row";
+  c.b = 2, c.hq = 4, c.hkv = 2, c.lq = 1, c.lk = 19;
+  c.tweak = [](std::map<std::string, Tensor> &in) {
+    in["q"].at((1 * 4 + 2) * 8 + 3) = kNaN; // batch row 1, head 2
+  };
+  runCase(c, ContextSplit::SplitKv);
+}
+
+TEST(ContextParallelTest, NaNInOneShardsKeyOrValue) {
+  // A NaN key poisons every row that scores it, from whichever shard holds
+  // it; a NaN value only its channel.
+  for (const char *what : {"k", "v"}) {
+    Case c;
+    c.name = std::string("decode NaN in ") + what;
+    c.b = 1, c.hq = 2, c.hkv = 1, c.lq = 1, c.lk = 19;
+    c.tweak = [what](std::map<std::string, Tensor> &in) {
+      in[what].at(15 * 8 + 1) = kNaN;
+    };
+    runCase(c, ContextSplit::SplitKv);
+    c.lq = 20, c.lk = 20;
+    runCase(c, ContextSplit::Ring);
+  }
+}
+
+TEST(ContextParallelTest, PlusInfinityInTheMask) {
+  // A score of +inf makes its row exp(inf - inf): NaN, on every split.
+  Case c;
+  c.name = "decode +inf mask";
+  c.b = 1, c.hq = 2, c.hkv = 1, c.lq = 1, c.lk = 19;
+  c.mask = true;
+  c.tweak = [](std::map<std::string, Tensor> &in) { in["mask"].at(12) = kInf; };
+  runCase(c, ContextSplit::SplitKv);
+}
+
+TEST(ContextParallelTest, FewerKeysThanDevices) {
+  Case c;
+  c.name = "decode 2 keys";
+  c.lq = 1, c.lk = 2;
+  c.deviceCounts = {2, 3, 4, 5};
+  runCase(c, ContextSplit::SplitKv);
+  c.name = "prefill 20 rows over 3 keys";
+  c.lq = 20, c.lk = 3;
+  runCase(c, ContextSplit::Ring);
+}
+
+TEST(ContextParallelTest, ARowWithNoLiveKey) {
+  Case c;
+  c.name = "decode len 0";
+  c.b = 2, c.lq = 1, c.lk = 10;
+  c.len = {0, 7};
+  runCase(c, ContextSplit::SplitKv);
+  c.name = "prefill len 0";
+  c.lq = 20, c.lk = 20, c.causal = true, c.pos = {0};
+  runCase(c, ContextSplit::Ring);
+}
+
+TEST(ContextParallelTest, RingWithAPositionPerBatchRow) {
+  Case c;
+  c.name = "prefill pos per row";
+  c.b = 2, c.lq = 18, c.lk = 40;
+  c.causal = true;
+  c.pos = {22, 3};
+  c.deviceCounts = {2, 3, 4, 5, 7};
+  runCase(c, ContextSplit::Ring);
+}
+
+TEST(ContextParallelTest, EveryGroupShapeOfTheReduce) {
+  for (int g : {1, 2, 3, 4, 8}) {
+    Case c;
+    c.name = "decode groups of " + std::to_string(g);
+    c.b = 1, c.lq = 1, c.lk = 50;
+    c.groupSize = g;
+    c.chained = true;
+    c.deviceCounts = {2, 3, 4, 5, 6, 7, 8};
+    runCase(c, ContextSplit::SplitKv);
+  }
+}
+
+TEST(ContextParallelTest, StorageDtypesWindowAndSoftcap) {
+  for (DType t : {DType::F64, DType::BF16, DType::F16}) {
+    Case c;
+    c.name = std::string("decode ") + dtypeName(t);
+    c.lq = 1, c.lk = 30;
+    c.dtype = t;
+    runCase(c, ContextSplit::SplitKv);
+    c.name = std::string("prefill ") + dtypeName(t);
+    c.lq = 20, c.lk = 20, c.causal = true, c.pos = {0};
+    runCase(c, ContextSplit::Ring);
+  }
+  Case c;
+  c.name = "prefill window softcap";
+  c.lq = 20, c.lk = 30, c.causal = true, c.pos = {10};
+  c.window = 6;
+  c.softcap = 2.0;
+  runCase(c, ContextSplit::Ring);
+  c.name = "decode window softcap";
+  c.lq = 1, c.pos = {29};
+  runCase(c, ContextSplit::SplitKv);
+}
+
+//===----------------------------------------------------------------------===//
+// Timeouts
+//===----------------------------------------------------------------------===//
+
+TEST(ContextParallelTest, ALongTimeoutDoesNotExpireAtOnce) {
+  // A limit of hundreds of years ("wait as long as it takes") overflowed
+  // the communicator's deadline: any device that reached a receive before
+  // its message failed the run at once with a timeout.
+  Case c;
+  c.b = 1, c.lq = 1, c.lk = 10;
+  c.chained = true;
+  Built built = build(c, 3);
+  Bindings bindings = bindingsOf(built.inputs);
+  std::map<std::string, Tensor> want;
+  ASSERT_TRUE(evaluate(built.graph, bindings, NumericMode::Native, want).isOk());
+  ContextParallelOptions options;
+  options.devices = 3;
+  options.timeoutMs = std::numeric_limits<int64_t>::max();
+  options.inject = [](int device, const std::string &at) {
+    if (device == 2 && at == "exchange")
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return Status::ok();
+  };
+  std::map<std::string, Tensor> got;
+  Status s = runContextParallel(built.graph, bindings, options, got);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  expectClose(got.at("o"), want.at("o"), toleranceFor(DType::F32), "o");
+}
+
+TEST(ContextParallelTest, AStalledDeviceTimesOutAndNothingIsPublished) {
+  // Device 2 stalls past the limit (stuck, not failed). In the decode, one
+  // group of 3 and a result that does not go back to the devices, device 0
+  // is the only one waiting on it inside the run: it times out, names rank
+  // 2 and aborts the group. In the ring several devices wait in a chain and
+  // any of them may time out first. Either way every thread returns and
+  // nothing is published.
+  for (bool prefill : {false, true}) {
+    Case c;
+    c.b = 1, c.lq = prefill ? 20 : 1, c.lk = 20;
+    c.causal = true, c.pos = {prefill ? 0 : 19};
+    Built built = build(c, 3);
+    Bindings bindings = bindingsOf(built.inputs);
+    ContextParallelOptions options;
+    options.devices = 3;
+    options.groupSize = 3;
+    options.timeoutMs = 50;
+    options.inject = [](int device, const std::string &at) {
+      if (device == 2 && at == "exchange")
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      return Status::ok();
+    };
+    std::map<std::string, Tensor> outputs;
+    outputs["sentinel"] = Tensor(TT(DType::F32, {1}), {42.0});
+    auto start = std::chrono::steady_clock::now();
+    Status s = runContextParallel(built.graph, bindings, options, outputs);
+    auto took = std::chrono::steady_clock::now() - start;
+    const char *phase = prefill ? "prefill" : "decode";
+    ASSERT_FALSE(s.isOk()) << phase;
+    EXPECT_EQ(s.code(), ErrorCode::Io) << s.toString();
+    EXPECT_NE(s.message().find("recv: timeout: no message from rank "),
+              std::string::npos)
+        << s.toString();
+    if (!prefill) {
+      EXPECT_NE(s.message().find("device 0: rank 0 recv: timeout: no message "
+                                 "from rank 2 within 50 ms"),
+                std::string::npos)
+          << s.toString();
+    }
+    EXPECT_LT(took, std::chrono::seconds(10)) << phase;
+    ASSERT_EQ(outputs.size(), 1u) << phase;
+    EXPECT_EQ(outputs.at("sentinel").at(0), 42.0);
+  }
 }
 
 } // namespace

@@ -10,13 +10,16 @@
 // reference evaluator) run on a reference plan with the same inputs, and
 // exits 2 past the tolerance. With --bench=N on the cuda device it then
 // times each eqn's kernels alone, launched one by one and replayed as a
-// CUDA graph. Nothing is written unless the whole run succeeds.
+// CUDA graph. With --context-parallel=N a cpu plan runs over N in-process
+// cpu devices (threads), every attention's keys split across them
+// (ContextParallel.h). Nothing is written unless the whole run succeeds.
 //
 // It links only the runtime, so the argument parsing is done by hand.
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Runtime/Check.h"
+#include "poot/Runtime/ContextParallel.h"
 #include "poot/Runtime/CudaRunner.h"
 #include "poot/Runtime/HipRunner.h"
 #include "poot/Runtime/Evaluator.h"
@@ -76,6 +79,13 @@ const char *const kUsage =
     "                            whole on the device, its launches captured\n"
     "                            into one CUDA graph and replayed each step;\n"
     "                            with --bench, also time the whole replay\n"
+    "  --context-parallel=N      cpu: run the plan over N in-process cpu\n"
+    "                            devices (threads), each attention's keys\n"
+    "                            split across them (split-kv for decode, a\n"
+    "                            causal-skipping ring for prefill); prints\n"
+    "                            each attention's split and the exchanges\n"
+    "  --cp-group=G              with --context-parallel: devices a group of\n"
+    "                            the split-kv reduce (default ceil(sqrt(N)))\n"
     "  --quiet                   print only errors (and bench lines)\n";
 
 /// Prints "poot-run-plan: error: ..." and returns 1.
@@ -110,6 +120,11 @@ struct Options {
   bool quiet = false;
   bool deviceOnly = false;
   bool resident = false;
+  /// --context-parallel=N: 0 when not given; checked in main.
+  int64_t contextParallel = 0;
+  bool hasContextParallel = false;
+  int64_t cpGroup = 0;
+  bool hasCpGroup = false;
 };
 
 /// A whole decimal number, nothing before or after it.
@@ -119,6 +134,20 @@ bool parseUnsigned(const std::string &text, uint64_t &out) {
   errno = 0;
   char *end = nullptr;
   unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno != 0 || *end != 0)
+    return false;
+  out = v;
+  return true;
+}
+
+/// A whole decimal number with an optional '-', nothing before or after it.
+bool parseSigned(const std::string &text, int64_t &out) {
+  size_t digits = text.rfind("-", 0) == 0 ? 1 : 0;
+  if (text.size() <= digits || text[digits] < '0' || text[digits] > '9')
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
   if (errno != 0 || *end != 0)
     return false;
   out = v;
@@ -217,6 +246,21 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error,
         return false;
       }
       o.resident = true;
+    } else if (name == "context-parallel" || name == "cp-group") {
+      if (!needValue())
+        return false;
+      int64_t v = 0;
+      if (!parseSigned(value, v)) {
+        error = "--" + name + ": '" + value + "' is not a whole number";
+        return false;
+      }
+      if (name == "cp-group") {
+        o.cpGroup = v;
+        o.hasCpGroup = true;
+      } else {
+        o.contextParallel = v;
+        o.hasContextParallel = true;
+      }
     } else if (name == "quiet") {
       if (hasValue) {
         error = "--quiet takes no value";
@@ -460,6 +504,28 @@ int main(int argc, char **argv) {
       o.device != "hip")
     return fail("unknown device '" + o.device +
                 "' (available: cpu, vulkan, cuda, hip)");
+  if (o.hasContextParallel) {
+    if (o.contextParallel < 1)
+      return fail("--context-parallel must be at least 1 (the number of cpu "
+                  "devices), got " +
+                  std::to_string(o.contextParallel));
+    if (o.contextParallel > 1024)
+      return fail("--context-parallel " + std::to_string(o.contextParallel) +
+                  " is past 1024 devices");
+    if (o.device != "cpu")
+      return fail("--context-parallel runs the plan over in-process cpu "
+                  "devices: it needs --device=cpu, not " +
+                  o.device);
+  }
+  if (o.hasCpGroup) {
+    if (!o.hasContextParallel)
+      return fail("--cp-group needs --context-parallel=N");
+    if (o.cpGroup < 1 || o.cpGroup > o.contextParallel)
+      return fail("--cp-group must be 1 to the " +
+                  std::to_string(o.contextParallel) +
+                  " devices of --context-parallel, got " +
+                  std::to_string(o.cpGroup));
+  }
   if (o.steps < 1)
     return fail("--steps must be at least 1");
   if (o.steps > (1u << 20))
@@ -494,7 +560,9 @@ int main(int argc, char **argv) {
                                         : plan.target == o.device;
   if (!targetFits)
     return fail("plan '" + o.plan + "' is for target " + plan.target +
-                ", not the " + o.device + " device");
+                ", not the " + o.device + " device" +
+                (o.hasContextParallel ? " (--context-parallel runs cpu plans)"
+                                      : ""));
   const rt::Graph &graph = plan.graph;
 
   rt::Plan refPlan;
@@ -567,9 +635,17 @@ int main(int argc, char **argv) {
     }
 
   if (!o.quiet)
-    std::printf("graph @%s: %zu eqns, %zu inputs, %zu outputs; device %s\n",
+    std::printf("graph @%s: %zu eqns, %zu inputs, %zu outputs; device %s%s\n",
                 graph.name.c_str(), graph.eqns.size(), graph.inputs.size(),
-                graph.outputs.size(), o.device.c_str());
+                graph.outputs.size(), o.device.c_str(),
+                o.hasContextParallel
+                    ? format(", context parallel over %lld devices",
+                             static_cast<long long>(o.contextParallel))
+                          .c_str()
+                    : "");
+  rt::ContextParallelOptions cpOptions;
+  cpOptions.devices = static_cast<int>(o.contextParallel);
+  cpOptions.groupSize = static_cast<int>(o.cpGroup);
 
   // The GPU devices run the plan's kernels; every other eqn runs in the
   // evaluator on the host.
@@ -628,9 +704,13 @@ int main(int argc, char **argv) {
       recorder->recording = o.bench && step + 1 == o.steps;
     std::map<std::string, rt::Tensor> stepOutputs;
     auto start = std::chrono::steady_clock::now();
+    rt::ContextParallelReport report;
     rt::Status status =
-        rt::evaluate(graph, rt::bindStep(graph, bound, state),
-                     rt::NumericMode::Native, stepOutputs, runner);
+        o.hasContextParallel
+            ? rt::runContextParallel(graph, rt::bindStep(graph, bound, state),
+                                     cpOptions, stepOutputs, &report)
+            : rt::evaluate(graph, rt::bindStep(graph, bound, state),
+                           rt::NumericMode::Native, stepOutputs, runner);
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();
@@ -645,7 +725,15 @@ int main(int argc, char **argv) {
       line += format(": ran in %.2f ms", ms);
       if (runner)
         line += " (" + std::to_string(dispatched()) + " eqns on the device)";
+      if (o.hasContextParallel)
+        line += format(" over %lld cpu devices",
+                       static_cast<long long>(o.contextParallel));
       std::printf("%s\n", line.c_str());
+      // The decisions once (they follow from the shapes), the exchanges
+      // every step (the live length changes what the ring skips).
+      if (o.hasContextParallel)
+        std::printf("%s", step == 0 ? report.toString().c_str()
+                                    : (report.exchanges() + "\n").c_str());
     }
 
     if (check) {

@@ -4,14 +4,16 @@
 // values, optionally for several decode steps (advancing the `pos` and `len`
 // slots and carrying the state), writes the outputs as .npy, and with --check
 // compares every output against the oracle (the f64 reference evaluator) run
-// on a reference graph with the same inputs. Nothing is written unless the
-// whole run succeeds.
+// on a reference graph with the same inputs. With --context-parallel=N the
+// cpu plan runs over N in-process cpu devices (ContextParallel.h). Nothing
+// is written unless the whole run succeeds.
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Plan/GraphRecords.h"
 #include "poot/Runtime/Check.h"
+#include "poot/Runtime/ContextParallel.h"
 #include "poot/Runtime/Evaluator.h"
 #include "poot/Runtime/Npy.h"
 #include "poot/Runtime/PlanFile.h"
@@ -74,6 +76,17 @@ static cl::opt<bool>
     deviceOnly("device-only",
                cl::desc("Fail if any eqn would run on the host instead of "
                         "the device (vulkan, cuda, hip)"));
+static cl::opt<int> contextParallel(
+    "context-parallel", cl::init(0),
+    cl::desc("cpu: run the plan over N in-process cpu devices, each "
+             "attention's keys split across them (split-kv for decode, a "
+             "causal-skipping ring for prefill)"),
+    cl::value_desc("N"));
+static cl::opt<int>
+    cpGroup("cp-group", cl::init(0),
+            cl::desc("With --context-parallel: devices a group of the "
+                     "split-kv reduce (default ceil(sqrt(N)))"),
+            cl::value_desc("G"));
 static cl::opt<bool>
     noFusion("no-fusion",
              cl::desc("Compile the graph as written, without the fusion "
@@ -194,6 +207,29 @@ int main(int argc, char **argv) {
     return fail("--steps must be at least 1");
   if (deviceOnly && device == "cpu")
     return fail("--device-only needs a GPU device (vulkan, cuda, hip)");
+  bool parallel = contextParallel.getNumOccurrences() > 0;
+  if (parallel) {
+    if (contextParallel < 1)
+      return fail("--context-parallel must be at least 1 (the number of cpu "
+                  "devices), got " +
+                  Twine(contextParallel.getValue()));
+    if (contextParallel > 1024)
+      return fail("--context-parallel " + Twine(contextParallel.getValue()) +
+                  " is past 1024 devices");
+    if (device != "cpu")
+      return fail("--context-parallel runs the plan over in-process cpu "
+                  "devices: it needs --device=cpu, not " +
+                  device);
+  }
+  if (cpGroup.getNumOccurrences()) {
+    if (!parallel)
+      return fail("--cp-group needs --context-parallel=N");
+    if (cpGroup < 1 || cpGroup > contextParallel)
+      return fail("--cp-group must be 1 to the " +
+                  Twine(contextParallel.getValue()) +
+                  " devices of --context-parallel, got " +
+                  Twine(cpGroup.getValue()));
+  }
 
   mlir::MLIRContext ctx;
   ctx.loadDialect<poot::PootDialect, mlir::func::FuncDialect>();
@@ -274,10 +310,17 @@ int main(int argc, char **argv) {
         refState[input.name] = bound[input.name];
     }
 
-  if (!quiet)
+  if (!quiet) {
     outs() << "graph @" << graph.name << ": " << graph.eqns.size()
            << " eqns, " << graph.inputs.size() << " inputs, "
-           << graph.outputs.size() << " outputs; device " << device << "\n";
+           << graph.outputs.size() << " outputs; device " << device;
+    if (parallel)
+      outs() << ", context parallel over " << contextParallel << " devices";
+    outs() << "\n";
+  }
+  rt::ContextParallelOptions cpOptions;
+  cpOptions.devices = contextParallel;
+  cpOptions.groupSize = cpGroup;
 
   // A GPU device dispatches the plan's kernels; every other eqn runs in the
   // evaluator on the host.
@@ -296,9 +339,14 @@ int main(int argc, char **argv) {
     std::map<std::string, rt::Tensor> stepOutputs;
     int64_t dispatchedBefore = runner ? runner->dispatchedEqns() : 0;
     auto start = std::chrono::steady_clock::now();
-    rt::Status status = rt::evaluate(graph, rt::bindStep(graph, bound, state),
-                                     rt::NumericMode::Native, stepOutputs,
-                                     runner.get());
+    rt::ContextParallelReport report;
+    rt::Status status =
+        parallel ? rt::runContextParallel(graph,
+                                          rt::bindStep(graph, bound, state),
+                                          cpOptions, stepOutputs, &report)
+                 : rt::evaluate(graph, rt::bindStep(graph, bound, state),
+                                rt::NumericMode::Native, stepOutputs,
+                                runner.get());
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();
@@ -314,7 +362,13 @@ int main(int argc, char **argv) {
       if (runner)
         outs() << " (" << runner->dispatchedEqns() - dispatchedBefore
                << " eqns on the device)";
+      if (parallel)
+        outs() << " over " << contextParallel << " cpu devices";
       outs() << "\n";
+      // The decisions once (they follow from the shapes), the exchanges
+      // every step (the live length changes what the ring skips).
+      if (parallel)
+        outs() << (step == 0 ? report.toString() : report.exchanges() + "\n");
     }
 
     if (check) {

@@ -14,10 +14,12 @@
 //   - Transport: the transport itself failed (a NCCL or CUDA error);
 //   - Unavailable: there is no such transport here (no libnccl.so.2).
 //
-// A rank that fails on its own (a kernel, a bad binding) calls abort(): every
-// rank blocked on an exchange with the group, and every later call on any
-// rank, fails with PeerFailed naming the rank and its reason. That is how a
-// failure on one device reaches all of them, so none publishes anything.
+// A rank that fails on its own (a kernel, a bad binding, a call here that
+// failed or timed out) calls abort(): every rank blocked on an exchange with
+// the group, and every later call on any rank, fails with PeerFailed naming
+// the rank and its reason. That is how a failure on one device reaches all
+// of them, so none publishes anything. A group is not used again after a
+// failure: a message that timed out may still arrive later.
 //
 // Two implementations: InProcessGroup (N ranks in threads of this process,
 // for the cpu devices and CI) and NcclCommunicator (NcclComm.h).
@@ -88,13 +90,16 @@ protected:
 
 struct InProcessOptions {
   /// How long a receive waits for its message before failing with Timeout
-  /// (a peer that is stuck rather than failed). 0 waits for ever.
+  /// (a peer that is stuck rather than failed). 0 waits for ever; a limit
+  /// past 10^12 ms (about 31.7 years) waits that long.
   int64_t timeoutMs = 120000;
 };
 
 /// N ranks in threads of one process: every send is copied into the
 /// receiver's mailbox (so a send never waits), a receive waits for its
-/// message, and abort wakes every waiting rank.
+/// message, and abort wakes every waiting rank. A pair's mailbox is made
+/// when the pair first exchanges a message, so a group costs memory by the
+/// messages in flight, not by the N^2 pairs of its ranks.
 class InProcessGroup {
 public:
   /// One communicator per rank, ranks 0..ranks-1 in order.

@@ -62,7 +62,9 @@ struct ContextParallelOptions {
   /// Native: each device computes in f32 and exchanges f32 (f64 for f64
   /// values); Reference: f64 throughout.
   NumericMode mode = NumericMode::Native;
-  /// How long a device waits for a peer's message.
+  /// How long a device waits for a peer's message before the run fails
+  /// with a timeout (a device that is stuck rather than failed); 0 waits
+  /// for ever.
   int64_t timeoutMs = 120000;
   /// Test hook, called on each device at each stage of each split attention
   /// ("shard" before its share is computed, "exchange" before its first
@@ -83,8 +85,11 @@ struct AttentionSplit {
   /// with) and its query rows (ring; split-kv: every row).
   std::vector<std::pair<int64_t, int64_t>> keys, rows;
   std::string reason;
-  /// One line: "attention at LOC [B,Hq/Hkv,Lq,Lk]: split-kv over 4
-  /// devices, keys [0,8) [8,16) .., reduce: 2 groups of 2 -> device 0".
+  /// One line: "attention at LOC [B=1, H=8/2, Lq=1, Lk=32, Dv=64]:
+  /// split-kv over 4 devices (WHY); key shards [0,8) [8,16) ..; reduce to
+  /// device 0 by log-sum-exp: 2 groups of up to 2 (..)", or for the ring
+  /// "..: ring over 4 devices (WHY); query rows ..; key blocks .. rotated
+  /// over 4 steps, causal skip".
   std::string describe() const;
 };
 
@@ -108,6 +113,10 @@ struct ContextParallelReport {
   int64_t emptyShards = 0;        ///< split-kv shards past the live length
   /// The decisions, one line each, then the exchange counts.
   std::string toString() const;
+  /// The exchange counts alone, one line without its newline:
+  /// "exchanges: M messages, B bytes; ring blocks folded F, skipped S;
+  /// split-kv shards past the live length E".
+  std::string exchanges() const;
 };
 
 /// Runs `graph` over options.devices cpu devices in threads (above). On

@@ -9,11 +9,21 @@
 // table from the caller (the unit tests give a fake one).
 //
 // Buffers are device memory on the rank's GPU. Each call enqueues its NCCL
-// operation on the rank's stream and then waits for the stream
-// (NcclStream::synchronize, which the caller takes from its CUDA device), so
-// a call has completed when it returns; the stream's or the group's
-// asynchronous error is read back (ncclCommGetAsyncError) and a remote
-// failure is PeerFailed. abort() is ncclCommAbort.
+// operation on the rank's stream and then waits for the stream, so a call
+// has completed when it returns. With NcclStream::query (cuStreamQuery on
+// the rank's device) the wait polls: between polls it reads the group's
+// asynchronous error (ncclCommGetAsyncError; a remote failure is
+// PeerFailed), and a stream still busy after NcclStream::timeoutMs fails
+// the call with Timeout. That matters because a NCCL operation whose peer
+// never joins it (a peer that failed, or aborted, before its side) never
+// finishes: only the timeout, and ncclCommAbort, end it. Without query the
+// wait is NcclStream::synchronize, which has no limit.
+//
+// A call that fails in the transport, a peer or a timeout leaves the
+// communicator unusable: it is aborted there (ncclCommAbort, which also
+// ends its operations still on the stream), later calls fail with
+// PeerFailed, and the destructor does not call ncclCommDestroy, which
+// would wait for those operations. abort() is ncclCommAbort.
 //
 // Status: built and unit-tested against a fake table only. It has never run
 // on real GPUs or against a real libnccl.so.2.
@@ -90,8 +100,16 @@ struct NcclApi {
 struct NcclStream {
   NcclApi::cudaStream_t stream = nullptr;
   /// Waits until the stream is idle (cuStreamSynchronize on the rank's
-  /// device). Required.
+  /// device), with no limit. Used when there is no `query`; one of the two
+  /// is required.
   std::function<Status()> synchronize;
+  /// Asks once whether the stream is idle (cuStreamQuery: CUDA_SUCCESS sets
+  /// `idle`, CUDA_ERROR_NOT_READY leaves it false, anything else is an
+  /// error). With it every call waits by polling, bounded by `timeoutMs`.
+  std::function<Status(bool &idle)> query;
+  /// With `query`: how long a call waits for its stream before it aborts
+  /// the communicator and fails with Timeout. 0 waits for ever.
+  int64_t timeoutMs = 120000;
   /// At least 4 bytes of device memory the barrier reduces in place.
   void *scratch = nullptr;
 };
@@ -135,6 +153,9 @@ private:
   Status check(const char *call, NcclApi::ncclResult_t result);
   Status finish(const char *call);
   Status checkPeer(const char *call, int peer);
+  Status checkLive(const char *call);
+  /// Aborts the communicator after a failure of its own (see above).
+  void abandon(const std::string &why);
 
   std::shared_ptr<const NcclApi> api_;
   NcclApi::ncclComm_t comm_ = nullptr;

@@ -1,21 +1,27 @@
 //===- Comm.cpp - The communicator interface and the in-process group -----===//
 //
 // The in-process group keeps one mailbox per (sender, receiver) pair behind
-// one mutex. A send copies its bytes into the receiver's mailbox and returns;
-// a receive waits on the condition variable until its message is there, the
-// group is aborted, or the wait times out. allGather and barrier are built
-// from sends and receives, so their order with the point-to-point messages
-// of the same pair is the order of the calls.
+// one mutex, made when the pair first exchanges a message (a group of N
+// ranks has N^2 pairs; most never talk). A send copies its bytes into the
+// receiver's mailbox and returns; a receive waits on the condition variable
+// until its message is there, the group is aborted, or the wait times out.
+// allGather and barrier are built from sends and receives, so their order
+// with the point-to-point messages of the same pair is the order of the
+// calls.
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Runtime/Comm.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
+#include <new>
+#include <utility>
 
 namespace poot::rt::comm {
 
@@ -66,17 +72,22 @@ Status Communicator::fail(CommFailure failure, const char *call,
 
 namespace {
 
+/// The longest wait a receive measures. steady_clock counts nanoseconds in
+/// 64 bits, so now() + a limit of more than about 292 years overflows, and a
+/// wait_for with such a limit returns at once as timed out; limits past
+/// this one (about 31.7 years) wait this long instead.
+constexpr int64_t kLongestWaitMs = 1000000000000;
+
 struct Shared {
   explicit Shared(int ranks, const InProcessOptions &options)
-      : ranks(ranks), options(options),
-        mailboxes(static_cast<size_t>(ranks) * ranks) {}
+      : ranks(ranks), options(options) {}
 
   const int ranks;
   const InProcessOptions options;
   std::mutex mutex;
   std::condition_variable arrived;
-  /// mailboxes[from * ranks + to]: messages in the order they were sent.
-  std::vector<std::deque<std::vector<uint8_t>>> mailboxes;
+  /// mailboxes[{from, to}]: messages in the order they were sent.
+  std::map<std::pair<int, int>, std::deque<std::vector<uint8_t>>> mailboxes;
   bool aborted = false;
   int abortedBy = -1;
   std::string abortReason;
@@ -101,7 +112,7 @@ public:
       std::lock_guard<std::mutex> lock(shared_->mutex);
       if (shared_->aborted)
         return abortedError("send");
-      shared_->mailboxes[box(rank_, peer)].push_back(std::move(message));
+      shared_->mailboxes[{rank_, peer}].push_back(std::move(message));
     }
     shared_->arrived.notify_all();
     return Status::ok();
@@ -110,12 +121,14 @@ public:
   Status recv(int peer, void *data, size_t bytes) override {
     POOT_RETURN_IF_ERROR(checkPeer("recv", peer));
     std::unique_lock<std::mutex> lock(shared_->mutex);
-    auto &queue = shared_->mailboxes[box(peer, rank_)];
+    // The entry stays in the map (std::map never moves it) while this rank
+    // waits, so the reference stays good while the lock is let go.
+    auto &queue = shared_->mailboxes[{peer, rank_}];
     auto ready = [&] { return shared_->aborted || !queue.empty(); };
     if (shared_->options.timeoutMs > 0) {
-      if (!shared_->arrived.wait_for(
-              lock, std::chrono::milliseconds(shared_->options.timeoutMs),
-              ready))
+      int64_t limit = std::min(shared_->options.timeoutMs, kLongestWaitMs);
+      if (!shared_->arrived.wait_for(lock, std::chrono::milliseconds(limit),
+                                     ready))
         return fail(CommFailure::Timeout, "recv",
                     "no message from rank " + std::to_string(peer) +
                         " within " +
@@ -177,9 +190,6 @@ public:
   }
 
 private:
-  size_t box(int from, int to) const {
-    return static_cast<size_t>(from) * shared_->ranks + to;
-  }
   Status checkPeer(const char *call, int peer) {
     if (peer < 0 || peer >= shared_->ranks || peer == rank_)
       return fail(CommFailure::InvalidArgument, call,
@@ -210,11 +220,18 @@ Status InProcessGroup::create(int ranks, const InProcessOptions &options,
   if (options.timeoutMs < 0)
     return Status(ErrorCode::InvalidArgument,
                   "a negative timeout: " + std::to_string(options.timeoutMs));
-  auto shared = std::make_shared<Shared>(ranks, options);
-  std::vector<std::unique_ptr<Communicator>> group;
-  for (int r = 0; r < ranks; ++r)
-    group.push_back(std::make_unique<InProcessCommunicator>(shared, r));
-  out = std::move(group);
+  try {
+    auto shared = std::make_shared<Shared>(ranks, options);
+    std::vector<std::unique_ptr<Communicator>> group;
+    group.reserve(static_cast<size_t>(ranks));
+    for (int r = 0; r < ranks; ++r)
+      group.push_back(std::make_unique<InProcessCommunicator>(shared, r));
+    out = std::move(group);
+  } catch (const std::bad_alloc &) {
+    return Status(ErrorCode::Unsupported,
+                  "out of memory making an in-process group of " +
+                      std::to_string(ranks) + " ranks");
+  }
   return Status::ok();
 }
 

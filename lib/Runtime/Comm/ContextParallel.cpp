@@ -91,7 +91,7 @@ ContextSplit chooseContextSplit(int64_t lq, int64_t lk, bool denseKey,
         ": every device takes all rows against its key shard");
   else
     say(std::to_string(lq) + " query row(s) < " + std::to_string(ringMinRows) +
-        ": decode");
+        ": decode, or too few rows for the ring");
   (void)lk;
   return ContextSplit::SplitKv;
 }
@@ -111,6 +111,8 @@ std::string AttentionSplit::describe() const {
        << "log-sum-exp: ";
     if (groups == 1)
       os << "one group of " << devices;
+    else if (groupSize == 1)
+      os << "every device straight into device 0 (groups of 1)";
     else
       os << groups << " groups of up to " << groupSize
          << " (within each group, then across groups)";
@@ -206,14 +208,20 @@ Status planContextSplits(const Graph &graph,
   return Status::ok();
 }
 
+std::string ContextParallelReport::exchanges() const {
+  std::ostringstream os;
+  os << "exchanges: " << messages << " messages, " << bytesSent
+     << " bytes; ring blocks folded " << ringFolds << ", skipped "
+     << ringSkipped << "; split-kv shards past the live length "
+     << emptyShards;
+  return os.str();
+}
+
 std::string ContextParallelReport::toString() const {
   std::ostringstream os;
   for (const AttentionSplit &s : splits)
     os << s.describe() << "\n";
-  os << "exchanges: " << messages << " messages, " << bytesSent
-     << " bytes; ring blocks folded " << ringFolds << ", skipped "
-     << ringSkipped << "; split-kv shards past the live length "
-     << emptyShards << "\n";
+  os << exchanges() << "\n";
   return os.str();
 }
 
@@ -594,7 +602,7 @@ Status runContextParallel(const Graph &graph, const Bindings &bindings,
                       " devices");
   }
 
-  auto body = [&](int d) {
+  auto run = [&](int d) {
     Device &dev = devices[size_t(d)];
     Communicator &c = *comms[size_t(d)];
     Status s = evaluate(graph, dev.bindings, options.mode, dev.outputs,
@@ -616,12 +624,29 @@ Status runContextParallel(const Graph &graph, const Bindings &bindings,
                      "device " + std::to_string(p) + " failed");
     dev.status = s;
   };
+  // Nothing may leave a device thread: an exception there would end the
+  // process. One that escapes the evaluator's own handling (the agreement
+  // allocates too) fails the device and aborts the group.
+  auto body = [&](int d) {
+    try {
+      run(d);
+    } catch (const std::exception &e) {
+      Device &dev = devices[size_t(d)];
+      dev.status = Status(ErrorCode::Unsupported,
+                          std::string("device thread: ") + e.what());
+      dev.own = true;
+      comms[size_t(d)]->abort("device " + std::to_string(d) + ": " +
+                              dev.status.toString());
+    }
+  };
   std::vector<std::thread> threads;
   Status started;
   try {
+    threads.reserve(size_t(n));
     for (int d = 1; d < n; ++d)
       threads.emplace_back(body, d);
-  } catch (const std::system_error &e) {
+  } catch (const std::exception &e) {
+    // std::system_error (no thread to be had) or std::bad_alloc.
     started = Status(ErrorCode::Unsupported,
                      std::string("cannot start a device thread: ") + e.what());
     comms[0]->abort(started.toString());

@@ -1,9 +1,12 @@
 //===- NcclComm.cpp - A communicator over NCCL, loaded at run time --------===//
 //
 // libnccl.so.2 is reached only through dlopen and the NcclApi table, whose
-// entries come from NcclSymbols.def. Each call enqueues on the rank's stream,
-// waits for it, then reads the communicator's asynchronous error, so that a
-// peer's failure (ncclRemoteError) surfaces as PeerFailed on this rank.
+// entries come from NcclSymbols.def. Each call enqueues on the rank's stream
+// and waits for it, polling the stream and the communicator's asynchronous
+// error under a time limit where the caller gave a query (NcclComm.h), so
+// that a peer's failure (ncclRemoteError) surfaces as PeerFailed on this
+// rank and a peer that never answers as Timeout. A failure of the transport
+// aborts the communicator.
 //
 // Never run on real GPUs: the unit tests drive it through a fake table.
 //
@@ -13,8 +16,11 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <initializer_list>
+#include <thread>
 #include <type_traits>
 
 namespace poot::rt::comm {
@@ -109,12 +115,10 @@ std::string resultText(const NcclApi &api, ncclResult_t result) {
 } // namespace
 
 NcclCommunicator::~NcclCommunicator() {
-  if (comm_ && api_) {
-    if (aborted_)
-      api_->ncclCommAbort(comm_);
-    else
-      api_->ncclCommDestroy(comm_);
-  }
+  // An aborted communicator has no handle left (abort() and abandon() give
+  // it to ncclCommAbort); a healthy one is destroyed.
+  if (comm_ && api_)
+    api_->ncclCommDestroy(comm_);
 }
 
 Status NcclCommunicator::loadApi(std::shared_ptr<const NcclApi> &out) {
@@ -189,9 +193,12 @@ Status NcclCommunicator::createWith(std::shared_ptr<const NcclApi> api,
     return Status(ErrorCode::InvalidArgument,
                   "rank " + std::to_string(rank) + " of " +
                       std::to_string(ranks) + " is not a rank of the group");
-  if (!stream.synchronize)
+  if (!stream.synchronize && !stream.query)
     return Status(ErrorCode::InvalidArgument,
                   "an NCCL communicator needs a way to wait for its stream");
+  if (stream.timeoutMs < 0)
+    return Status(ErrorCode::InvalidArgument,
+                  "a negative timeout: " + std::to_string(stream.timeoutMs));
   if (!stream.scratch)
     return Status(ErrorCode::InvalidArgument,
                   "an NCCL communicator needs 4 bytes of device scratch for "
@@ -217,27 +224,92 @@ Status NcclCommunicator::check(const char *call, ncclResult_t result) {
   if (comm_ && api_->ncclGetLastError)
     if (const char *last = api_->ncclGetLastError(comm_); last && *last)
       text += std::string(" (") + last + ")";
-  return fail(failureOf(result), call, text);
+  CommFailure kind = failureOf(result);
+  Status status = fail(kind, call, text);
+  // A call NCCL refused as such leaves the communicator as it was; any other
+  // error leaves it broken, with operations that may never finish.
+  if (kind != CommFailure::InvalidArgument)
+    abandon(status.message());
+  return status;
 }
 
-/// Waits for the stream, then reads the group's asynchronous error.
+void NcclCommunicator::abandon(const std::string &why) {
+  if (aborted_)
+    return;
+  aborted_ = true;
+  abortReason_ = why;
+  if (comm_)
+    api_->ncclCommAbort(comm_);
+  comm_ = nullptr;
+}
+
+/// Waits for the stream, reading the group's asynchronous error: by polling
+/// under the time limit where there is a query, else by synchronize.
 Status NcclCommunicator::finish(const char *call) {
-  if (Status s = stream_.synchronize(); !s.isOk())
-    return fail(CommFailure::Transport, call,
-                "waiting for the stream: " + s.toString());
-  ncclResult_t async = NcclApi::ncclSuccess;
-  POOT_RETURN_IF_ERROR(
-      check("ncclCommGetAsyncError", api_->ncclCommGetAsyncError(comm_,
-                                                                 &async)));
-  if (async != NcclApi::ncclSuccess)
-    return check(call, async);
+  auto asyncError = [&]() -> Status {
+    ncclResult_t async = NcclApi::ncclSuccess;
+    POOT_RETURN_IF_ERROR(check("ncclCommGetAsyncError",
+                               api_->ncclCommGetAsyncError(comm_, &async)));
+    // ncclInProgress: a nonblocking communicator still busy, not an error.
+    if (async != NcclApi::ncclSuccess && async != NcclApi::ncclInProgress)
+      return check(call, async);
+    return Status::ok();
+  };
+  if (!stream_.query) {
+    if (Status s = stream_.synchronize(); !s.isOk()) {
+      Status failed = fail(CommFailure::Transport, call,
+                           "waiting for the stream: " + s.toString());
+      abandon(failed.message());
+      return failed;
+    }
+    return asyncError();
+  }
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  // Limits past about 31.7 years wait that long (now() + more overflows).
+  const int64_t limitMs =
+      std::min<int64_t>(stream_.timeoutMs, 1000000000000);
+  for (int polls = 0;; ++polls) {
+    bool idle = false;
+    if (Status s = stream_.query(idle); !s.isOk()) {
+      Status failed = fail(CommFailure::Transport, call,
+                           "waiting for the stream: " + s.toString());
+      abandon(failed.message());
+      return failed;
+    }
+    // Read after every poll: a peer's failure ends the wait at once.
+    POOT_RETURN_IF_ERROR(asyncError());
+    if (idle)
+      return Status::ok();
+    if (limitMs > 0 &&
+        Clock::now() - start >= std::chrono::milliseconds(limitMs)) {
+      Status failed =
+          fail(CommFailure::Timeout, call,
+               "the stream was still busy after " + std::to_string(limitMs) +
+                   " ms (a peer that never joined the exchange); the "
+                   "communicator was aborted");
+      abandon(failed.message());
+      return failed;
+    }
+    // Spin briefly (an exchange between GPUs of one host takes
+    // microseconds), then back off to 100 us a poll.
+    if (polls < 64)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(
+          std::min(100, 1 << std::min(polls - 64, 7))));
+  }
+}
+
+Status NcclCommunicator::checkLive(const char *call) {
+  if (aborted_)
+    return fail(CommFailure::PeerFailed, call,
+                "this rank aborted the group: " + abortReason_);
   return Status::ok();
 }
 
 Status NcclCommunicator::checkPeer(const char *call, int peer) {
-  if (aborted_)
-    return fail(CommFailure::PeerFailed, call,
-                "this rank aborted the group: " + abortReason_);
+  POOT_RETURN_IF_ERROR(checkLive(call));
   if (peer < 0 || peer >= ranks_ || peer == rank_)
     return fail(CommFailure::InvalidArgument, call,
                 "peer " + std::to_string(peer) +
@@ -291,9 +363,7 @@ Status NcclCommunicator::sendRecv(int to, const void *sendData,
 
 Status NcclCommunicator::allGather(const void *mine, size_t bytes,
                                    void *all) {
-  if (aborted_)
-    return fail(CommFailure::PeerFailed, "allGather",
-                "this rank aborted the group: " + abortReason_);
+  POOT_RETURN_IF_ERROR(checkLive("allGather"));
   if (bytes == 0)
     return Status::ok();
   POOT_RETURN_IF_ERROR(
@@ -304,9 +374,7 @@ Status NcclCommunicator::allGather(const void *mine, size_t bytes,
 }
 
 Status NcclCommunicator::barrier() {
-  if (aborted_)
-    return fail(CommFailure::PeerFailed, "barrier",
-                "this rank aborted the group: " + abortReason_);
+  POOT_RETURN_IF_ERROR(checkLive("barrier"));
   // NCCL has no barrier: an all-reduce of one word every rank must join.
   POOT_RETURN_IF_ERROR(
       check("ncclAllReduce",
@@ -317,14 +385,10 @@ Status NcclCommunicator::barrier() {
 }
 
 void NcclCommunicator::abort(const std::string &why) {
-  if (aborted_)
-    return;
-  aborted_ = true;
-  abortReason_ = why;
-  // Peers blocked on this rank see ncclRemoteError (or their own timeout).
-  if (comm_)
-    api_->ncclCommAbort(comm_);
-  comm_ = nullptr;
+  // Peers blocked on this rank see ncclRemoteError where NCCL can tell
+  // them, and time out where it cannot (a peer's abort is not always
+  // visible to the ranks waiting on it).
+  abandon(why);
 }
 
 } // namespace poot::rt::comm
