@@ -180,9 +180,14 @@ done
 plan_pair case-masked-rows-f16 "$ROOT/test/e2e/cases/masked-rows-f16.mlir"
 echo "case-masked-rows-f16|--seed=25 --set=mask=$("$ROOT/test/e2e/cases/masked-rows-mask.sh")" >> "$OUT/sweep.txt"
 
-# Benchmark shapes (decode, one new token against a Lk-long cache).
+# Benchmark shapes (decode, one new token against a Lk-long cache). Each
+# bf16 and f32 shape also gets a SPIR-V plan, NAME.vulkan.plan, timed by
+# run-h200.sh's vulkan-bench phase on the machine's Vulkan driver; the
+# shapes the Vulkan target refuses (past its buffer limits, say) are left
+# out of bench/vulkan.txt.
 : > "$OUT/bench/shapes.txt"
 : > "$OUT/bench/compare.txt"
+: > "$OUT/bench/vulkan.txt"
 for model in "70b 64 8" "8b 32 8"; do
   set -- $model
   for bl in "1 4096" "1 32768" "1 131072" "8 8192" "8 32768" "32 8192"; do
@@ -195,6 +200,14 @@ for model in "70b 64 8" "8b 32 8"; do
         --head-dim=128 --capacity=$lk --dtype=$dtype -o "$OUT/bench/$name.mlir"
       "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
         -o "$OUT/bench/$name.plan"
+      if "$COMPILE" "$OUT/bench/$name.mlir" --target=vulkan --quiet \
+           -o "$OUT/bench/$name.vulkan.plan" 2>"$OUT/bench/$name.vulkan.err"; then
+        echo "$name $b $2 $3 $lk 128 $dtype" >> "$OUT/bench/vulkan.txt"
+      else
+        echo "vulkan: $name refused: $(head -1 "$OUT/bench/$name.vulkan.err")" >&2
+        rm -f "$OUT/bench/$name.vulkan.plan"
+      fi
+      rm -f "$OUT/bench/$name.vulkan.err"
       # The same shape with a combine kernel (where it splits), and with
       # COMPARE_CHANNEL=1 on the channel schedule, for comparison.
       if [ "$b" != 32 ]; then

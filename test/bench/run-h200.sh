@@ -4,18 +4,20 @@
 # evaluator on the unfused plan) with every eqn on the device,
 # compute-sanitizer memcheck on part of the sweep, the decode benchmark of
 # our kernels and the PyTorch peers on the same shapes, and the SPIR-V
-# plans on the machine's Vulkan driver. Writes results under $OUT (or
-# ./h200-out).
+# plans on the machine's Vulkan driver, checked and timed. Writes results
+# under $OUT (or ./h200-out).
 #   run-h200.sh BUNDLE_DIR [PHASES]
 # PHASES is a comma list of check, resident (the same cases run whole on
 # the device, and the whole-plan graph replay), torch (our outputs against
 # PyTorch on the device), memcheck, peers, ours,
 # compare (the bf16 decode shapes with a combine kernel, and on the channel
 # schedule where the bundle has those plans), tuning, profile (ncu of
-# PROFILE plans), vulkan,
+# PROFILE plans), vulkan (the SPIR-V plans against the oracle on the
+# machine's Vulkan driver), vulkan-bench (the SPIR-V plans of the decode
+# benchmark shapes timed there, as ours times the PTX plans),
 # or one of all (check,peers,ours), bench (peers,ours), everything (all).
 # ONLY="name ..." and COMPARE_ONLY="name ..." time just those plans.
-# Each phase has a time budget in seconds (BUDGET_<PHASE>, e.g.
+# Each phase has a time budget in seconds (BUDGET_<PHASE>, "-" as "_", e.g.
 # BUDGET_CHECK=150): cases not started within it are reported as skipped,
 # so one slow phase cannot starve the rest of a bounded session.
 set -uo pipefail
@@ -24,7 +26,7 @@ PHASE="${2:-all}"
 case "$PHASE" in
   all) PHASE=check,torch,peers,ours ;;
   bench) PHASE=peers,ours ;;
-  everything) PHASE=check,resident,torch,memcheck,peers,ours,tuning,vulkan ;;
+  everything) PHASE=check,resident,torch,memcheck,peers,ours,tuning,vulkan,vulkan-bench ;;
 esac
 has() { case ",$PHASE," in *",$1,"*) return 0 ;; esac; return 1; }
 R="${OUT:-$PWD/h200-out}"
@@ -35,7 +37,7 @@ T0=$(date +%s)
 stamp() { echo "-- $1 at +$(( $(date +%s) - T0 )) s"; }
 # Starts a phase's clock: DEADLINE is now + its budget (default $2).
 budget() {
-  local var="BUDGET_$(echo "$1" | tr a-z A-Z)"
+  local var="BUDGET_$(echo "$1" | tr a-z- A-Z_)"
   DEADLINE=$(( $(date +%s) + ${!var:-$2} ))
   export DEADLINE
   stamp "$1"
@@ -143,13 +145,17 @@ PY
 fi
 
 # Times each plan of a list (lines "NAME ..."): time_list LIST OUT RUNS
-# [FILTER]; a plan not started within the phase's budget is skipped.
+# [FILTER [DEVICE]]; a plan not started within the phase's budget is
+# skipped. DEVICE cuda (the default) times NAME.plan, vulkan
+# NAME.vulkan.plan; both print the same line (median us, GB/s).
 time_list() {
+  local dev="${5:-cuda}" suffix=""
+  [ "$dev" = vulkan ] && suffix=.vulkan
   while read -r name rest; do
     if [ -n "${4:-}" ]; then case " $4 " in *" $name "*) ;; *) continue ;; esac; fi
     intime || { echo "$name skipped (time budget)"; continue; }
-    timeout 150 "$RUN" "$B/bench/$name.plan" --device=cuda --bench=$3 \
-      --bench-only --bench-op=attention --quiet 2>&1 | grep attention | sed "s/^/$name /"
+    timeout 150 "$RUN" "$B/bench/$name$suffix.plan" --device=$dev --bench=$3 \
+      --bench-only --bench-op=attention --quiet 2>&1 | grep -E "attention|error" | sed "s/^/$name /"
   done < "$1" 2>&1 | tee "$2"
 }
 
@@ -194,9 +200,11 @@ if has profile; then
   done
 fi
 
-if has vulkan; then
-  budget vulkan 60
-  echo "== correctness on the machine's Vulkan driver (SPIR-V plans)"
+# The machine's Vulkan driver, set up once for the vulkan phases.
+VK_READY=0
+vulkan_setup() {
+  [ "$VK_READY" = 1 ] && return
+  VK_READY=1
   # NVIDIA's ICD is libGLX_nvidia.so.0, described by a JSON the driver
   # install may lack (then one is written below).
   # With the GL dispatch packages in the bundle, unpack them (the ICD
@@ -223,6 +231,12 @@ if has vulkan; then
   [ -n "$icd" ] && cat "$icd"
   echo "NVIDIA_DRIVER_CAPABILITIES=${NVIDIA_DRIVER_CAPABILITIES:-unset}"
   ldconfig -p 2>/dev/null | grep -E 'GLX_nvidia|nvidia-glvkspirv|nvidia-gpucomp|nvidia-glcore|EGL_nvidia' | awk '{print $1}' | tr '\n' ' '; echo
+}
+
+if has vulkan; then
+  budget vulkan 60
+  echo "== correctness on the machine's Vulkan driver (SPIR-V plans)"
+  vulkan_setup
   first=$(ls "$B"/plans/*.vulkan.plan 2>/dev/null | head -1)
   [ -n "$first" ] && VK_LOADER_DEBUG=error,warn,driver timeout 30 "$RUN" "$first" --device=vulkan --quiet 2>&1 | grep -v '^$' | tail -25
   if ls "$B"/plans/*.vulkan.plan >/dev/null 2>&1 && \
@@ -235,6 +249,20 @@ if has vulkan; then
     echo "vulkan: no device: the check did not run"
   fi
 fi
+
+if has vulkan-bench; then
+  budget vulkan-bench 120
+  echo "== benchmark: ours on the machine's Vulkan driver (SPIR-V plans)"
+  # The same shapes, operands and counting as ours, timed with timestamp
+  # queries (a 256 MiB fill before each run flushes the cache). Shapes the
+  # Vulkan target refused have no plan and are not listed.
+  vulkan_setup
+  if [ -s "$B/bench/vulkan.txt" ]; then
+    time_list "$B/bench/vulkan.txt" "$R/bench-vulkan.txt" 30 "${ONLY:-}" vulkan
+  else
+    echo "vulkan-bench: the bundle has no .vulkan.plan for the benchmark shapes"
+  fi
+fi
 stamp done
 
 # The results again, compactly, last: a reader that keeps only the end of
@@ -245,7 +273,7 @@ for f in check-cuda check-cuda-resident check-vulkan check-vulkan-fused; do
 done
 [ -s "$R/check-torch.txt" ] && sed 's/^/torch /' "$R/check-torch.txt"
 [ -s "$R/memcheck.txt" ] && sed 's/^/memcheck /' "$R/memcheck.txt"
-for f in bench-resident bench-ours bench-compare bench-tuning; do
+for f in bench-resident bench-ours bench-compare bench-tuning bench-vulkan; do
   [ -s "$R/$f.txt" ] && sed -E 's/ bench eqn [0-9]+ [a-z_0-9,]+:/:/; s/^/'"$f"' /' "$R/$f.txt"
 done
 [ -s "$R/bench-peers.json" ] && python3 - "$R/bench-peers.json" <<'PY'

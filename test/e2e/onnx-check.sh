@@ -59,6 +59,7 @@ CASES=(
   "attention23|batch=2 seq=5|1"
   "causal_trilu|batch=1 seq=7|1"
   "erf_gelu||0"
+  "contrib_activations||0"
   "gathernd||0"
   "scatternd_rows||0"
   "scatternd_kv|batch=2 seq=3|0"

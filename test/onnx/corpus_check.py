@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
 """Checks the exported corpus (test/onnx/corpus) against ONNX Runtime.
 
-    corpus_check.py BUILD_DIR [--corpus DIR] [--table] [FILE...]
+    corpus_check.py BUILD_DIR [--corpus DIR] [--device cpu|vulkan] [--table]
+                    [FILE...]
 
 For every model of the corpus manifest (or the FILEs named): imports it
 with poot-import-onnx (dimensions bound, weights written as .npy),
-compiles it for the cpu target and counts the attentions the fusion report
-shows fused (every layer's must be), runs it on the cpu device with
-poot-run and compares every output with ONNX Runtime's on the same inputs
-(ort_check.py's tolerance). Decode models are also imported with
+compiles it for the device's target and counts the attentions the fusion
+report shows fused (every layer's must be), runs it on the device (cpu by
+default) with poot-run and compares every output with ONNX Runtime's on
+the same inputs (ort_check.py's tolerance). On vulkan the graph is
+imported with --narrow-i64 and its integer inputs are bound as i32.
+Prefill and decode also run with the batch's last row left-padded
+(attention_mask 0 in its first PAD slots), compared where the mask keeps
+the rows. Decode models are also imported with
 --kv-capacity (for a 3-row chunk and for one row) and run as a loop over
 poot state, a chunk and then 4 one-row steps, compared step by step with
 ONNX Runtime fed its own growing present outputs.
 
-A case may be listed in the corpus's known_limits.json ("FILE:RUN": why);
+A case may be listed in the corpus's known_limits.json ("FILE:RUN" for
+every device or "FILE:RUN@DEVICE": why);
 it is reported but does not fail the check, and a listed case that passes
 does (the list is kept to what still fails).
 
@@ -34,6 +40,8 @@ from ort_check import TOLERANCE  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BATCH, PROMPT, PAST, CHUNK, STEPS, CAPACITY = 2, 5, 5, 3, 4, 12
+# Slots of padding at the front of the last row in the padded runs.
+PAD = 2
 
 
 def ort_session(path):
@@ -54,14 +62,21 @@ def error_of(got, want):
 
 
 class Tools:
-    def __init__(self, build):
+    def __init__(self, build, device="cpu"):
+        self.device = device
+        # SPIR-V stores no 64-bit integers: on vulkan the graph's int64
+        # values (token ids, masks, positions) are imported as i32.
+        self.narrow = device == "vulkan"
         self.importer = os.path.join(build, "tools/poot-import-onnx/poot-import-onnx")
         self.compile = os.path.join(build, "tools/poot-compile/poot-compile")
         self.run = os.path.join(build, "tools/poot-run/poot-run")
         self.reports = []
 
     def call(self, args, what):
-        p = subprocess.run(args, capture_output=True, text=True)
+        try:
+            p = subprocess.run(args, capture_output=True, text=True)
+        except OSError as e:
+            raise RuntimeError(f"{what}: {e}") from e
         if p.returncode != 0:
             raise RuntimeError(f"{what}: {(p.stdout + p.stderr).strip()[-600:]}")
         return p.stdout + p.stderr
@@ -72,10 +87,12 @@ class Tools:
         graph = os.path.join(work, "g.mlir")
         args = [self.importer, model, "--weights-dir=" + os.path.join(work, "weights"),
                 "-o", graph, *extra]
+        if self.narrow:
+            args.append("--narrow-i64")
         for k, v in dims.items():
             args += ["--dim", f"{k}={v}"]
         self.call(args, "import")
-        report = self.call([self.compile, graph, "--target=cpu", "-o",
+        report = self.call([self.compile, graph, "--target=" + self.device, "-o",
                             os.path.join(work, "g.plan")], "compile")
         fused = report.count("attention fused")
         self.reports.append(report)
@@ -88,9 +105,11 @@ class Tools:
         ind = os.path.join(work, "in")
         out = os.path.join(work, "out")
         os.makedirs(ind, exist_ok=True)
-        args = [self.run, plan, "--device=cpu", "--quiet", "--out-dir=" + out, *binds]
+        args = [self.run, plan, "--device=" + self.device, "--quiet", "--out-dir=" + out, *binds]
         for name, value in feeds.items():
             path = os.path.join(ind, name + ".npy")
+            if self.narrow and value.dtype == np.int64:
+                value = value.astype(np.int32)
             np.save(path, value)
             args.append(f"--input={name}={path}")
         args += [f"--set={s}" for s in sets]
@@ -110,12 +129,20 @@ def fusion_summary(reports):
     return "; ".join(sorted(forms)), ropes
 
 
-def prefill_feeds(rng, batch, seq):
+def prefill_feeds(rng, batch, seq, pad=0):
+    """With `pad`, the last row of the batch is left-padded by that many
+    slots (attention_mask 0 there), as a batch of prompts of two lengths
+    is."""
+    mask = np.ones((batch, seq), np.int64)
+    mask[-1, :pad] = 0
     return {"input_ids": rng.integers(0, 128, (batch, seq)).astype(np.int64),
-            "attention_mask": np.ones((batch, seq), np.int64)}
+            "attention_mask": mask}
 
 
-def decode_feeds(session, rng, batch, past, seq):
+def decode_feeds(session, rng, batch, past, seq, pad=0):
+    """With `pad`, the last row's first `pad` cache slots are padding
+    (attention_mask 0), a left-padded row of a batch; its positions count
+    as given (the past length on), as the model is fed."""
     feeds = {}
     for meta in session.get_inputs():
         n = meta.name
@@ -123,6 +150,7 @@ def decode_feeds(session, rng, batch, past, seq):
             feeds[n] = rng.integers(0, 128, (batch, seq)).astype(np.int64)
         elif n == "attention_mask":
             feeds[n] = np.ones((batch, past + seq), np.int64)
+            feeds[n][-1, :pad] = 0
         elif n == "position_ids":
             feeds[n] = np.broadcast_to(past + np.arange(seq), (batch, seq)).astype(np.int64).copy()
         elif n == "cache_position":
@@ -141,12 +169,25 @@ def check_once(tools, entry, path, work, dims, feeds, session):
     want = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
     got = tools.run_plan(plan, binds, feeds, work)
     worst, ok, notes = (0.0, 0.0), True, []
+    # A padded row is compared where it is not padding: its logits at the
+    # query rows the mask keeps and its cache at the slots the mask keeps
+    # (a padding query sees no key, and what a model makes of that is not
+    # the answer of either runtime).
+    mask = feeds["attention_mask"].astype(bool)
     for name, w in want.items():
         if name not in got or got[name].shape != w.shape:
             ok = False
             notes.append(f"{name}: missing or shape {got.get(name, np.zeros(0)).shape}")
             continue
-        err, scale, passed = error_of(got[name], w)
+        g = got[name]
+        if not mask.all():
+            if name == "logits":
+                keep = mask[:, -w.shape[1]:]
+                g, w = g[keep], w[keep]
+            else:
+                keep = np.broadcast_to(mask[:, None, :, None], w.shape)
+                g, w = g[keep], w[keep]
+        err, scale, passed = error_of(g, w)
         if name == "logits":
             worst = (err, scale)
         ok &= passed
@@ -210,11 +251,16 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build")
     parser.add_argument("--corpus", default=os.path.join(HERE, "corpus"))
+    parser.add_argument("--device", default="cpu", choices=["cpu", "vulkan"],
+                        help="the target compiled for and the device run on")
+    parser.add_argument("--one-per-family", action="store_true",
+                        help="only each family's TorchScript decode model "
+                             "(its decode, chunk, padded and kv-loop runs)")
     parser.add_argument("--table", action="store_true",
                         help="print the results as a markdown table")
     parser.add_argument("files", nargs="*")
     args = parser.parse_intermixed_args()
-    tools = Tools(args.build)
+    tools = Tools(args.build, args.device)
     with open(os.path.join(args.corpus, "manifest.json")) as f:
         manifest = json.load(f)
     known = {}
@@ -227,6 +273,9 @@ def main():
         for entry in manifest:
             if args.files and entry["file"] not in args.files:
                 continue
+            if args.one_per_family and not (entry["exporter"] == "torchscript"
+                                            and entry["phase"] == "decode"):
+                continue
             path = os.path.join(args.corpus, entry["file"])
             session = ort_session(path)
             rng = np.random.default_rng(7)
@@ -234,6 +283,8 @@ def main():
             if entry["phase"] == "prefill":
                 runs.append(("prefill", {"batch": BATCH, "seq": PROMPT},
                              prefill_feeds(rng, BATCH, PROMPT)))
+                runs.append(("prefill-padded", {"batch": BATCH, "seq": PROMPT},
+                             prefill_feeds(rng, BATCH, PROMPT, pad=PAD)))
             else:
                 runs.append(("decode", {"batch": BATCH, "seq": 1, "past": PAST,
                                         "total": PAST + 1},
@@ -241,6 +292,9 @@ def main():
                 runs.append(("chunk", {"batch": BATCH, "seq": 3, "past": PAST,
                                        "total": PAST + 3},
                              decode_feeds(session, rng, BATCH, PAST, 3)))
+                runs.append(("decode-padded", {"batch": BATCH, "seq": 1, "past": PAST,
+                                               "total": PAST + 1},
+                             decode_feeds(session, rng, BATCH, PAST, 1, pad=PAD)))
             modes = [(m, d, f) for m, d, f in runs]
             if entry["phase"] == "decode":
                 modes.append(("kv-loop", None, None))
@@ -248,7 +302,8 @@ def main():
                 label = f"{entry['file']} [{mode}]"
                 work = os.path.join(tmp, entry["file"] + "." + mode)
                 os.makedirs(work)
-                limit = known.get(f"{entry['file']}:{mode}")
+                limit = (known.get(f"{entry['file']}:{mode}@{args.device}")
+                         or known.get(f"{entry['file']}:{mode}"))
                 tools.reports = []
                 try:
                     if mode == "kv-loop":

@@ -870,13 +870,41 @@ def contrib_attention():
          [weight("w", [32, 96])], contrib=True)
 
 
+def contrib_activations():
+    # ONNX Runtime's fused activations, as its transformer optimizer writes
+    # them (own generator, so the other models' weights do not move).
+    rng = np.random.default_rng(11)
+    bias = const("bias", (0.5 * rng.standard_normal([16])).astype(np.float32))
+    nodes = [
+        ms("Gelu", ["x"], ["gelu"]),
+        ms("FastGelu", ["x", "bias"], ["fast_gelu"]),
+        ms("FastGelu", ["x"], ["fast_gelu_nobias"]),
+        ms("BiasGelu", ["x", "bias"], ["bias_gelu"]),
+        ms("QuickGelu", ["x"], ["quick_gelu"], alpha=1.5),
+    ]
+    out = [vi(n, F, [2, 3, 16]) for n in
+           ("gelu", "fast_gelu", "fast_gelu_nobias", "bias_gelu", "quick_gelu")]
+    save("contrib_activations", nodes, [vi("x", F, [2, 3, 16])], out, [bias],
+         contrib=True)
+    # BiasAdd (input + bias + skip) has no CPU kernel in ONNX Runtime: checked
+    # against poot's oracle only.
+    save("bias_add", [ms("BiasAdd", ["x", "bias", "skip"], ["y"])],
+         [vi("x", F, [2, 3, 16]), vi("skip", F, [2, 3, 16])],
+         [vi("y", F, [2, 3, 16])], [bias], contrib=True)
+    # A bias that does not broadcast to the input.
+    save("bias_gelu_bad", [ms("BiasGelu", ["x", "b8"], ["y"], name="bg")],
+         [vi("x", F, [2, 3, 16])], [vi("y", F, [2, 3, 16])],
+         [const("b8", np.zeros([8], np.float32))], contrib=True, check=False)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for build in (elementwise, softmax, reduce, logic, layout, slicing,
                   gather, shape_fold, matmul, norms, attention, errors,
                   decoder_ts, attention23, causal_trilu, erf_gelu,
                   gather_scatter_nd, rotary, skip_norms, multi_head_attention,
-                  group_query_attention, contrib_attention):
+                  group_query_attention, contrib_attention,
+                  contrib_activations):
         build()
 
 

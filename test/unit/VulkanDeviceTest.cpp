@@ -4,17 +4,21 @@
 // first Vulkan device, lavapipe in CI, and checks every value they produce:
 // a 1-D and a 2-D grid, workgroup memory with barriers, f16 buffers,
 // subgroup arithmetic, one kernel dispatched many times, dependent
-// dispatches in one submission, and the refusals that must come back as
+// dispatches in one submission, their timing with timestamp queries, and
+// the refusals that must come back as
 // Status values before anything reaches the driver. Without a loader or a
 // device the tests skip; without glslangValidator at build time the ones
 // that need shaders skip.
 //
 //===----------------------------------------------------------------------===//
 
+#include "poot/Runtime/Bench.h"
 #include "poot/Runtime/VulkanDevice.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -538,6 +542,101 @@ TEST_F(VulkanDeviceTest, DispatchesInOrderInOneSubmission) {
   EXPECT_NE(status.message().find("dispatch 5"), std::string::npos)
       << status.message();
   EXPECT_EQ(read<float>(y), std::vector<float>(n, 6.0f));
+}
+
+TEST_F(VulkanDeviceTest, TimesDispatchesWithTimestamps) {
+  // The benchmark's clock: timestamp queries around one submission. The
+  // times must be positive and finite, and ten times the work (saxpy over
+  // 10x the elements, 10x the workgroups) must take longer.
+  Status support = device().timestampSupport();
+  if (support.code() == ErrorCode::Unsupported)
+    GTEST_SKIP() << support.toString();
+  ASSERT_TRUE(support.isOk()) << support.toString();
+  EXPECT_GT(device().timestampPeriod(), 0.0);
+  VulkanKernel saxpy;
+  BUILD_KERNEL("saxpy", 3, saxpy);
+  auto time = [&](uint32_t n, int iterations, bool flush,
+                  std::vector<double> &us) {
+    VulkanBuffer xb, yb, pb;
+    buffer(std::vector<float>(n, 1.0f), xb);
+    buffer(std::vector<float>(n, 0.0f), yb);
+    buffer(std::vector<SaxpyParams>{{1.0f, n}}, pb);
+    std::vector<VulkanDispatch> list = {
+        {&saxpy, {xb, yb, pb}, groupsFor(n, 64), 1, 1}};
+    Status status = device().timeDispatches(list, iterations, flush, us);
+    ASSERT_TRUE(status.isOk()) << status.toString();
+    ASSERT_EQ(us.size(), static_cast<size_t>(iterations));
+    for (double t : us) {
+      EXPECT_TRUE(std::isfinite(t)) << t;
+      EXPECT_GT(t, 0.0);
+    }
+    // Every run ran: y = x added `iterations` times.
+    EXPECT_EQ(read<float>(yb)[n - 1], static_cast<float>(iterations));
+  };
+  std::vector<double> small, large;
+  time(200000, 5, /*flush=*/false, small);
+  time(2000000, 5, /*flush=*/false, large);
+  if (HasFatalFailure())
+    return;
+  std::sort(small.begin(), small.end());
+  std::sort(large.begin(), large.end());
+  EXPECT_GT(large[2], small[2]) << "median of 10x the work: " << large[2]
+                                << " us against " << small[2] << " us";
+
+  // With the cache flush first in each submission, outside the stamps.
+  int64_t flushBytes = device().cacheFlushBytes();
+  EXPECT_GT(flushBytes, 0);
+  EXPECT_LE(flushBytes, int64_t(256) << 20);
+  std::vector<double> flushed;
+  time(200000, 2, /*flush=*/true, flushed);
+}
+
+TEST_F(VulkanDeviceTest, TimingRefusesBadRequests) {
+  if (!device().timestampSupport().isOk())
+    GTEST_SKIP() << device().timestampSupport().toString();
+  VulkanKernel saxpy;
+  BUILD_KERNEL("saxpy", 3, saxpy);
+  VulkanBuffer xb;
+  buffer(std::vector<float>(64, 1.0f), xb);
+  std::vector<double> us = {1.0};
+  Status status = device().timeDispatches(
+      {{&saxpy, {xb, xb, xb}, 1, 1, 1}}, 0, false, us);
+  EXPECT_EQ(status.code(), ErrorCode::InvalidArgument) << status.toString();
+  EXPECT_TRUE(us.empty());
+  // A dispatch dispatchAll would refuse is refused here too, before
+  // anything runs.
+  status = device().timeDispatches({{&saxpy, {xb}, 1, 1, 1}}, 1, false, us);
+  EXPECT_EQ(status.code(), ErrorCode::InvalidArgument) << status.toString();
+  EXPECT_TRUE(us.empty());
+}
+
+TEST(BenchLine, IsTheSameOnEveryDevice) {
+  // What vulkan prints is cuda's line without its graph replay, so the
+  // scripts read both alike; the bytes are counted once for both.
+  EXPECT_EQ(benchLine(3, "attention_0_partial,attention_0_combine", 12.345,
+                      gigabytesPerSecond(2105344, 12.345)),
+            "bench eqn 3 attention_0_partial,attention_0_combine: median "
+            "12.35 us, 170.5 GB/s");
+  EXPECT_EQ(benchLine(0, "add_0", 1.5, 2.0, 1.25),
+            "bench eqn 0 add_0: median 1.50 us, 2.0 GB/s, graph replay "
+            "median 1.25 us");
+  EXPECT_EQ(gigabytesPerSecond(1000, 0.0), 0.0);
+  Eqn attention;
+  attention.op = "attention";
+  attention.operands = {0, 1, 2, 3};
+  attention.attrs["operandSegmentSizes"] =
+      Attr::ofInts({1, 1, 0, 1, 0, 0, 0, 1}); // q, k, v, pos
+  TensorType q{DType::BF16, {1, 8, 1, 128}}, kv{DType::BF16, {1, 2, 1024, 128}};
+  TensorType pos{DType::I64, {}};
+  BenchBytes counted = benchBytes(attention, {q, kv, kv, pos}, {q});
+  EXPECT_EQ(counted.read, 2 * 1024 + 2 * (2 * 1024 * 128 * 2));
+  EXPECT_EQ(counted.written, 2 * 1024);
+  Eqn add;
+  add.op = "add";
+  TensorType flags{DType::I1, {3}};
+  counted = benchBytes(add, {flags, flags}, {flags});
+  EXPECT_EQ(counted.read, 2 * 12); // i1 travels as i32 words
+  EXPECT_EQ(counted.written, 12);
 }
 
 TEST_F(VulkanDeviceTest, BindsRangesOfOneArena) {

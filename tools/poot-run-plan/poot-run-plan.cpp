@@ -10,7 +10,8 @@
 // reference evaluator) run on a reference plan with the same inputs, and
 // exits 2 past the tolerance. With --bench=N on the cuda device it then
 // times each eqn's kernels alone, launched one by one and replayed as a
-// CUDA graph. With --context-parallel=N a cpu plan runs over N in-process
+// CUDA graph (CUDA events); on the vulkan device, as one submission
+// (timestamp queries); the cache is flushed before each run on both. With --context-parallel=N a cpu plan runs over N in-process
 // cpu devices (threads), every attention's keys split across them
 // (ContextParallel.h). Nothing is written unless the whole run succeeds.
 //
@@ -18,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "poot/Runtime/Bench.h"
 #include "poot/Runtime/Check.h"
 #include "poot/Runtime/ContextParallel.h"
 #include "poot/Runtime/CudaRunner.h"
@@ -37,6 +39,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -64,9 +67,12 @@ const char *const kUsage =
     "                            row-major); may repeat\n"
     "  --input=NAME=FILE.npy     bind an input from a .npy file; may repeat\n"
     "  --out-dir=DIR             write outputs and state as .npy here\n"
-    "  --bench=N                 cuda only: after the run, time each eqn's\n"
-    "                            kernels over N iterations (L2 flushed\n"
-    "                            before each), launched and as a CUDA graph\n"
+    "  --bench=N                 cuda, vulkan: after the run, time each\n"
+    "                            eqn's kernels over N iterations (the cache\n"
+    "                            flushed before each): on cuda with CUDA\n"
+    "                            events, launched and as a CUDA graph; on\n"
+    "                            vulkan with timestamp queries, as one\n"
+    "                            submission\n"
     "  --bench-op=OP             with --bench: time only the eqns of op OP\n"
     "                            (e.g. attention)\n"
     "  --bench-only              with --bench: skip the run; time each eqn\n"
@@ -334,13 +340,21 @@ public:
     return rt::Status::ok();
   }
 
-  /// A whole-graph run passes through (its eqns are then not recorded).
+  /// A whole-graph run passes through (its eqns are then not recorded),
+  /// unless `stepwiseWhileRecording`: then a recorded step runs eqn by eqn.
   rt::Status runGraph(const rt::Graph &graph, std::vector<rt::Tensor> &values,
                       std::vector<bool> &defined, bool &ran) override {
+    if (recording && stepwiseWhileRecording) {
+      ran = false;
+      return rt::Status::ok();
+    }
     return inner.runGraph(graph, values, defined, ran);
   }
 
   bool recording = false;
+  /// Set for vulkan, which runs whole graphs by default: the step the
+  /// benchmark replays must keep each eqn's operands.
+  bool stepwiseWhileRecording = false;
   std::map<const rt::Eqn *, Recorded> recorded;
 
 private:
@@ -420,72 +434,114 @@ void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
   }
 }
 
-/// Times every eqn the cuda device ran: its operands go up once, then N
-/// runs of its launches with L2 flushed before each, launched one by one and
-/// replayed as a captured graph.
-int bench(rt::CudaDevice &device, rt::CudaRunner &runner,
-          const rt::Graph &graph, const RecordingRunner &recorder,
-          int iterations, const std::string &benchOp) {
+/// Times one eqn's kernels on a device: prepares it with `operands`, then
+/// sets `line` to its bench line (rt::benchLine).
+using TimeEqn = std::function<rt::Status(
+    size_t index, const rt::Eqn &eqn,
+    const std::vector<const rt::Tensor *> &operands,
+    const std::vector<rt::TensorType> &resultTypes, std::string &line)>;
+
+/// Times every eqn with kernels the device ran (or `synthesize` gave
+/// operands), of op `benchOp` when one is given, with `timeEqn`, and
+/// prints one line for each.
+int bench(const rt::Graph &graph, const RecordingRunner &recorder,
+          const std::string &benchOp, const TimeEqn &timeEqn) {
   if (recorder.recorded.empty()) {
     std::printf("bench: no eqn of the plan runs on the device\n");
     return 0;
   }
+  int timed = 0;
   for (size_t i = 0; i < graph.eqns.size(); ++i) {
     const rt::Eqn &eqn = graph.eqns[i];
     auto it = recorder.recorded.find(&eqn);
-    if (it == recorder.recorded.end() ||
+    // A constant is claimed by the device but never dispatched.
+    if (it == recorder.recorded.end() || !eqn.attr("poot.launches.count") ||
         (!benchOp.empty() && eqn.op != benchOp))
       continue;
     std::vector<const rt::Tensor *> operands;
     for (const rt::Tensor &t : it->second.operands)
       operands.push_back(&t);
+    std::string line;
+    if (rt::Status s = timeEqn(i, eqn, operands, it->second.resultTypes, line);
+        !s.isOk())
+      return fail("bench eqn " + std::to_string(i) + ": " + s.toString());
+    std::printf("%s\n", line.c_str());
+    ++timed;
+  }
+  if (timed == 0)
+    std::printf("bench: no eqn%s of the plan runs on the device\n",
+                benchOp.empty() ? "" : (" of op " + benchOp).c_str());
+  return 0;
+}
+
+/// The cuda device: its operands go up once, then N runs of its launches
+/// with L2 flushed before each, launched one by one and replayed as a
+/// captured graph, each between two CUDA events.
+TimeEqn cudaTimer(rt::CudaDevice &device, rt::CudaRunner &runner,
+                  int iterations) {
+  return [&device, &runner, iterations](
+             size_t index, const rt::Eqn &eqn,
+             const std::vector<const rt::Tensor *> &operands,
+             const std::vector<rt::TensorType> &resultTypes,
+             std::string &line) -> rt::Status {
     rt::CudaPreparedEqn prepared;
     bool claimed = false;
-    std::string where = "bench eqn " + std::to_string(i) + ": ";
-    if (rt::Status s = runner.prepare(eqn, operands, it->second.resultTypes,
-                                      prepared, claimed);
-        !s.isOk())
-      return fail(where + s.toString());
+    POOT_RETURN_IF_ERROR(
+        runner.prepare(eqn, operands, resultTypes, prepared, claimed));
     auto body = [&](rt::CudaStream stream) {
       return runner.enqueue(prepared, stream);
     };
     // One untimed run first: the first launch of a kernel pays for its
     // upload to the device.
-    if (rt::Status s = body(nullptr); !s.isOk())
-      return fail(where + s.toString());
-    if (rt::Status s = device.synchronize(); !s.isOk())
-      return fail(where + s.toString());
+    POOT_RETURN_IF_ERROR(body(nullptr));
+    POOT_RETURN_IF_ERROR(device.synchronize());
     std::vector<double> launched, replayed;
-    if (rt::Status s = device.timeRuns(iterations, body, true, launched);
-        !s.isOk())
-      return fail(where + s.toString());
+    POOT_RETURN_IF_ERROR(device.timeRuns(iterations, body, true, launched));
 
     rt::CudaGraph captured;
-    if (rt::Status s = device.captureGraph(body, captured); !s.isOk())
-      return fail(where + s.toString());
+    POOT_RETURN_IF_ERROR(device.captureGraph(body, captured));
     auto replay = [&](rt::CudaStream stream) {
       return captured.replay(stream);
     };
-    if (rt::Status s = replay(nullptr); !s.isOk())
-      return fail(where + s.toString());
-    if (rt::Status s = device.synchronize(); !s.isOk())
-      return fail(where + s.toString());
-    if (rt::Status s = device.timeRuns(iterations, replay, true, replayed);
-        !s.isOk())
-      return fail(where + s.toString());
+    POOT_RETURN_IF_ERROR(replay(nullptr));
+    POOT_RETURN_IF_ERROR(device.synchronize());
+    POOT_RETURN_IF_ERROR(device.timeRuns(iterations, replay, true, replayed));
 
     double us = rt::medianOf(launched);
-    double graphUs = rt::medianOf(replayed);
-    // Bytes over microseconds is 1e6 bytes a second: / 1e3 for GB/s.
-    double gbps = us > 0 ? static_cast<double>(prepared.bytesRead +
-                                               prepared.bytesWritten) /
-                               (us * 1e3)
-                         : 0.0;
-    std::printf("bench eqn %zu %s: median %.2f us, %.1f GB/s, graph replay "
-                "median %.2f us\n",
-                i, prepared.kernelNames.c_str(), us, gbps, graphUs);
-  }
-  return 0;
+    line = rt::benchLine(
+        index, prepared.kernelNames, us,
+        rt::gigabytesPerSecond(prepared.bytesRead + prepared.bytesWritten, us),
+        rt::medianOf(replayed));
+    return rt::Status::ok();
+  };
+}
+
+/// The vulkan device: its operands go up once, then N submissions of its
+/// dispatches, each after a cache flush and between two timestamp queries.
+TimeEqn vulkanTimer(rt::VulkanDevice &device, rt::VulkanRunner &runner,
+                    int iterations) {
+  return [&device, &runner, iterations](
+             size_t index, const rt::Eqn &eqn,
+             const std::vector<const rt::Tensor *> &operands,
+             const std::vector<rt::TensorType> &resultTypes,
+             std::string &line) -> rt::Status {
+    rt::VulkanPreparedEqn prepared;
+    bool claimed = false;
+    POOT_RETURN_IF_ERROR(
+        runner.prepare(eqn, operands, resultTypes, prepared, claimed));
+    // One untimed run first: the first dispatch of a pipeline may pay for
+    // its compilation.
+    POOT_RETURN_IF_ERROR(device.dispatchAll(prepared.dispatches));
+    std::vector<double> us;
+    POOT_RETURN_IF_ERROR(device.timeDispatches(prepared.dispatches, iterations,
+                                               /*flushCache=*/true, us));
+    double median = rt::medianOf(us);
+    line = rt::benchLine(index, prepared.kernelNames, median,
+                         rt::gigabytesPerSecond(
+                             prepared.bytesRead + prepared.bytesWritten,
+                             median));
+    return rt::Status::ok();
+  };
 }
 
 } // namespace
@@ -538,9 +594,9 @@ int main(int argc, char **argv) {
                 "combine with --bench-only");
   if (o.deviceOnly && o.device == "cpu")
     return fail("--device-only needs a GPU device (--device=vulkan, cuda or hip)");
-  if (o.bench && o.device != "cuda")
-    return fail("--bench times the cuda device's kernels: it needs "
-                "--device=cuda");
+  if (o.bench && o.device != "cuda" && o.device != "vulkan")
+    return fail("--bench times a GPU device's kernels: it needs "
+                "--device=cuda or --device=vulkan");
   if (o.bench > 1000000)
     return fail("--bench " + std::to_string(o.bench) + " is past 1000000");
   if (o.benchOnly && !o.bench)
@@ -668,7 +724,9 @@ int main(int argc, char **argv) {
       return fail("vulkan: " + s.toString());
     vulkanRunner = std::make_unique<rt::VulkanRunner>(*vulkan, plan);
     vulkanRunner->setDeviceOnly(o.deviceOnly);
-    runner = vulkanRunner.get();
+    recorder = std::make_unique<RecordingRunner>(*vulkanRunner);
+    recorder->stepwiseWhileRecording = true;
+    runner = recorder.get();
     if (!o.quiet)
       std::printf("vulkan device: %s\n", vulkan->description().c_str());
   } else if (o.device == "cuda") {
@@ -691,10 +749,18 @@ int main(int argc, char **argv) {
       std::printf("hip device: %s\n", hip->description().c_str());
   }
 
+  TimeEqn timer;
+  if (o.bench && cuda)
+    timer = cudaTimer(*cuda, *cudaRunner, static_cast<int>(o.bench));
+  else if (o.bench && vulkan)
+    timer = vulkanTimer(*vulkan, *vulkanRunner, static_cast<int>(o.bench));
+  if (o.bench && vulkan)
+    // Refused before anything runs on a device that cannot time.
+    if (rt::Status s = vulkan->timestampSupport(); !s.isOk())
+      return fail("--bench: " + s.toString());
   if (o.benchOnly) {
     synthesize(graph, *recorder, o.seed, o.benchOp);
-    return bench(*cuda, *cudaRunner, graph, *recorder,
-                 static_cast<int>(o.bench), o.benchOp);
+    return bench(graph, *recorder, o.benchOp, timer);
   }
 
   std::map<std::string, rt::Tensor> outputs;
@@ -781,8 +847,7 @@ int main(int argc, char **argv) {
                 rt::medianOf(us));
   } else if (o.bench) {
     std::fflush(stdout);
-    if (int rc = bench(*cuda, *cudaRunner, graph, *recorder,
-                       static_cast<int>(o.bench), o.benchOp))
+    if (int rc = bench(graph, *recorder, o.benchOp, timer))
       return rc;
   }
 

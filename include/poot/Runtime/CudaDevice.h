@@ -33,6 +33,7 @@
 #define POOT_RUNTIME_CUDADEVICE_H
 
 #include "poot/Plan/DeviceFacts.h"
+#include "poot/Runtime/Bench.h" // medianOf, for the timings below
 #include "poot/Runtime/Status.h"
 
 #include <cstddef>
@@ -348,10 +349,6 @@ private:
   CudaDeviceBuffer flushBuffer_;
   uint8_t flushValue_ = 0;
 };
-
-/// The median of `values` (the mean of the middle two for an even count),
-/// 0 when empty.
-double medianOf(std::vector<double> values);
 
 } // namespace poot::rt
 

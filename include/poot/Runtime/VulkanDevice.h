@@ -172,9 +172,41 @@ public:
   /// checked before anything is recorded: on a refusal nothing runs.
   Status dispatchAll(const std::vector<VulkanDispatch> &dispatches);
 
+  /// Ok when the device can time dispatches: its compute queue writes
+  /// timestamps (timestampValidBits of its family, which
+  /// timestampComputeAndGraphics promises for every compute family) and
+  /// the timer has a period. Otherwise Unsupported, naming the reason.
+  Status timestampSupport() const;
+  /// Nanoseconds one timestamp tick takes (VkPhysicalDeviceLimits::
+  /// timestampPeriod).
+  double timestampPeriod() const { return timestampPeriod_; }
+
+  /// Bytes flushCache() writes: 256 MiB, or a quarter of the largest
+  /// device-local heap and no more than one allocation may hold where the
+  /// device has less.
+  int64_t cacheFlushBytes() const;
+
+  /// Times `iterations` runs of `dispatches` on the device: each run is one
+  /// submission, recorded as dispatchAll records it, between two timestamp
+  /// queries (vkCmdWriteTimestamp after everything before it completed),
+  /// waited for before the next; with `flushCache`, a vkCmdFillBuffer of
+  /// cacheFlushBytes() over a device buffer of its own comes first in each
+  /// submission, outside the timestamps and finished before the first
+  /// dispatch starts. Each run's microseconds (ticks times
+  /// timestampPeriod) go to `microseconds`. Unsupported (timestampSupport)
+  /// without timestamps; the dispatches are checked as dispatchAll checks
+  /// them.
+  Status timeDispatches(const std::vector<VulkanDispatch> &dispatches,
+                        int iterations, bool flushCache,
+                        std::vector<double> &microseconds);
+
 private:
   VulkanDevice() = default;
   Status checkDispatch(const VulkanDispatch &dispatch, size_t position) const;
+  /// The Vulkan side of dispatchAll and timeDispatches (VulkanDevice.cpp).
+  Status submitDispatches(const std::vector<VulkanDispatch> &dispatches,
+                          int iterations, bool flushCache,
+                          std::vector<double> *microseconds);
 
   std::shared_ptr<vulkan_detail::Context> context_;
   DeviceFacts facts_;
@@ -187,6 +219,12 @@ private:
   int64_t maxAllocationBytes_ = 0;
   std::array<int64_t, 3> maxWorkgroupDims_ = {1, 1, 1};
   std::array<int64_t, 3> maxGroups_ = {1, 1, 1};
+  double timestampPeriod_ = 0;
+  uint32_t timestampValidBits_ = 0;
+  bool timestampComputeAndGraphics_ = false;
+  /// Written by timeDispatches' cache flush; made on first use and kept.
+  VulkanBuffer flushBuffer_;
+  uint32_t flushValue_ = 0;
 };
 
 } // namespace poot::rt

@@ -4,7 +4,9 @@
 // (`poot.launches.*`) is dispatched with the plan's SPIR-V kernels; the other
 // eqns run in the evaluator on the host. Operands are uploaded in their
 // storage dtype, launches run in order in one submission, the result is read
-// back. Kernels are built once per runner.
+// back. Kernels are built once per runner. prepare() stops short of the
+// dispatch, for the benchmark (poot-run-plan --bench), which times the
+// prepared dispatches with the device's timestamp queries.
 //
 // When every eqn of the graph has kernels (constants are uploaded, not
 // computed), the whole graph runs as one submission instead: the inputs go
@@ -21,12 +23,32 @@
 
 #include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace poot::rt {
 
 namespace device {
 struct LaunchRecord;
 } // namespace device
+
+/// An eqn ready to dispatch: its operands uploaded into buffers of its own,
+/// its launches resolved against the runner's kernels. The dispatches bind
+/// `buffers` (whose entries keep their place while the struct lives or is
+/// moved) and the runner's kernels, valid while the runner lives.
+struct VulkanPreparedEqn {
+  /// Every buffer the launches bind, by role ("q", "in0", "out", "err"..).
+  std::map<std::string, VulkanBuffer> buffers;
+  std::vector<VulkanDispatch> dispatches;
+  /// The role whose buffer holds each result, and the results' types.
+  std::vector<std::string> resultRoles;
+  std::vector<TensorType> resultTypes;
+  /// The bytes the benchmark counts (poot/Runtime/Bench.h).
+  int64_t bytesRead = 0;
+  int64_t bytesWritten = 0;
+  /// The kernels in launch order, joined with ','.
+  std::string kernelNames;
+};
 
 class VulkanRunner : public EqnRunner {
 public:
@@ -39,6 +61,14 @@ public:
 
   Status runGraph(const Graph &graph, std::vector<Tensor> &values,
                   std::vector<bool> &defined, bool &ran) override;
+
+  /// Uploads `eqn`'s operands into buffers of `out` and resolves its
+  /// launches, without dispatching (what run() does before it dispatches;
+  /// the benchmark then times out.dispatches). Leaves `claimed` false (and
+  /// does nothing) for an eqn without kernels, a constant included.
+  Status prepare(const Eqn &eqn, const std::vector<const Tensor *> &operands,
+                 const std::vector<TensorType> &resultTypes,
+                 VulkanPreparedEqn &out, bool &claimed);
 
   /// Eqns dispatched to the device so far.
   int64_t dispatchedEqns() const { return dispatched; }
@@ -62,10 +92,12 @@ private:
                           const std::vector<device::LaunchRecord> &launches,
                           const std::map<std::string, VulkanBinding> &byRole,
                           std::vector<VulkanDispatch> &out);
-  Status runAttention(const Eqn &eqn,
-                      const std::vector<const Tensor *> &operands,
-                      const std::vector<TensorType> &resultTypes,
-                      std::vector<Tensor> &results);
+  /// prepare() for an attention: operands by role, out, scratch,
+  /// counters.
+  Status prepareAttention(const Eqn &eqn,
+                          const std::vector<const Tensor *> &operands,
+                          const std::vector<TensorType> &resultTypes,
+                          VulkanPreparedEqn &out);
 
   VulkanDevice &device;
   const Plan &plan;

@@ -388,6 +388,11 @@ const llvm::StringMap<std::vector<StringRef>> &knownAttributes() {
        {"axis", "epsilon", "stash_type"}},
       {"com.microsoft::SkipSimplifiedLayerNormalization", {"epsilon"}},
       {"com.microsoft::SkipLayerNormalization", {"epsilon"}},
+      {"com.microsoft::Gelu", {}},
+      {"com.microsoft::FastGelu", {}},
+      {"com.microsoft::BiasGelu", {}},
+      {"com.microsoft::QuickGelu", {"alpha"}},
+      {"com.microsoft::BiasAdd", {}},
       {"com.microsoft::RotaryEmbedding",
        {"interleaved", "is_packed_batching", "num_heads",
         "rotary_embedding_dim", "scale"}},
@@ -418,6 +423,8 @@ int minInputs(const std::string &key) {
       {"CumSum", 2},
       {"com.microsoft::SkipSimplifiedLayerNormalization", 3},
       {"com.microsoft::SkipLayerNormalization", 3},
+      {"com.microsoft::BiasGelu", 2},
+      {"com.microsoft::BiasAdd", 3},
       {"com.microsoft::RotaryEmbedding", 4},
       {"com.microsoft::GroupQueryAttention", 1},
       {"com.microsoft::Attention", 2},
@@ -1078,22 +1085,74 @@ bool Importer::importGelu() {
   if (!requireFloat(x, "input"))
     return false;
   std::string mode = attrString("approximate", "none");
-  Value v = valueOf(x);
+  if (mode != "none" && mode != "tanh")
+    return fail("unsupported attribute value approximate='" + mode +
+                "', expected 'none' or 'tanh'");
+  setOut(0, gelu(valueOf(x), /*tanhForm=*/mode == "tanh"));
+  return true;
+}
+
+Value Importer::gelu(Value v, bool tanhForm) {
   Value inner;
-  if (mode == "none") {
-    // x/2 * (1 + erf(x / sqrt(2)))
-    inner = erf(t.mulScalar(v, 1.0 / std::sqrt(2.0)));
-  } else if (mode == "tanh") {
+  if (tanhForm) {
     // x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))
     Value cube = t.mul(t.mul(v, v), v);
     Value arg = t.add(v, t.mulScalar(cube, 0.044715));
     inner = t.tanh(t.mulScalar(arg, std::sqrt(2.0 / M_PI)));
   } else {
-    return fail("unsupported attribute value approximate='" + mode +
-                "', expected 'none' or 'tanh'");
+    // x/2 * (1 + erf(x / sqrt(2)))
+    inner = erf(t.mulScalar(v, 1.0 / std::sqrt(2.0)));
   }
-  Value halfX = t.mulScalar(v, 0.5);
-  setOut(0, t.mul(halfX, t.addScalar(inner, 1.0)));
+  return t.mul(t.mulScalar(v, 0.5), t.addScalar(inner, 1.0));
+}
+
+bool Importer::importContribActivation(StringRef op) {
+  // ONNX Runtime's fused activations (com.microsoft): Gelu (erf), FastGelu
+  // (the tanh form, after an optional bias), BiasGelu (erf, after a bias),
+  // QuickGelu (x * sigmoid(alpha x)), BiasAdd (input + bias + skip).
+  Val &x = in(0);
+  if (!requireFloat(x, "input"))
+    return false;
+  Value v = valueOf(x);
+  // Inputs k >= 1 are added to the input: each of its type, broadcast to
+  // its shape (a bias [C], a skip of the input's shape).
+  auto addInput = [&](int k) {
+    if (!has(k))
+      return true;
+    Val &p = in(k);
+    if (p.kind != x.kind)
+      return fail("expected input " + std::to_string(k) + " of type " +
+                  kindName(x.kind) + ", got " + kindName(p.kind));
+    auto shape = broadcastShapes(x.shape, p.shape);
+    if (!shape || ArrayRef<int64_t>(*shape) != ArrayRef<int64_t>(x.shape))
+      return fail("expected input " + std::to_string(k) +
+                  " to broadcast to the input " + shapeStr(x.shape) +
+                  ", got " + shapeStr(p.shape));
+    v = t.add(v, valueOf(p));
+    return true;
+  };
+  if (op == "Gelu") {
+    setOut(0, gelu(v, /*tanhForm=*/false));
+    return true;
+  }
+  if (op == "FastGelu" || op == "BiasGelu") {
+    if (!addInput(1))
+      return false;
+    setOut(0, gelu(v, /*tanhForm=*/op == "FastGelu"));
+    return true;
+  }
+  if (op == "QuickGelu") {
+    double alpha = attrFloat("alpha", 1.702);
+    Value ax = t.mulScalar(v, alpha);
+    Value sig = t.div(scalarLike(1.0, v),
+                      t.add(scalarLike(1.0, v), t.exp(t.neg(ax))));
+    setOut(0, t.mul(v, sig));
+    return true;
+  }
+  // BiasAdd: input [B, S, C], bias [C], skip [B, S, C].
+  if (!requireRank(x, 3, "input") || !addInput(1) || !addInput(2))
+    return false;
+  setOut(0, v);
   return true;
 }
 
@@ -1805,6 +1864,25 @@ bool Importer::importGather() {
       setOut(0, foldGather(*x.host, norm, axis));
       return true;
     }
+    // A run of consecutive indices (a scalar or [n] of k, k + 1, ...) is a
+    // slice of the axis, reshaped for a scalar: no index tensor reaches the
+    // graph (the passes see a slice, and no target has to store one).
+    bool run = norm.shape.size() <= 1;
+    for (int64_t k = 1; run && k < norm.numel(); ++k)
+      run = norm.i[k] == norm.i[0] + k;
+    if (run && norm.numel() >= 1) {
+      SmallVector<int64_t> start(rank, 0), limit(x.shape.begin(), x.shape.end());
+      start[axis] = norm.i[0];
+      limit[axis] = norm.i[0] + norm.numel();
+      Value sliced = t.slice(valueOf(x), start, limit);
+      if (norm.shape.empty()) {
+        SmallVector<int64_t> shape(x.shape.begin(), x.shape.end());
+        shape.erase(shape.begin() + axis);
+        sliced = t.reshape(sliced, shape);
+      }
+      setOut(0, sliced);
+      return true;
+    }
     setOut(0, t.gather(valueOf(x), materialize(norm), axis));
     return true;
   }
@@ -2037,6 +2115,9 @@ bool Importer::dispatchContrib(StringRef op) {
     return importGroupQueryAttention();
   if (op == "Attention")
     return importContribAttention();
+  if (op == "Gelu" || op == "FastGelu" || op == "BiasGelu" ||
+      op == "QuickGelu" || op == "BiasAdd")
+    return importContribActivation(op);
   return fail("unsupported op 'com.microsoft::" + op + "'");
 }
 

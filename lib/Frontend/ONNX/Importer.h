@@ -163,6 +163,9 @@ private:
   bool importElementwise(StringRef op);
   bool importUnary(StringRef op);
   bool importGelu();
+  /// GELU of `v` in f32 arithmetic: erf or the tanh approximation.
+  Value gelu(Value v, bool tanhForm);
+  bool importContribActivation(StringRef op);
   bool importCast();
   bool importWhere();
   bool importMatMul();

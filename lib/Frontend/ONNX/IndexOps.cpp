@@ -16,6 +16,8 @@
 
 #include "poot/Dialect/PootDialect.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using llvm::SmallVector;
 using poot::trace::Tracer;
@@ -138,7 +140,27 @@ bool Importer::importGatherND() {
   SmallVector<int64_t> outShape(indices.shape.begin(),
                                 indices.shape.end() - 1);
   outShape.append(rest.begin(), rest.end());
-  Value g = t.gather(reshapeTo(t, valueOf(data), flat), rows, /*axis=*/0);
+  Value x = reshapeTo(t, valueOf(data), flat);
+  // Constant rows that are one run k, k + 1, ... (a split of a fused
+  // projection, as the dynamo exporter writes it) are a slice: no index
+  // tensor reaches the graph.
+  DenseIntElementsAttr constRows;
+  if (matchPattern(rows, m_Constant(&constRows))) {
+    SmallVector<int64_t> r;
+    for (const APInt &v : constRows.getValues<APInt>())
+      r.push_back(v.getSExtValue());
+    bool run = !r.empty();
+    for (size_t k = 1; run && k < r.size(); ++k)
+      run = r[k] == r[0] + static_cast<int64_t>(k);
+    if (run) {
+      SmallVector<int64_t> start(flat.size(), 0), limit(flat);
+      start[0] = r[0];
+      limit[0] = r[0] + static_cast<int64_t>(r.size());
+      setOut(0, reshapeTo(t, t.slice(x, start, limit), outShape));
+      return true;
+    }
+  }
+  Value g = t.gather(x, rows, /*axis=*/0);
   setOut(0, reshapeTo(t, g, outShape));
   return true;
 }

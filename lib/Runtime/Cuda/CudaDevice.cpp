@@ -943,11 +943,3 @@ Status CudaDevice::timeRuns(int iterations,
   }
   return Status::ok();
 }
-
-double poot::rt::medianOf(std::vector<double> values) {
-  if (values.empty())
-    return 0.0;
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}

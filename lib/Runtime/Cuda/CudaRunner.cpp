@@ -203,6 +203,21 @@ Status CudaRunner::timeResident(int iterations,
       /*flushL2=*/true, microseconds);
 }
 
+namespace {
+/// The bytes the benchmark counts for `eqn` (poot/Runtime/Bench.h, the
+/// same on every device).
+void countBytes(const Eqn &eqn, const std::vector<const Tensor *> &operands,
+                const std::vector<TensorType> &resultTypes,
+                CudaPreparedEqn &out) {
+  std::vector<TensorType> types;
+  for (const Tensor *t : operands)
+    types.push_back(t->type());
+  BenchBytes counted = benchBytes(eqn, types, resultTypes);
+  out.bytesRead = counted.read;
+  out.bytesWritten = counted.written;
+}
+} // namespace
+
 Status CudaRunner::kernel(const std::string &name, const CudaKernel *&out) {
   if (!module.valid()) {
     // PTX is forward compatible, never backward: a module for sm_90 does
@@ -304,11 +319,10 @@ Status CudaRunner::prepare(const Eqn &eqn,
         ensure(role, static_cast<int64_t>(bytes.size()), buf));
     POOT_RETURN_IF_ERROR(
         buf->upload(bytes.data(), static_cast<int64_t>(bytes.size())));
-    if (role == "q" || role == "k" || role == "k_shared" || role == "v")
-      out.bytesRead += static_cast<int64_t>(bytes.size());
   }
-  out.bytesWritten = storageBytes(resultTypes[0]);
-  POOT_RETURN_IF_ERROR(ensure("out", out.bytesWritten, out.out));
+  countBytes(eqn, operands, resultTypes, out);
+  POOT_RETURN_IF_ERROR(
+      ensure("out", storageBytes(resultTypes[0]), out.out));
   out.outs = {out.out};
   out.resultTypes = resultTypes;
   // The scratch of a split schedule is never initialised: the partials
@@ -379,14 +393,13 @@ Status CudaRunner::prepareSimple(const Eqn &eqn,
     POOT_RETURN_IF_ERROR(ensure(roles[i], static_cast<int64_t>(bytes.size()), buf));
     POOT_RETURN_IF_ERROR(
         buf->upload(bytes.data(), static_cast<int64_t>(bytes.size())));
-    out.bytesRead += static_cast<int64_t>(bytes.size());
   }
+  countBytes(eqn, operands, resultTypes, out);
   for (size_t i = 0; i < resultTypes.size(); ++i) {
     CudaDeviceBuffer *buf = nullptr;
     POOT_RETURN_IF_ERROR(ensure(device::resultStorageRole(eqn, i),
                                 device::deviceBytes(resultTypes[i]), buf));
     out.outs.push_back(buf);
-    out.bytesWritten += device::deviceBytes(resultTypes[i]);
   }
   out.resultTypes = resultTypes;
   if (!resultTypes.empty()) {

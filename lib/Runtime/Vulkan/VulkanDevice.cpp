@@ -93,6 +93,12 @@ using namespace poot::rt;
   X(vkCmdBindDescriptorSets)                                                   \
   X(vkCmdDispatch)                                                             \
   X(vkCmdPipelineBarrier)                                                      \
+  X(vkCmdFillBuffer)                                                           \
+  X(vkCreateQueryPool)                                                         \
+  X(vkDestroyQueryPool)                                                        \
+  X(vkCmdResetQueryPool)                                                       \
+  X(vkCmdWriteTimestamp)                                                       \
+  X(vkGetQueryPoolResults)                                                     \
   X(vkCreateFence)                                                             \
   X(vkDestroyFence)                                                            \
   X(vkResetFences)                                                             \
@@ -123,6 +129,8 @@ struct Context {
   VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
   uint32_t poolSets = 0;        ///< sets the pool was sized for
   uint32_t poolDescriptors = 0; ///< storage-buffer descriptors likewise
+  /// Two timestamp queries (start, stop), made by the first timing.
+  VkQueryPool queryPool = VK_NULL_HANDLE;
 
   /// Guards the queue, the command buffer, the fence and the pool: Vulkan
   /// wants all four externally synchronised.
@@ -146,6 +154,8 @@ Context::~Context() {
       vkDeviceWaitIdle(device);
     if (descriptorPool != VK_NULL_HANDLE && vkDestroyDescriptorPool)
       vkDestroyDescriptorPool(device, descriptorPool, nullptr);
+    if (queryPool != VK_NULL_HANDLE && vkDestroyQueryPool)
+      vkDestroyQueryPool(device, queryPool, nullptr);
     if (fence != VK_NULL_HANDLE && vkDestroyFence)
       vkDestroyFence(device, fence, nullptr);
     if (commandPool != VK_NULL_HANDLE && vkDestroyCommandPool)
@@ -1259,7 +1269,9 @@ Status VulkanDevice::create(std::unique_ptr<VulkanDevice> &out, int index) {
   }
 
   // One queue that can run compute; the first such family will do, since
-  // everything is submitted and waited for in order anyway.
+  // everything is submitted and waited for in order anyway (the first one
+  // that writes timestamps, where the families differ in that, so the
+  // device can time its dispatches).
   uint32_t familyCount = 0;
   ctx->vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical, &familyCount,
                                                 nullptr);
@@ -1267,11 +1279,14 @@ Status VulkanDevice::create(std::unique_ptr<VulkanDevice> &out, int index) {
   ctx->vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical, &familyCount,
                                                 families.data());
   bool foundQueue = false;
-  for (uint32_t i = 0; i < familyCount && !foundQueue; ++i) {
-    if (families[i].queueCount > 0 &&
-        (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) {
-      ctx->queueFamily = i;
-      foundQueue = true;
+  for (int pass = 0; pass < 2 && !foundQueue; ++pass) {
+    for (uint32_t i = 0; i < familyCount && !foundQueue; ++i) {
+      if (families[i].queueCount > 0 &&
+          (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) &&
+          (pass == 1 || families[i].timestampValidBits > 0)) {
+        ctx->queueFamily = i;
+        foundQueue = true;
+      }
     }
   }
   if (!foundQueue)
@@ -1392,6 +1407,10 @@ Status VulkanDevice::create(std::unique_ptr<VulkanDevice> &out, int index) {
     device->maxWorkgroupDims_[i] = limits.maxComputeWorkGroupSize[i];
     device->maxGroups_[i] = limits.maxComputeWorkGroupCount[i];
   }
+  device->timestampPeriod_ = static_cast<double>(limits.timestampPeriod);
+  device->timestampComputeAndGraphics_ =
+      limits.timestampComputeAndGraphics == VK_TRUE;
+  device->timestampValidBits_ = families[ctx->queueFamily].timestampValidBits;
 
   LiveDeviceFacts live;
   POOT_RETURN_IF_ERROR(readFacts(*ctx, ctx->physical, live));
@@ -1661,6 +1680,51 @@ Status VulkanDevice::dispatch(const VulkanKernel &kernel,
 }
 
 Status VulkanDevice::dispatchAll(const std::vector<VulkanDispatch> &list) {
+  return submitDispatches(list, 1, /*flushCache=*/false, nullptr);
+}
+
+Status VulkanDevice::timestampSupport() const {
+  std::string device = "the Vulkan device '" +
+                       description_.substr(0, description_.find(",")) + "'";
+  if (timestampValidBits_ == 0)
+    return Status(ErrorCode::Unsupported,
+                  device +
+                      " cannot time dispatches: its compute queue (family " +
+                      std::to_string(context_->queueFamily) +
+                      ") writes no timestamps (timestampValidBits 0, "
+                      "timestampComputeAndGraphics " +
+                      (timestampComputeAndGraphics_ ? "true" : "false") + ")");
+  if (!(timestampPeriod_ > 0) || timestampPeriod_ > 1e12)
+    return Status(ErrorCode::Unsupported,
+                  device +
+                      " cannot time dispatches: it reports a "
+                      "timestampPeriod of " +
+                      std::to_string(timestampPeriod_) + " ns");
+  return Status::ok();
+}
+
+int64_t VulkanDevice::cacheFlushBytes() const {
+  int64_t bytes = 256ll << 20;
+  if (facts_.memoryBytes > 0)
+    bytes = std::min<int64_t>(bytes, facts_.memoryBytes / 4);
+  bytes = std::min<int64_t>(bytes, maxAllocationBytes_);
+  return std::max<int64_t>(bytes / 4 * 4, 4);
+}
+
+Status VulkanDevice::timeDispatches(const std::vector<VulkanDispatch> &list,
+                                    int iterations, bool flushCache,
+                                    std::vector<double> &microseconds) {
+  microseconds.clear();
+  if (iterations < 1)
+    return Status(ErrorCode::InvalidArgument,
+                  "timing needs at least one iteration");
+  POOT_RETURN_IF_ERROR(timestampSupport());
+  return submitDispatches(list, iterations, flushCache, &microseconds);
+}
+
+Status VulkanDevice::submitDispatches(const std::vector<VulkanDispatch> &list,
+                                      int iterations, bool flushCache,
+                                      std::vector<double> *microseconds) {
   uint32_t sets = 0, descriptors = 0;
   for (size_t i = 0; i < list.size(); ++i) {
     POOT_RETURN_IF_ERROR(checkDispatch(list[i], i));
@@ -1668,11 +1732,63 @@ Status VulkanDevice::dispatchAll(const std::vector<VulkanDispatch> &list) {
     sets += n > 0 ? 1 : 0;
     descriptors += static_cast<uint32_t>(n);
   }
-  if (list.empty())
+  if (list.empty() && !microseconds)
     return Status::ok();
 
   Context &ctx = *context_;
   std::lock_guard<std::mutex> lock(ctx.submitMutex);
+  // The cache flush writes a device buffer of its own, in device-local
+  // memory where there is any (it is never mapped): made once, kept.
+  if (flushCache && !flushBuffer_.valid()) {
+    auto impl = std::make_unique<VulkanBuffer::Impl>();
+    impl->ctx = context_;
+    impl->size = cacheFlushBytes();
+    VkBufferCreateInfo info = {};
+    info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    info.size = static_cast<VkDeviceSize>(impl->size);
+    info.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    POOT_VK_CREATE(
+        "vkCreateBuffer",
+        ctx.vkCreateBuffer(ctx.device, &info, nullptr, &impl->buffer),
+        impl->buffer);
+    VkMemoryRequirements needs;
+    ctx.vkGetBufferMemoryRequirements(ctx.device, impl->buffer, &needs);
+    VkResult result = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    for (int pass = 0; pass < 2 && impl->memory == VK_NULL_HANDLE; ++pass) {
+      for (uint32_t t = 0; t < ctx.memory.memoryTypeCount; ++t) {
+        bool local = ctx.memory.memoryTypes[t].propertyFlags &
+                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+        if (!(needs.memoryTypeBits & (1u << t)) || local != (pass == 0))
+          continue;
+        VkMemoryAllocateInfo alloc = {};
+        alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+        alloc.allocationSize = needs.size;
+        alloc.memoryTypeIndex = t;
+        result =
+            ctx.vkAllocateMemory(ctx.device, &alloc, nullptr, &impl->memory);
+        if (result == VK_SUCCESS)
+          break;
+        impl->memory = VK_NULL_HANDLE;
+      }
+    }
+    POOT_VK_CHECK("vkAllocateMemory (cache flush buffer)", result);
+    POOT_VK_CHECK(
+        "vkBindBufferMemory",
+        ctx.vkBindBufferMemory(ctx.device, impl->buffer, impl->memory, 0));
+    flushBuffer_.impl_ = std::move(impl);
+  }
+
+  if (microseconds && ctx.queryPool == VK_NULL_HANDLE) {
+    VkQueryPoolCreateInfo queryInfo = {};
+    queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    queryInfo.queryCount = 2;
+    POOT_VK_CREATE(
+        "vkCreateQueryPool",
+        ctx.vkCreateQueryPool(ctx.device, &queryInfo, nullptr, &ctx.queryPool),
+        ctx.queryPool);
+  }
 
   // One pool serves every submission: reset when the last one finished,
   // and replaced by a larger one when a sequence needs more than it holds.
@@ -1681,7 +1797,8 @@ Status VulkanDevice::dispatchAll(const std::vector<VulkanDispatch> &list) {
       ctx.vkDestroyDescriptorPool(ctx.device, ctx.descriptorPool, nullptr);
     ctx.descriptorPool = VK_NULL_HANDLE;
     ctx.poolSets = std::max({sets, 2 * ctx.poolSets, 64u});
-    ctx.poolDescriptors = std::max({descriptors, 2 * ctx.poolDescriptors, 256u});
+    ctx.poolDescriptors =
+        std::max({descriptors, 2 * ctx.poolDescriptors, 256u});
     VkDescriptorPoolSize poolSize = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                      ctx.poolDescriptors};
     VkDescriptorPoolCreateInfo poolInfo = {};
@@ -1689,8 +1806,8 @@ Status VulkanDevice::dispatchAll(const std::vector<VulkanDispatch> &list) {
     poolInfo.maxSets = ctx.poolSets;
     poolInfo.poolSizeCount = 1;
     poolInfo.pPoolSizes = &poolSize;
-    VkResult result = ctx.vkCreateDescriptorPool(ctx.device, &poolInfo,
-                                                 nullptr, &ctx.descriptorPool);
+    VkResult result = ctx.vkCreateDescriptorPool(ctx.device, &poolInfo, nullptr,
+                                                 &ctx.descriptorPool);
     if (result != VK_SUCCESS) {
       ctx.descriptorPool = VK_NULL_HANDLE;
       ctx.poolSets = ctx.poolDescriptors = 0;
@@ -1746,61 +1863,104 @@ Status VulkanDevice::dispatchAll(const std::vector<VulkanDispatch> &list) {
     ctx.vkUpdateDescriptorSets(ctx.device, static_cast<uint32_t>(writes.size()),
                                writes.data(), 0, nullptr);
 
-  POOT_VK_CHECK("vkResetCommandPool",
-                ctx.vkResetCommandPool(ctx.device, ctx.commandPool, 0));
-  VkCommandBufferBeginInfo begin = {};
-  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  VkCommandBuffer cmd = ctx.commandBuffer;
-  POOT_VK_CHECK("vkBeginCommandBuffer", ctx.vkBeginCommandBuffer(cmd, &begin));
-  setIndex = 0;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const VulkanDispatch &d = list[i];
-    const VulkanKernel::Impl &k = *d.kernel->impl_;
-    if (i > 0) {
-      // Each dispatch may read (or overwrite) what the previous ones
-      // wrote: a global compute-to-compute dependency, coarse but exactly
-      // what a plan's serial order means.
-      VkMemoryBarrier barrier = {};
-      barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-      barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-      barrier.dstAccessMask =
+  // One submission a run; the descriptor sets written above serve them all.
+  const uint64_t tickMask =
+      timestampValidBits_ >= 64 ? ~0ull : (1ull << timestampValidBits_) - 1;
+  for (int run = 0; run < iterations; ++run) {
+    POOT_VK_CHECK("vkResetCommandPool",
+                  ctx.vkResetCommandPool(ctx.device, ctx.commandPool, 0));
+    VkCommandBufferBeginInfo begin = {};
+    begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VkCommandBuffer cmd = ctx.commandBuffer;
+    POOT_VK_CHECK("vkBeginCommandBuffer",
+                  ctx.vkBeginCommandBuffer(cmd, &begin));
+    if (flushCache) {
+      // A changing value, so no layer of the memory system can treat the
+      // write as a no-op; the first dispatch starts after the fill is done.
+      ctx.vkCmdFillBuffer(cmd, flushBuffer_.impl_->buffer, 0, VK_WHOLE_SIZE,
+                          ++flushValue_);
+      VkMemoryBarrier filled = {};
+      filled.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+      filled.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      filled.dstAccessMask =
           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-      ctx.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+      ctx.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
-                               &barrier, 0, nullptr, 0, nullptr);
+                               &filled, 0, nullptr, 0, nullptr);
     }
-    ctx.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-    if (k.numBuffers > 0)
-      ctx.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-                                  k.pipelineLayout, 0, 1,
-                                  &descriptorSets[setIndex++], 0, nullptr);
-    ctx.vkCmdDispatch(cmd, static_cast<uint32_t>(d.groupsX),
-                      static_cast<uint32_t>(d.groupsY),
-                      static_cast<uint32_t>(d.groupsZ));
-  }
-  // The fence makes the writes available on the device only; the host
-  // reads the mapping, so they must be made visible to it too.
-  VkMemoryBarrier toHost = {};
-  toHost.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  ctx.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                           VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0,
-                           nullptr, 0, nullptr);
-  POOT_VK_CHECK("vkEndCommandBuffer", ctx.vkEndCommandBuffer(cmd));
+    if (microseconds) {
+      // Both stamps at the bottom of the pipe: each is taken once every
+      // command before it completed, so the start is after the flush and
+      // the stop after the last dispatch.
+      ctx.vkCmdResetQueryPool(cmd, ctx.queryPool, 0, 2);
+      ctx.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                              ctx.queryPool, 0);
+    }
+    setIndex = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const VulkanDispatch &d = list[i];
+      const VulkanKernel::Impl &k = *d.kernel->impl_;
+      if (i > 0) {
+        // Each dispatch may read (or overwrite) what the previous ones
+        // wrote: a global compute-to-compute dependency, coarse but exactly
+        // what a plan's serial order means.
+        VkMemoryBarrier barrier = {};
+        barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+        barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+        barrier.dstAccessMask =
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+        ctx.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                 &barrier, 0, nullptr, 0, nullptr);
+      }
+      ctx.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+      if (k.numBuffers > 0)
+        ctx.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                    k.pipelineLayout, 0, 1,
+                                    &descriptorSets[setIndex++], 0, nullptr);
+      ctx.vkCmdDispatch(cmd, static_cast<uint32_t>(d.groupsX),
+                        static_cast<uint32_t>(d.groupsY),
+                        static_cast<uint32_t>(d.groupsZ));
+    }
+    if (microseconds)
+      ctx.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                              ctx.queryPool, 1);
+    // The fence makes the writes available on the device only; the host
+    // reads the mapping, so they must be made visible to it too.
+    VkMemoryBarrier toHost = {};
+    toHost.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    ctx.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                             VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0,
+                             nullptr, 0, nullptr);
+    POOT_VK_CHECK("vkEndCommandBuffer", ctx.vkEndCommandBuffer(cmd));
 
-  POOT_VK_CHECK("vkResetFences", ctx.vkResetFences(ctx.device, 1, &ctx.fence));
-  VkSubmitInfo submit = {};
-  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cmd;
-  // Host writes to coherent memory before the submission are visible to
-  // it: vkQueueSubmit is a host-to-device memory dependency by definition.
-  POOT_VK_CHECK("vkQueueSubmit",
-                ctx.vkQueueSubmit(ctx.queue, 1, &submit, ctx.fence));
-  POOT_VK_CHECK("vkWaitForFences",
-                ctx.vkWaitForFences(ctx.device, 1, &ctx.fence, VK_TRUE,
-                                    UINT64_MAX));
+    POOT_VK_CHECK("vkResetFences",
+                  ctx.vkResetFences(ctx.device, 1, &ctx.fence));
+    VkSubmitInfo submit = {};
+    submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cmd;
+    // Host writes to coherent memory before the submission are visible to
+    // it: vkQueueSubmit is a host-to-device memory dependency by definition.
+    POOT_VK_CHECK("vkQueueSubmit",
+                  ctx.vkQueueSubmit(ctx.queue, 1, &submit, ctx.fence));
+    POOT_VK_CHECK(
+        "vkWaitForFences",
+        ctx.vkWaitForFences(ctx.device, 1, &ctx.fence, VK_TRUE, UINT64_MAX));
+    if (microseconds) {
+      uint64_t stamps[2] = {0, 0};
+      POOT_VK_CHECK("vkGetQueryPoolResults",
+                    ctx.vkGetQueryPoolResults(
+                        ctx.device, ctx.queryPool, 0, 2, sizeof(stamps), stamps,
+                        sizeof(uint64_t),
+                        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+      uint64_t ticks = (stamps[1] - stamps[0]) & tickMask;
+      microseconds->push_back(static_cast<double>(ticks) * timestampPeriod_ /
+                              1000.0);
+    }
+  }
   return Status::ok();
 }

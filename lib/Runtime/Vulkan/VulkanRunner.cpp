@@ -3,6 +3,7 @@
 #include "poot/Runtime/VulkanRunner.h"
 
 #include "Device/DeviceEqn.h"
+#include "poot/Runtime/Bench.h"
 
 #include <algorithm>
 #include <cstring>
@@ -40,6 +41,80 @@ Status VulkanRunner::appendDispatches(
   return Status::ok();
 }
 
+namespace {
+/// The bytes the benchmark counts for `eqn` (poot/Runtime/Bench.h, the
+/// same on every device).
+void countBytes(const Eqn &eqn, const std::vector<const Tensor *> &operands,
+                const std::vector<TensorType> &resultTypes,
+                VulkanPreparedEqn &out) {
+  std::vector<TensorType> types;
+  for (const Tensor *t : operands)
+    types.push_back(t->type());
+  BenchBytes counted = benchBytes(eqn, types, resultTypes);
+  out.bytesRead = counted.read;
+  out.bytesWritten = counted.written;
+}
+} // namespace
+
+Status VulkanRunner::prepare(const Eqn &eqn,
+                             const std::vector<const Tensor *> &operands,
+                             const std::vector<TensorType> &resultTypes,
+                             VulkanPreparedEqn &out, bool &claimed) {
+  claimed = false;
+  out = VulkanPreparedEqn();
+  if (!device::hasLaunches(eqn))
+    return Status::ok();
+  if (plan.spirv.empty())
+    return Status(ErrorCode::InvalidArgument,
+                  eqn.location + ": the plan names launches but holds no "
+                                 "SPIR-V kernels");
+  claimed = true;
+  countBytes(eqn, operands, resultTypes, out);
+  out.resultTypes = resultTypes;
+  if (eqn.op == "attention")
+    return prepareAttention(eqn, operands, resultTypes, out);
+
+  // Any other op: operand i binds as in<i>, result i as out<i>, the error
+  // word as err.
+  std::vector<device::LaunchRecord> launches;
+  POOT_RETURN_IF_ERROR(device::readLaunches(eqn, launches));
+  std::map<std::string, VulkanBuffer> &buffers = out.buffers;
+  std::vector<std::string> roles = device::operandRoles(eqn);
+  for (size_t i = 0; i < operands.size() && i < roles.size(); ++i) {
+    std::vector<unsigned char> bytes;
+    POOT_RETURN_IF_ERROR(device::encodeForDevice(
+        *operands[i], bytes, /*narrowI64=*/false, eqn.location + ": " + roles[i]));
+    VulkanBuffer buf;
+    POOT_RETURN_IF_ERROR(
+        device.createBuffer(static_cast<int64_t>(bytes.size()), buf));
+    POOT_RETURN_IF_ERROR(buf.upload(bytes.data(), bytes.size()));
+    buffers.emplace(roles[i], std::move(buf));
+  }
+  for (size_t i = 0; i < resultTypes.size(); ++i) {
+    out.resultRoles.push_back(device::resultStorageRole(eqn, i));
+    if (device::resultStorageRole(eqn, i) != device::resultRole(eqn, i))
+      continue; // written in place, into in0
+    VulkanBuffer buf;
+    POOT_RETURN_IF_ERROR(
+        device.createBuffer(device::deviceBytes(resultTypes[i]), buf));
+    buffers.emplace(device::resultRole(eqn, i), std::move(buf));
+  }
+  if (device::usesErrorWord(launches)) {
+    VulkanBuffer buf;
+    POOT_RETURN_IF_ERROR(device.createBuffer(4, buf));
+    int32_t zero = 0;
+    POOT_RETURN_IF_ERROR(buf.upload(&zero, 4));
+    buffers.emplace("err", std::move(buf));
+  }
+  std::map<std::string, VulkanBinding> byRole;
+  for (const auto &[role, buf] : buffers)
+    byRole.insert_or_assign(role, VulkanBinding(buf));
+  POOT_RETURN_IF_ERROR(appendDispatches(eqn, launches, byRole, out.dispatches));
+  for (const device::LaunchRecord &l : launches)
+    out.kernelNames += (out.kernelNames.empty() ? "" : ",") + l.kernel;
+  return Status::ok();
+}
+
 Status VulkanRunner::run(const Eqn &eqn,
                          const std::vector<const Tensor *> &operands,
                          const std::vector<TensorType> &resultTypes,
@@ -63,61 +138,23 @@ Status VulkanRunner::run(const Eqn &eqn,
     ++onHost;
     return Status::ok();
   }
-  if (plan.spirv.empty())
-    return Status(ErrorCode::InvalidArgument,
-                  eqn.location + ": the plan names launches but holds no "
-                                 "SPIR-V kernels");
-  claimed = true;
-  if (eqn.op == "attention")
-    return runAttention(eqn, operands, resultTypes, results);
-
-  // Any other op: operand i binds as in<i>, result i as out<i>, the error
-  // word as err.
-  std::vector<device::LaunchRecord> launches;
-  POOT_RETURN_IF_ERROR(device::readLaunches(eqn, launches));
-  std::map<std::string, VulkanBuffer> buffers;
-  std::vector<std::string> roles = device::operandRoles(eqn);
-  for (size_t i = 0; i < operands.size() && i < roles.size(); ++i) {
-    std::vector<unsigned char> bytes;
-    POOT_RETURN_IF_ERROR(device::encodeForDevice(
-        *operands[i], bytes, /*narrowI64=*/false, eqn.location + ": " + roles[i]));
-    VulkanBuffer buf;
-    POOT_RETURN_IF_ERROR(
-        device.createBuffer(static_cast<int64_t>(bytes.size()), buf));
-    POOT_RETURN_IF_ERROR(buf.upload(bytes.data(), bytes.size()));
-    buffers.emplace(roles[i], std::move(buf));
-  }
-  for (size_t i = 0; i < resultTypes.size(); ++i) {
-    if (device::resultStorageRole(eqn, i) != device::resultRole(eqn, i))
-      continue; // written in place, into in0
-    VulkanBuffer buf;
-    POOT_RETURN_IF_ERROR(
-        device.createBuffer(device::deviceBytes(resultTypes[i]), buf));
-    buffers.emplace(device::resultRole(eqn, i), std::move(buf));
-  }
-  if (device::usesErrorWord(launches)) {
-    VulkanBuffer buf;
-    POOT_RETURN_IF_ERROR(device.createBuffer(4, buf));
-    int32_t zero = 0;
-    POOT_RETURN_IF_ERROR(buf.upload(&zero, 4));
-    buffers.emplace("err", std::move(buf));
-  }
-  std::map<std::string, VulkanBinding> byRole;
-  for (const auto &[role, buf] : buffers)
-    byRole.insert_or_assign(role, VulkanBinding(buf));
-  std::vector<VulkanDispatch> dispatches;
-  POOT_RETURN_IF_ERROR(appendDispatches(eqn, launches, byRole, dispatches));
-  POOT_RETURN_IF_ERROR(device.dispatchAll(dispatches));
-  if (auto it = buffers.find("err"); it != buffers.end()) {
+  VulkanPreparedEqn prepared;
+  POOT_RETURN_IF_ERROR(
+      prepare(eqn, operands, resultTypes, prepared, claimed));
+  POOT_RETURN_IF_ERROR(device.dispatchAll(prepared.dispatches));
+  if (auto it = prepared.buffers.find("err"); it != prepared.buffers.end()) {
     int32_t code = 0;
     POOT_RETURN_IF_ERROR(it->second.download(&code, 4));
     POOT_RETURN_IF_ERROR(device::kernelError(eqn, code));
   }
   results.clear();
   for (size_t i = 0; i < resultTypes.size(); ++i) {
-    const VulkanBuffer &buf = buffers.at(device::resultStorageRole(eqn, i));
+    const VulkanBuffer &buf = prepared.buffers.at(prepared.resultRoles[i]);
+    // An attention's output is in its storage dtype, as every other
+    // result is in its device type (the two differ only for i1).
     std::vector<unsigned char> bytes(device::deviceBytes(resultTypes[i]));
-    POOT_RETURN_IF_ERROR(buf.download(bytes.data(), bytes.size()));
+    POOT_RETURN_IF_ERROR(buf.download(
+        bytes.data(), std::min<int64_t>(bytes.size(), buf.size())));
     results.push_back(device::decodeFromDevice(resultTypes[i], bytes.data()));
   }
   ++dispatched;
@@ -300,10 +337,9 @@ Status VulkanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
   return Status::ok();
 }
 
-Status VulkanRunner::runAttention(const Eqn &eqn,
-                                  const std::vector<const Tensor *> &operands,
-                                  const std::vector<TensorType> &resultTypes,
-                                  std::vector<Tensor> &results) {
+Status VulkanRunner::prepareAttention(
+    const Eqn &eqn, const std::vector<const Tensor *> &operands,
+    const std::vector<TensorType> &resultTypes, VulkanPreparedEqn &out) {
   const Attr *count = eqn.attr("poot.launches.count");
 
   // The attention's operands by role, in ODS order.
@@ -321,7 +357,11 @@ Status VulkanRunner::runAttention(const Eqn &eqn,
 
   // Buffers: every operand role in its storage dtype, the output, and the
   // scratch of a split schedule (never initialised: partials are complete).
-  std::map<std::string, VulkanBuffer> buffers;
+  if (resultTypes.size() != 1)
+    return Status(ErrorCode::InvalidArgument,
+                  eqn.location + ": an attention with " +
+                      std::to_string(resultTypes.size()) + " results");
+  std::map<std::string, VulkanBuffer> &buffers = out.buffers;
   auto upload = [&](const std::string &role, const Tensor &given) -> Status {
     // i64 positions and lengths travel as i32 (see the generator).
     Tensor t = given;
@@ -346,10 +386,10 @@ Status VulkanRunner::runAttention(const Eqn &eqn,
   for (auto &[role, t] : byRole)
     POOT_RETURN_IF_ERROR(upload(role, *t));
   {
-    VulkanBuffer out;
+    VulkanBuffer buf;
     POOT_RETURN_IF_ERROR(device.createBuffer(
-        std::max<int64_t>(storageBytes(resultTypes[0]), 4), out));
-    buffers.emplace("out", std::move(out));
+        std::max<int64_t>(storageBytes(resultTypes[0]), 4), buf));
+    buffers.emplace("out", std::move(buf));
   }
   if (const Attr *scratch = eqn.attr("poot.schedule.scratch_bytes");
       scratch && scratch->i > 0) {
@@ -366,7 +406,8 @@ Status VulkanRunner::runAttention(const Eqn &eqn,
     buffers.emplace("counters", std::move(buf));
   }
 
-  std::vector<VulkanDispatch> dispatches;
+  out.resultRoles = {"out"};
+  std::vector<VulkanDispatch> &dispatches = out.dispatches;
   for (int64_t l = 0; l < count->i; ++l) {
     std::string prefix = "poot.launches." + std::to_string(l) + ".";
     const Attr *name = eqn.attr(prefix + "kernel");
@@ -391,13 +432,7 @@ Status VulkanRunner::runAttention(const Eqn &eqn,
     d.groupsX = grid->ints[0];
     d.groupsY = grid->ints[1];
     dispatches.push_back(std::move(d));
+    out.kernelNames += (l ? "," : "") + name->s;
   }
-  POOT_RETURN_IF_ERROR(device.dispatchAll(dispatches));
-
-  std::vector<unsigned char> bytes(storageBytes(resultTypes[0]));
-  POOT_RETURN_IF_ERROR(buffers.at("out").download(bytes.data(), bytes.size()));
-  results.clear();
-  results.push_back(decodeStorage(resultTypes[0], bytes.data()));
-  ++dispatched;
   return Status::ok();
 }
