@@ -10,20 +10,24 @@
 // the way and proven finite on every row with a visible key), then
 // peels the score transform in the contract's order, outside in: masks,
 // softcap, scale, down to the first matmul (a -inf mask may sit inside a
-// positive scale: it hides the same keys); then the GQA repeat on k and v
-// (repeat_kv, a head gather, an expand or the matmul's own broadcast), and
-// the key form (paged through a proven read map, split MLA key, live
+// positive scale: it hides the same keys); then the head maps on k and v
+// (HeadMap.h: repeat_kv, head gathers, an expand or the matmul's own
+// broadcast), composed and proven one grouping (read in another order with
+// the query heads regrouped, or as n_rep 1 when it is none), and the key
+// form (paged through a proven read map, split MLA key, live
 // length); unbatched [H, L, D] operands are read as B = 1. Mask conditions
 // and constant masks are read for their meaning (causal at a position,
-// sliding window, ALiBi); the rest stays a tensor.
+// sliding window, ALiBi), conjunct by conjunct under a -inf fill; the rest
+// stays a tensor.
 // A finite fill (finfo.min, -1e9, -10000) counts as -inf only when it is
 // low enough for exp to flush and every row provably keeps a visible key.
 // The fused op takes the widest float type of the chain, so a bf16 model
 // with an f32 attention core keeps its f32 core.
 //
 // poot-canonicalize brings the other spellings (scales computed in the
-// graph, layout ops between a scale and its matmul, repeat-interleave
-// gathers, keys-first softmax layouts) to the forms read here.
+// graph, layout ops between a scale and its matmul, repeat_kv under
+// transposes or RoPE, keys-first softmax layouts, arange constants and
+// sliced mask tables) to the forms read here.
 //
 // A chain that differs from the contract (DESIGN 4.4) in any way that changes
 // what it computes is declined with its reason and keeps its primitive form;
@@ -37,6 +41,7 @@
 #include "poot/Passes/Passes.h"
 #include "poot/Passes/Patterns.h"
 
+#include "HeadMap.h"
 #include "SoftmaxForm.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -301,100 +306,6 @@ bool onChain(const Scores &sc, Value y) {
                def, other, OperationEquivalence::exactValueMatch, nullptr,
                OperationEquivalence::IgnoreLocations);
   });
-}
-
-/// The GQA repeat found behind an expanded key or value.
-struct Repeat {
-  Value base;
-  int64_t nRep = 1;
-};
-
-/// Recognises repeat_kv on an expanded [B, Hq, L, D] tensor: reshape ->
-/// broadcast -> reshape, or a gather along the head axis with index h / n.
-FailureOr<Repeat> matchRepeat(Value expanded, int64_t hq, std::string &why) {
-  auto t = typeOf(expanded);
-  if (auto outer = expanded.getDefiningOp<ReshapeOp>()) {
-    auto five = typeOf(outer.getX());
-    auto bcast = outer.getX().getDefiningOp<BroadcastOp>();
-    if (bcast && five.getRank() == 5) {
-      auto inner = bcast.getX().getDefiningOp<ReshapeOp>();
-      auto b5 = typeOf(bcast.getX());
-      if (inner && b5.getRank() == 5 && b5.getDimSize(2) == 1) {
-        auto base = typeOf(inner.getX());
-        int64_t hkv = five.getDimSize(1), n = five.getDimSize(2);
-        if (base.getRank() == 4 && base.getDimSize(1) == hkv &&
-            hkv * n == t.getDimSize(1) &&
-            five.getDimSize(0) == t.getDimSize(0) &&
-            five.getDimSize(3) == t.getDimSize(2) &&
-            five.getDimSize(4) == t.getDimSize(3) &&
-            base.getDimSize(2) == t.getDimSize(2))
-          return Repeat{inner.getX(), n};
-      }
-    }
-  }
-  // k.expand(B, Hq, L, D) of a single key head: multi-query attention.
-  if (auto bcast = expanded.getDefiningOp<BroadcastOp>()) {
-    auto in = typeOf(bcast.getX());
-    if (in.getRank() == 4 && in.getDimSize(1) == 1 && t.getDimSize(1) == hq &&
-        in.getDimSize(0) == t.getDimSize(0) &&
-        in.getDimSize(2) == t.getDimSize(2) &&
-        in.getDimSize(3) == t.getDimSize(3))
-      return Repeat{bcast.getX(), hq};
-  }
-  if (auto gather = expanded.getDefiningOp<GatherOp>()) {
-    int64_t axis = static_cast<int64_t>(gather.getAxis());
-    axis = axis < 0 ? axis + 4 : axis;
-    auto idxType = typeOf(gather.getIdx());
-    auto base = typeOf(gather.getX());
-    auto cst = gather.getIdx().getDefiningOp<ConstantOp>();
-    auto dense = cst ? dyn_cast<DenseIntElementsAttr>(cst.getValue()) : nullptr;
-    if (axis == 1 && idxType.getRank() == 1 && dense && base.getRank() == 4) {
-      int64_t hkv = base.getDimSize(1);
-      if (hq % hkv) {
-        why = llvm::formatv("query heads {0} not divisible by key heads {1}",
-                            hq, hkv);
-        return failure();
-      }
-      int64_t n = hq / hkv, h = 0;
-      for (const APInt &idx : dense.getValues<APInt>()) {
-        if (idx.getSExtValue() != h / n) {
-          why = llvm::formatv("head map sends query head {0} to key head {1}, "
-                              "expected {2} (h / n_rep)",
-                              h, idx.getSExtValue(), h / n);
-          return failure();
-        }
-        ++h;
-      }
-      return Repeat{gather.getX(), n};
-    }
-  }
-  return Repeat{expanded, 1};
-}
-
-/// Recognises repeat_kv on an unbatched [Hq, L, D] tensor: reshape to
-/// [Hkv, 1, L, D], broadcast to [Hkv, n, L, D], reshape to [Hkv * n, L, D].
-Repeat matchRepeatUnbatched(Value expanded) {
-  auto t = typeOf(expanded);
-  auto outer = expanded.getDefiningOp<ReshapeOp>();
-  auto bcast = outer ? outer.getX().getDefiningOp<BroadcastOp>() : nullptr;
-  auto inner = bcast ? bcast.getX().getDefiningOp<ReshapeOp>() : nullptr;
-  if (!inner || t.getRank() != 3)
-    return Repeat{expanded, 1};
-  auto four = typeOf(outer.getX()), b4 = typeOf(bcast.getX());
-  auto base = typeOf(inner.getX());
-  if (four.getRank() != 4 || b4.getRank() != 4 || base.getRank() != 3 ||
-      b4.getDimSize(1) != 1 || b4.getDimSize(0) != four.getDimSize(0) ||
-      b4.getDimSize(2) != four.getDimSize(2) ||
-      b4.getDimSize(3) != four.getDimSize(3))
-    return Repeat{expanded, 1};
-  int64_t hkv = four.getDimSize(0), n = four.getDimSize(1);
-  if (base.getDimSize(0) != hkv || hkv * n != t.getDimSize(0) ||
-      base.getDimSize(1) != t.getDimSize(1) ||
-      base.getDimSize(2) != t.getDimSize(2) ||
-      four.getDimSize(2) != t.getDimSize(1) ||
-      four.getDimSize(3) != t.getDimSize(2))
-    return Repeat{expanded, 1};
-  return Repeat{inner.getX(), n};
 }
 
 /// A rank-4 tensor seen as rank 5 through a unit dim inserted at `axis`
@@ -900,34 +811,6 @@ bool proveLiveBound(Value len, int64_t lk, func::FuncOp fn, std::string &why) {
   return false;
 }
 
-/// A key or value with its live select and repeat stripped.
-struct Operand {
-  Value base; ///< [B, Hkv, L, D] (or the expanded value, nRep = 1)
-  int64_t nRep = 1;
-  Value liveLen; ///< len of select(t < len, x, 0), if any
-};
-
-FailureOr<Operand> matchKV(Value expanded, int64_t hq, std::string &why) {
-  Operand out;
-  auto rep = matchRepeat(expanded, hq, why);
-  if (failed(rep))
-    return failure();
-  out.base = rep->base;
-  out.nRep = rep->nRep;
-  // select(t < len, x, 0) zeroes inactive rows (a true select, so a NaN
-  // there cannot reach the output).
-  if (auto sel = out.base.getDefiningOp<SelectOp>()) {
-    if (isSplat(sel.getOnFalse(), 0.0) &&
-        sel.getOnTrue().getType() == sel.getType()) {
-      if (Value len = matchLiveCond(sel.getCond(), 2)) {
-        out.liveLen = len;
-        out.base = sel.getOnTrue();
-      }
-    }
-  }
-  return out;
-}
-
 /// Builds the additive mask `select(c, 0, -inf)` (or `select(c, -inf, 0)`
 /// when `inverted`) for a select condition that is not a live bound.
 Value maskFromCond(PatternRewriter &rewriter, Location loc, Value cond,
@@ -1011,77 +894,187 @@ Value scalarSource(Value v) {
   }
 }
 
-/// `v` as an affine form in the rank-4 score frame (axis 3 keys, axis 2
-/// query rows); v's own dims align to the right of the frame.
-std::optional<Affine> affineOf(Value v, int depth = 0) {
+/// An integer expression over v's own axes: `sum k[a] * index(a) + kp * p
+/// + c`, with p a position that is constant over v or varies along one
+/// axis only (`posAxis`, one position per batch row once aligned).
+struct Linear {
+  SmallVector<int64_t> k;
+  int64_t kp = 0, c = 0;
+  Value pos;
+  int64_t posAxis = -1;
+};
+
+/// `v` as a Linear over its own axes, read through broadcasts, reshapes
+/// that only insert or drop unit dims (the non-unit dims keep their
+/// order), integer converts, sums, negations and constant multiples.
+std::optional<Linear> linearOf(Value v, int depth = 0) {
   if (depth > 16)
     return std::nullopt;
   auto t = typeOf(v);
   if (!t.getElementType().isSignlessInteger() ||
       t.getElementType().isInteger(1))
     return std::nullopt;
-  int64_t off = 4 - t.getRank();
-  if (off < 0)
-    return std::nullopt;
+  int64_t rank = t.getRank();
+  Linear out;
+  out.k.assign(rank, 0);
   if (auto splat = splatOf(v)) {
-    Affine a;
-    a.c = static_cast<int64_t>(*splat);
-    return a;
+    out.c = static_cast<int64_t>(*splat);
+    return out;
   }
-  if (auto iota = v.getDefiningOp<IotaOp>()) {
-    Affine a;
-    int64_t axis = iota.getDim() + off;
-    if (axis == 3)
-      a.kt = 1;
-    else if (axis == 2)
-      a.ki = 1;
-    else if (t.getDimSize(iota.getDim()) != 1)
-      return std::nullopt;
-    return a;
+  // Moves a Linear of a value aligned to the right of rank `rank`.
+  auto align = [&](Linear x, int64_t from) {
+    Linear y = x;
+    y.k.assign(rank, 0);
+    for (int64_t a = 0; a < from; ++a)
+      y.k[a + rank - from] = x.k[a];
+    if (x.posAxis >= 0)
+      y.posAxis = x.posAxis + rank - from;
+    return y;
+  };
+  Operation *def = v.getDefiningOp();
+  if (auto iota = dyn_cast_or_null<IotaOp>(def)) {
+    int64_t d = iota.getDim();
+    if (t.getDimSize(d) != 1)
+      out.k[d] = 1;
+    return out;
   }
-  if (auto b = v.getDefiningOp<BroadcastOp>())
-    return affineOf(b.getX(), depth + 1);
-  if (auto r = v.getDefiningOp<ReshapeOp>();
-      r && isLeadingUnitReshape(typeOf(r.getX()), r.getType()))
-    return affineOf(r.getX(), depth + 1);
-  if (auto c = v.getDefiningOp<ConvertOp>()) {
-    if (!typeOf(c.getX()).getElementType().isSignlessInteger())
-      return std::nullopt;
-    return affineOf(c.getX(), depth + 1);
-  }
-  if (isa_and_nonnull<AddOp, SubOp>(v.getDefiningOp())) {
-    Operation *op = v.getDefiningOp();
-    auto l = affineOf(op->getOperand(0), depth + 1);
-    auto r = affineOf(op->getOperand(1), depth + 1);
-    if (!l || !r || (l->pos && r->pos && l->pos != r->pos))
-      return std::nullopt;
-    int64_t sign = isa<SubOp>(op) ? -1 : 1;
-    Affine a;
-    a.kt = l->kt + sign * r->kt;
-    a.ki = l->ki + sign * r->ki;
-    a.kp = l->kp + sign * r->kp;
-    a.c = l->c + sign * r->c;
-    a.pos = l->pos ? l->pos : r->pos;
-    return a;
-  }
-  if (auto n = v.getDefiningOp<NegOp>()) {
-    auto x = affineOf(n.getX(), depth + 1);
+  if (auto b = dyn_cast_or_null<BroadcastOp>(def)) {
+    auto x = linearOf(b.getX(), depth + 1);
     if (!x)
       return std::nullopt;
-    x->kt = -x->kt;
-    x->ki = -x->ki;
+    return align(*x, typeOf(b.getX()).getRank());
+  }
+  if (auto c = dyn_cast_or_null<ConvertOp>(def)) {
+    if (!typeOf(c.getX()).getElementType().isSignlessInteger())
+      return std::nullopt;
+    auto x = linearOf(c.getX(), depth + 1);
+    return x;
+  }
+  if (auto r = dyn_cast_or_null<ReshapeOp>(def)) {
+    auto in = typeOf(r.getX());
+    SmallVector<int64_t> inDims, outDims;
+    for (int64_t a = 0; a < in.getRank(); ++a)
+      if (in.getDimSize(a) != 1)
+        inDims.push_back(a);
+    for (int64_t a = 0; a < rank; ++a)
+      if (t.getDimSize(a) != 1)
+        outDims.push_back(a);
+    bool same = inDims.size() == outDims.size();
+    for (size_t i = 0; same && i < inDims.size(); ++i)
+      same = in.getDimSize(inDims[i]) == t.getDimSize(outDims[i]);
+    if (same) {
+      auto x = linearOf(r.getX(), depth + 1);
+      if (x) {
+        Linear y = *x;
+        y.k.assign(rank, 0);
+        y.posAxis = -1;
+        for (size_t i = 0; i < inDims.size(); ++i) {
+          y.k[outDims[i]] = x->k[inDims[i]];
+          if (x->posAxis == inDims[i])
+            y.posAxis = outDims[i];
+        }
+        return y;
+      }
+    }
+  }
+  if (isa_and_nonnull<AddOp, SubOp>(def)) {
+    auto l = linearOf(def->getOperand(0), depth + 1);
+    auto r = linearOf(def->getOperand(1), depth + 1);
+    if (!l || !r)
+      return std::nullopt;
+    Linear a = align(*l, typeOf(def->getOperand(0)).getRank());
+    Linear b = align(*r, typeOf(def->getOperand(1)).getRank());
+    if (a.kp && b.kp && (a.pos != b.pos || a.posAxis != b.posAxis))
+      return std::nullopt;
+    int64_t sign = isa<SubOp>(def) ? -1 : 1;
+    for (int64_t i = 0; i < rank; ++i)
+      out.k[i] = a.k[i] + sign * b.k[i];
+    out.kp = a.kp + sign * b.kp;
+    out.c = a.c + sign * b.c;
+    out.pos = a.kp ? a.pos : b.pos;
+    out.posAxis = a.kp ? a.posAxis : b.posAxis;
+    if (!out.kp) {
+      out.pos = Value();
+      out.posAxis = -1;
+    }
+    return out;
+  }
+  if (auto m = dyn_cast_or_null<MulOp>(def)) {
+    for (auto [x, f] : {std::pair{m.getLhs(), m.getRhs()},
+                        std::pair{m.getRhs(), m.getLhs()}}) {
+      auto s = splatOf(f);
+      if (!s || *s != std::trunc(*s))
+        continue;
+      auto lx = linearOf(x, depth + 1);
+      if (!lx)
+        return std::nullopt;
+      Linear y = align(*lx, typeOf(x).getRank());
+      int64_t n = static_cast<int64_t>(*s);
+      for (int64_t &kk : y.k)
+        kk *= n;
+      y.kp *= n;
+      y.c *= n;
+      return y;
+    }
+  }
+  if (auto n = dyn_cast_or_null<NegOp>(def)) {
+    auto x = linearOf(n.getX(), depth + 1);
+    if (!x)
+      return std::nullopt;
+    for (int64_t &kk : x->k)
+      kk = -kk;
     x->kp = -x->kp;
     x->c = -x->c;
     return x;
   }
-  // Any other scalar is the position the queries start at.
-  if (Value scalar = scalarSource(v)) {
-    Affine a;
-    a.kp = 1;
-    a.pos = scalar;
-    return a;
+  // Any other value constant over v is the position the queries start at;
+  // one that varies along a single axis is one position per row of it.
+  SmallVector<int64_t> varying;
+  for (int64_t a = 0; a < rank; ++a)
+    if (t.getDimSize(a) != 1)
+      varying.push_back(a);
+  if (varying.empty()) {
+    if (Value scalar = scalarSource(v)) {
+      out.kp = 1;
+      out.pos = scalar;
+      return out;
+    }
+    return std::nullopt;
   }
+  if (varying.size() == 1)
+    if (Value row = valueAlong(v, varying.front())) {
+      out.kp = 1;
+      out.pos = row;
+      out.posAxis = varying.front();
+      return out;
+    }
   return std::nullopt;
+}
+
+/// `v` as an affine form in the rank-4 score frame (axis 3 keys, axis 2
+/// query rows); v's own dims align to the right of the frame.
+std::optional<Affine> affineOf(Value v, int depth = 0) {
+  auto t = typeOf(v);
+  int64_t off = 4 - t.getRank();
+  if (off < 0)
+    return std::nullopt;
+  auto lin = linearOf(v, depth);
+  if (!lin)
+    return std::nullopt;
+  // Nothing may vary along the batch or head axes but the position (along
+  // the batch axis).
+  for (int64_t a = 0; a < t.getRank(); ++a)
+    if (a + off < 2 && lin->k[a] != 0)
+      return std::nullopt;
+  if (lin->kp && lin->posAxis >= 0 && lin->posAxis + off != 0)
+    return std::nullopt;
+  Affine out;
+  out.kt = off <= 3 ? lin->k[3 - off] : 0;
+  out.ki = off <= 2 ? lin->k[2 - off] : 0;
+  out.kp = lin->kp;
+  out.c = lin->c;
+  out.pos = lin->pos;
+  return out;
 }
 
 /// Visibility bounds on u = t - qpos that a mask condition states.
@@ -1091,11 +1084,19 @@ struct Visibility {
   Value pos;
   bool posUsed = false;
   bool posKnown = false; ///< whether the terms agreed on using pos or not
+  /// Bounds on t - pos alone, the same for every query row (ONNX exports
+  /// AND a padding mask `t < pos + Lq` into the causal one): kept only
+  /// where the band implies them (explainMasks checks), read at all only
+  /// when `allowAbsolute`. Each is (upper?, bound).
+  SmallVector<std::pair<bool, int64_t>> absolute;
+  bool allowAbsolute = true;
 };
 
 /// Checks that `a` is u + c with u = t - (pos + i), folding the sign so the
 /// key coefficient is +1; records the position used.
-bool asRelative(Affine &a, bool &flip, Visibility &vis, int64_t lq) {
+/// With `absolute`, `a` is t - pos + c instead, the same for every row.
+bool asRelative(Affine &a, bool &flip, Visibility &vis, int64_t lq,
+                bool absolute = false) {
   flip = false;
   if (a.kt == -1) {
     a.kt = 1;
@@ -1104,7 +1105,9 @@ bool asRelative(Affine &a, bool &flip, Visibility &vis, int64_t lq) {
     a.c = -a.c;
     flip = true;
   }
-  if (a.kt != 1 || (lq > 1 && a.ki != -1) || (a.kp != 0 && a.kp != -1))
+  if (a.kt != 1 || (a.kp != 0 && a.kp != -1))
+    return false;
+  if (absolute ? a.ki != 0 : (lq > 1 && a.ki != -1))
     return false;
   bool usesPos = a.kp == -1;
   if (vis.posKnown && (usesPos != vis.posUsed || (usesPos && a.pos != vis.pos)))
@@ -1222,7 +1225,9 @@ bool collectVisibility(Value cond, bool visibleWhenTrue, Visibility &vis,
   if (pred == ComparePredicate::eq || pred == ComparePredicate::ne)
     return false;
   bool flip;
-  if (!asRelative(e, flip, vis, lq))
+  // A bound on t - pos alone (no query row term) over several rows.
+  bool absolute = lq > 1 && e.ki == 0 && vis.allowAbsolute;
+  if (!asRelative(e, flip, vis, lq, absolute))
     return false;
   // e p 0 with e = u + c; flipping the sign of e reverses the predicate,
   // and a masked polarity negates it.
@@ -1244,7 +1249,11 @@ bool collectVisibility(Value cond, bool visibleWhenTrue, Visibility &vis,
     pred = match::swapped(pred);
   if (!visibleWhenTrue)
     pred = negate(pred);
-  auto tighten = [](std::optional<int64_t> &slot, int64_t v, bool isUpper) {
+  auto tighten = [&](std::optional<int64_t> &slot, int64_t v, bool isUpper) {
+    if (absolute) {
+      vis.absolute.push_back({isUpper, v});
+      return;
+    }
     slot = slot ? (isUpper ? std::min(*slot, v) : std::max(*slot, v)) : v;
   };
   switch (pred) {
@@ -1393,12 +1402,59 @@ std::optional<SmallVector<double>> alibiSlopes(Value term, int64_t hq,
 /// Reads the masks for their meaning. A finite negative fill is read as
 /// hiding keys only when `finiteHides`; the conditions of `finiteFills` are
 /// selects on the scores with such a fill.
+/// The conjuncts of a visibility condition (an `and` of visible parts, an
+/// `or` of hidden ones, through `not`), each with its polarity.
+void conjuncts(Value cond, bool visibleWhenTrue,
+               SmallVectorImpl<std::pair<Value, bool>> &out) {
+  Value c = stripAligned(cond);
+  if (auto n = c.getDefiningOp<NotOp>())
+    return conjuncts(n.getX(), !visibleWhenTrue, out);
+  if (auto a = c.getDefiningOp<AndOp>(); a && visibleWhenTrue) {
+    conjuncts(a.getLhs(), true, out);
+    conjuncts(a.getRhs(), true, out);
+    return;
+  }
+  if (auto o = c.getDefiningOp<OrOp>(); o && !visibleWhenTrue) {
+    conjuncts(o.getLhs(), false, out);
+    conjuncts(o.getRhs(), false, out);
+    return;
+  }
+  out.push_back({cond, visibleWhenTrue});
+}
+
+/// Reads the conjuncts of `cond` it can into `vis` and returns the others
+/// in `unread` as (condition, hides when true). With a -inf fill a key is
+/// hidden iff some conjunct hides it, so select(a & b, 0, -inf) is
+/// select(a, 0, -inf) + select(b, 0, -inf) exactly: the read part is a
+/// meaning and the rest a tensor. True when something was read.
+bool readConjuncts(Value cond, bool visibleWhenTrue, Visibility &vis,
+                   int64_t lq,
+                   SmallVectorImpl<std::pair<Value, bool>> &unread) {
+  SmallVector<std::pair<Value, bool>> parts;
+  conjuncts(cond, visibleWhenTrue, parts);
+  if (parts.size() < 2)
+    return false;
+  bool any = false;
+  for (auto [p, visible] : parts) {
+    Visibility trial = vis;
+    if (collectVisibility(p, visible, trial, lq)) {
+      vis = trial;
+      any = true;
+    } else {
+      unread.push_back({p, !visible});
+    }
+  }
+  return any;
+}
+
 MaskMeaning explainMasks(ArrayRef<Value> masks,
                          ArrayRef<std::pair<Value, bool>> conds, int64_t hq,
-                         int64_t lq, bool finiteHides,
-                         const llvm::DenseMap<Value, double> &finiteFills) {
+                         int64_t lq, int64_t lk, bool finiteHides,
+                         const llvm::DenseMap<Value, double> &finiteFills,
+                         bool allowAbsolute = true) {
   MaskMeaning out;
   Visibility vis;
+  vis.allowAbsolute = allowAbsolute;
   auto noteFill = [&](double f) {
     if (std::isinf(f))
       return;
@@ -1431,6 +1487,22 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
         noteFill(fill);
         continue;
       }
+      SmallVector<std::pair<Value, bool>> unread;
+      trial = vis;
+      if (readConjuncts(cond, visibleWhenTrue, trial, lq, unread)) {
+        if (std::isinf(fill)) {
+          vis = trial;
+          llvm::append_range(out.restConds, unread);
+          continue;
+        }
+        // A finite fill does not split: where both parts hide a key the
+        // sum of two fills is not the one fill.
+        out.notes.push_back(
+            llvm::formatv("mask kept as a tensor: finite fill {0} over a "
+                          "condition read only in part",
+                          llvm::format("%g", fill))
+                .str());
+      }
     }
     if (out.alibi.empty())
       if (auto slopes = alibiSlopes(term, hq, lq, vis)) {
@@ -1443,13 +1515,37 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     auto finite = finiteFills.find(c);
     bool isFinite = finite != finiteFills.end();
     Visibility trial = vis;
+    SmallVector<std::pair<Value, bool>> unread;
     if ((!isFinite || finiteHides) &&
         collectVisibility(c, !inverted, trial, lq)) {
       vis = trial;
       if (isFinite)
         noteFill(finite->second);
+    } else if (!isFinite &&
+               readConjuncts(c, !inverted, trial = vis, lq, unread)) {
+      vis = trial;
+      llvm::append_range(out.restConds, unread);
     } else {
       out.restConds.push_back({c, inverted});
+    }
+  }
+  // A bound on t - pos alone says nothing the band does not (then it is
+  // dropped) or the mask is read again without such bounds.
+  for (auto [isUpper, bound] : vis.absolute) {
+    bool implied = isUpper ? ((vis.upper && lq - 1 + *vis.upper <= bound) ||
+                              (!vis.posUsed && bound >= lk - 1))
+                           : ((vis.lower && *vis.lower >= bound) ||
+                              (!vis.posUsed && bound <= 0));
+    if (!implied) {
+      MaskMeaning again =
+          explainMasks(masks, conds, hq, lq, lk, finiteHides, finiteFills,
+                       /*allowAbsolute=*/false);
+      again.notes.push_back(
+          llvm::formatv("a bound t - pos {0} {1} on every row is not implied "
+                        "by the band",
+                        isUpper ? "<=" : ">=", bound)
+              .str());
+      return again;
     }
   }
   auto keepAll = [&](const char *why) {
@@ -1664,26 +1760,17 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                                  "D] operands, got ranks {0}, {1} and {2}",
                                  qt.getRank(), ktt.getRank(),
                                  typeOf(root.getRhs()).getRank()));
-  std::optional<GroupedView> kView, vView;
+  std::optional<GroupedView> kGroup, vGroup;
   int64_t groups = 1;
-  Value kTSrc = kT;
-  SmallVector<int64_t> kTPerm; // k^T is kTSrc transposed by it, when set
   if (grouped) {
-    kView = matchGroupedView(kT);
-    vView = matchGroupedView(root.getRhs());
-    if (!kView || !vView)
+    kGroup = matchGroupedView(kT);
+    vGroup = matchGroupedView(root.getRhs());
+    if (!kGroup || !vGroup)
       return decline(rewriter, root,
                      "grouped keys or values are not one head per group "
                      "spread over the group axis");
     groups = qt.getDimSize(2);
-    kTSrc = kView->src;
-    kTPerm = kView->perm;
   }
-  if (kTPerm.empty())
-    if (auto tr = kTSrc.getDefiningOp<TransposeOp>()) {
-      kTSrc = tr.getX();
-      kTPerm = llvm::to_vector(tr.getPerm());
-    }
   // The grouped operands in the rank-4 frame.
   auto permuted = [](RankedTensorType t, ArrayRef<int64_t> perm) {
     if (perm.empty())
@@ -1693,8 +1780,6 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       shape.push_back(t.getDimSize(p));
     return RankedTensorType::get(shape, t.getElementType());
   };
-  if (grouped)
-    ktt = permuted(typeOf(kTSrc), kTPerm);
   int64_t lead = unbatched ? 1 : 0; // dims the fused op has that q lacks
   int64_t b = unbatched ? 1 : qt.getDimSize(0);
   int64_t hq = qt.getDimSize(1 - lead), lq = qt.getDimSize(2 - lead);
@@ -1703,31 +1788,192 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     lq = qt.getDimSize(3);
   }
   Location loc = root.getLoc();
+  int64_t headAxis = 1 - lead;
+  auto isIdentityPerm = [](ArrayRef<int64_t> p) {
+    return llvm::equal(p, llvm::seq<int64_t>(0, p.size()));
+  };
 
-  // The fused op wants k as [.., Lk, D]. k^T is a transpose of it, or of a
-  // tensor in another layout (one permute from [B, L, H, D]), or k laid out
-  // [.., D, Lk] in memory; the last two get a transpose when fused.
-  Value kExp, kLayoutSrc;
-  SmallVector<int64_t> kLayoutPerm =
-      unbatched ? SmallVector<int64_t>{0, 2, 1} : SmallVector<int64_t>{0, 1, 3, 2};
-  if (!kTPerm.empty()) {
-    SmallVector<int64_t> composed;
-    for (int64_t p : kLayoutPerm)
-      composed.push_back(kTPerm[p]);
-    if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size()))) {
-      kExp = peelScale(kTSrc, scale);
+  // Keys and values, each read through its head maps (HeadMap.h: repeat_kv
+  // as reshape/broadcast/reshape in either order, a head gather by a known
+  // index, a broadcast head) down to the tensor the fused op reads, with
+  // the maps composed into one per query head. The first reading takes the
+  // maps; where they are not one grouping shared by k and v, the second
+  // reads k and v as the matmuls see them (n_rep 1: correct, just not
+  // reading the keys once).
+  double scaleTop = scale;
+  Value kTTop = kT;
+  // k is kExp [.., Lk, D], or kLayoutSrc (or the view kHeadView) transposed
+  // by kLayoutPerm; v is vExp or the view vHeadView.
+  Value kExp, kLayoutSrc, vExp;
+  SmallVector<int64_t> kLayoutPerm, kShape;
+  std::optional<heads::HeadMapLevel> kHeadView, vHeadView;
+  RankedTensorType vt;
+  SmallVector<int64_t> kMap, vMap;
+  int64_t kHeads = 0, vHeads = 0;
+  Value kLive, vLive;
+  std::string headNote, differ;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    bool useMaps = attempt == 0 && !grouped;
+    scale = scaleTop;
+    kT = kTTop;
+    kExp = kLayoutSrc = vExp = kLive = vLive = Value();
+    kHeadView.reset();
+    vHeadView.reset();
+    // The map of the operand as the matmul sees it: its own heads, or one
+    // head the matmul broadcasts.
+    auto topMap = [&](int64_t h, SmallVectorImpl<int64_t> &map) {
+      map.clear();
+      for (int64_t i = 0; i < hq; ++i)
+        map.push_back(h == hq ? i : 0);
+      return h == hq || h == 1;
+    };
+    // Reads the head maps behind x along `axis` into `map`, peeling splat
+    // scales on the way for k. Null when the last base is only a view (in
+    // `view`).
+    auto strip = [&](Value x, int64_t axis, SmallVectorImpl<int64_t> &map,
+                     int64_t &count, bool peel,
+                     std::optional<heads::HeadMapLevel> &view) -> Value {
+      while (useMaps) {
+        if (peel)
+          x = peelScale(x, scale);
+        auto level = heads::readHeadMap(x);
+        if (!level || level->axis != axis)
+          break;
+        for (int64_t &m : map)
+          m = level->map[m];
+        count = level->baseType.getDimSize(axis);
+        if (!level->base()) {
+          view = level;
+          return Value();
+        }
+        x = level->src;
+      }
+      return x;
+    };
+
+    Value kTSrc = kT;
+    SmallVector<int64_t> kTPerm; // k^T is kTSrc transposed by it, when set
+    kLayoutPerm = unbatched ? SmallVector<int64_t>{0, 2, 1}
+                            : SmallVector<int64_t>{0, 1, 3, 2};
+    if (grouped) {
+      kTSrc = kGroup->src;
+      kTPerm = kGroup->perm;
+    } else {
+      kHeads = typeOf(kT).getDimSize(headAxis);
+      if (!topMap(kHeads, kMap))
+        return decline(rewriter, root,
+                       llvm::formatv("key heads {0} do not match query heads "
+                                     "{1}",
+                                     kHeads, hq));
+      // Maps on k^T itself: a head gather on a pre-transposed cache, or a
+      // repeat poot-canonicalize moved above the transpose.
+      kTSrc = strip(kT, headAxis, kMap, kHeads, true, kHeadView);
+    }
+    if (kTSrc && kTPerm.empty())
+      if (auto tr = kTSrc.getDefiningOp<TransposeOp>()) {
+        kTSrc = tr.getX();
+        kTPerm = llvm::to_vector(tr.getPerm());
+      }
+    // The fused op wants k as [.., Lk, D]. k^T is a transpose of it, or of
+    // a tensor in another layout (one permute from [B, L, H, D]), or k laid
+    // out [.., D, Lk] in memory; the last two get a transpose when fused.
+    if (!kTSrc) {
+      // k^T is the view: k is its transpose.
+    } else if (!kTPerm.empty()) {
+      SmallVector<int64_t> composed;
+      for (int64_t p : kLayoutPerm)
+        composed.push_back(kTPerm[p]);
+      if (isIdentityPerm(composed)) {
+        kExp = peelScale(kTSrc, scale);
+      } else {
+        kLayoutSrc = kTSrc;
+        kLayoutPerm = composed;
+      }
     } else {
       kLayoutSrc = kTSrc;
-      kLayoutPerm = composed;
     }
-  } else {
-    kLayoutSrc = kTSrc;
+    if (kExp) {
+      kExp = strip(kExp, headAxis, kMap, kHeads, true, kHeadView);
+      if (!kExp)
+        kLayoutPerm = llvm::to_vector(llvm::seq<int64_t>(0, 4 - lead));
+    } else if (kLayoutSrc) {
+      kLayoutSrc = strip(kLayoutSrc, kLayoutPerm[headAxis], kMap, kHeads, true,
+                         kHeadView);
+    }
+    auto ktt = grouped ? permuted(typeOf(kTSrc), kTPerm) : typeOf(kTTop);
+    kShape = {unbatched ? 1 : ktt.getDimSize(0),
+              grouped ? ktt.getDimSize(1) : kHeads, ktt.getDimSize(3 - lead),
+              ktt.getDimSize(2 - lead)};
+
+    vExp = grouped ? vGroup->src : root.getRhs();
+    if (!grouped && typeOf(vExp).getRank() != 4 - lead)
+      return decline(rewriter, root, "expected a rank-4 value");
+    if (!grouped) {
+      vHeads = typeOf(vExp).getDimSize(headAxis);
+      if (!topMap(vHeads, vMap))
+        return decline(rewriter, root,
+                       llvm::formatv("key heads {0} do not match query heads "
+                                     "{1}",
+                                     vHeads, hq));
+      vExp = strip(vExp, headAxis, vMap, vHeads, false, vHeadView);
+    }
+
+    // select(t < len, x, 0) zeroes inactive rows (a true select, so a NaN
+    // there cannot reach the output); read on [B, H, L, D] only, inside or
+    // outside the head maps.
+    auto live = [&](Value &x, SmallVectorImpl<int64_t> &map, int64_t &count,
+                    bool peel,
+                    std::optional<heads::HeadMapLevel> &view) -> Value {
+      if (!x || unbatched || grouped)
+        return Value();
+      auto sel = x.getDefiningOp<SelectOp>();
+      if (!sel || !isSplat(sel.getOnFalse(), 0.0) ||
+          sel.getOnTrue().getType() != sel.getType())
+        return Value();
+      Value len = matchLiveCond(sel.getCond(), 2);
+      if (!len)
+        return Value();
+      x = strip(sel.getOnTrue(), headAxis, map, count, peel, view);
+      return len;
+    };
+    kLive = live(kExp, kMap, kHeads, true, kHeadView);
+    if (!kExp && !kLayoutSrc && kHeadView && kLive)
+      kLayoutPerm = llvm::to_vector(llvm::seq<int64_t>(0, 4 - lead));
+    vLive = live(vExp, vMap, vHeads, false, vHeadView);
+    vt = grouped ? permuted(typeOf(vExp), vGroup->perm)
+                 : (vExp ? typeOf(vExp) : vHeadView->baseType);
+    if (!useMaps)
+      break;
+    // One map for k and v, a grouping: every key head read by the same
+    // number of query heads.
+    std::string wrong;
+    if (kHeads != vHeads || kMap != vMap) {
+      wrong = "key and value heads are mapped differently";
+      differ = llvm::formatv("k and v repeat their heads differently ({0} vs "
+                             "{1})",
+                             hq / kHeads, hq / vHeads);
+    } else if (hq % kHeads) {
+      wrong = llvm::formatv("{0} key heads do not divide {1} query heads",
+                            kHeads, hq);
+    } else {
+      SmallVector<int64_t> count(kHeads, 0);
+      for (int64_t m : kMap)
+        ++count[m];
+      if (llvm::any_of(count, [&](int64_t c) { return c != hq / kHeads; }))
+        wrong = "the head map is not a grouping (key heads read by "
+                "different numbers of query heads)";
+    }
+    if (wrong.empty())
+      break;
+    headNote = "; " + wrong + ", so n_rep 1 over the repeated keys and values";
   }
-  SmallVector<int64_t> kShape{
-      unbatched ? 1 : ktt.getDimSize(0), ktt.getDimSize(1 - lead),
-      ktt.getDimSize(3 - lead), ktt.getDimSize(2 - lead)};
-  Value vExp = grouped ? vView->src : root.getRhs();
-  auto vt = grouped ? permuted(typeOf(vExp), vView->perm) : typeOf(vExp);
+  if (!grouped && (kHeads != vHeads || kMap != vMap))
+    return decline(rewriter, root,
+                   !differ.empty() ? differ
+                                   : llvm::formatv("k and v repeat their heads "
+                                                   "differently ({0} vs {1})",
+                                                   hq / kHeads, hq / vHeads)
+                                         .str());
   if (vt.getRank() != 4 - lead)
     return decline(rewriter, root, "expected a rank-4 value");
   int64_t vBatch = unbatched ? 1 : vt.getDimSize(0);
@@ -1736,25 +1982,6 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                    llvm::formatv("key/value batch {0}/{1} broadcast against "
                                  "query batch {2}",
                                  kShape[0], vBatch, b));
-
-  // Key and value heads: a repeat_kv, or the matmul broadcasting one head.
-  auto headsOf = [&](Value expanded, int64_t h) -> FailureOr<Operand> {
-    if (h == 1 && hq > 1)
-      return Operand{expanded, hq, nullptr};
-    if (h != hq) {
-      why = llvm::formatv("key heads {0} do not match query heads {1}", h, hq);
-      return failure();
-    }
-    if (!expanded)
-      return Operand{nullptr, 1, nullptr};
-    // The live form is read on [B, H, L, D] only.
-    if (unbatched) {
-      Repeat r = matchRepeatUnbatched(expanded);
-      return Operand{r.base, r.nRep, nullptr};
-    }
-    return matchKV(expanded, hq, why);
-  };
-  FailureOr<Operand> kOp = Operand{}, vOp = Operand{};
   if (grouped) {
     // One key head per group; the group axis is the repeat.
     int64_t hkv = qt.getDimSize(1);
@@ -1763,23 +1990,20 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                      llvm::formatv("grouped key/value heads {0}/{1} do not "
                                    "match the query's {2} groups",
                                    kShape[1], vt.getDimSize(1), hkv));
-    kOp = Operand{kExp, groups, nullptr};
-    vOp = Operand{vExp, groups, nullptr};
-  } else {
-    kOp = headsOf(kExp, kShape[1]);
-    if (failed(kOp))
-      return decline(rewriter, root, why);
-    vOp = headsOf(vExp, vt.getDimSize(1 - lead));
-    if (failed(vOp))
-      return decline(rewriter, root, why);
   }
-  if (kOp->nRep != vOp->nRep)
-    return decline(rewriter, root,
-                   llvm::formatv("k and v repeat their heads differently "
-                                 "({0} vs {1})",
-                                 kOp->nRep, vOp->nRep));
-  int64_t nRep = kOp->nRep;
-  Value k = kOp->base, v = vOp->base;
+  int64_t nRep = grouped ? groups : hq / kHeads;
+  // Query heads in the order the map groups them: h' = kv * n_rep + r reads
+  // key head h' / n_rep. The fused op sees q (and every per-head mask and
+  // slope) permuted by it and its output is permuted back.
+  SmallVector<int64_t> qPerm;
+  if (!grouped) {
+    SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, hq));
+    llvm::stable_sort(order,
+                      [&](int64_t x, int64_t y) { return kMap[x] < kMap[y]; });
+    if (!isIdentityPerm(order))
+      qPerm = order;
+  }
+  Value k = kExp, v = vExp;
   int64_t lk = kShape[2];
 
   // The live form: the same len bounds the key rows, the value rows and the
@@ -1787,20 +2011,20 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   Value len;
   SmallVector<std::pair<Value, bool>> selectConds(peeled->selectConds);
   auto fn = root->getParentOfType<func::FuncOp>();
-  if (kOp->liveLen && kOp->liveLen == vOp->liveLen) {
+  if (kLive && kLive == vLive) {
     auto it = llvm::find_if(selectConds, [&](std::pair<Value, bool> c) {
       return !c.second && !peeled->finiteFills.count(c.first) &&
-             matchLiveCond(c.first, 3) == kOp->liveLen;
+             matchLiveCond(c.first, 3) == kLive;
     });
     if (it == selectConds.end())
       return decline(rewriter, root,
                      "key rows are zeroed past a length the "
                      "scores are not masked by");
-    if (!proveLiveBound(kOp->liveLen, lk, fn, why))
+    if (!proveLiveBound(kLive, lk, fn, why))
       return decline(rewriter, root, why);
-    len = kOp->liveLen;
+    len = kLive;
     selectConds.erase(it);
-  } else if (kOp->liveLen || vOp->liveLen) {
+  } else if (kLive || vLive) {
     return decline(rewriter, root,
                    "key and value rows are bounded by different lengths");
   }
@@ -1808,11 +2032,20 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // Key forms: paged through a proven read map, or the split MLA key.
   std::string form = "dense";
   Value read, kShared;
-  auto pagedOf = [](Value x) -> std::pair<GatherOp, bool> {
+  // The gathered view: k (or v) = transpose(gather(pool, read)), or k read
+  // as kLayoutSrc transposed by [0, 2, 1, 3] with kLayoutSrc the gather.
+  auto pagedOf = [](Value x, Value src = Value(),
+                    ArrayRef<int64_t> perm = {}) -> std::pair<GatherOp, bool> {
     auto tr = x ? x.getDefiningOp<TransposeOp>() : nullptr;
-    if (!tr || tr.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
+    if (tr && tr.getPerm() == ArrayRef<int64_t>{0, 2, 1, 3}) {
+      src = tr.getX();
+      perm = tr.getPerm();
+    } else if (x) {
+      src = Value();
+    }
+    if (!src || perm != ArrayRef<int64_t>{0, 2, 1, 3})
       return {nullptr, false};
-    auto g = tr.getX().getDefiningOp<GatherOp>();
+    auto g = src.getDefiningOp<GatherOp>();
     if (!g ||
         (static_cast<int64_t>(g.getAxis()) != 0 &&
          static_cast<int64_t>(g.getAxis()) != -3) ||
@@ -1820,7 +2053,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       return {nullptr, false};
     return {g, true};
   };
-  auto [kg, kPaged] = pagedOf(k);
+  auto [kg, kPaged] = pagedOf(k, kLayoutSrc, kLayoutPerm);
   auto [vg, vPaged] = pagedOf(v);
   std::string note;
   if (!grouped && kPaged && vPaged && kg.getIdx() == vg.getIdx()) {
@@ -1858,8 +2091,10 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // core runs in f32 keeps its f32 core).
   auto resultType = typeOf(root.getResult());
   Type et = widerFloat(resultType.getElementType(), qt.getElementType());
-  et = widerFloat(et, typeOf(k ? k : kLayoutSrc).getElementType());
-  et = widerFloat(et, typeOf(v).getElementType());
+  et = widerFloat(et, k            ? typeOf(k).getElementType()
+                      : kLayoutSrc ? typeOf(kLayoutSrc).getElementType()
+                                   : kHeadView->baseType.getElementType());
+  et = widerFloat(et, vt.getElementType());
   if (kShared)
     et = widerFloat(et, typeOf(kShared).getElementType());
 
@@ -1881,7 +2116,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                                      "only, got {0}",
                                      typeOf(m)));
   }
-  MaskMeaning meaning = explainMasks(peeled->masks, selectConds, hq, lq,
+  MaskMeaning meaning = explainMasks(peeled->masks, selectConds, hq, lq, lk,
                                      /*finiteHides=*/true, peeled->finiteFills);
   if (meaning.finiteFill) {
     // A finite fill stands for -inf only where that is exact; otherwise the
@@ -1889,7 +2124,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     // stays a tensor, which computes the same sum).
     std::string risk = finiteFillRisk(meaning, lq, lk, fn);
     if (!risk.empty()) {
-      meaning = explainMasks(peeled->masks, selectConds, hq, lq,
+      meaning = explainMasks(peeled->masks, selectConds, hq, lq, lk,
                              /*finiteHides=*/false, peeled->finiteFills);
       meaning.notes.push_back("mask kept as a tensor: " + risk);
       for (auto [c, inverted] : meaning.restConds)
@@ -1964,8 +2199,39 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     note += "; " + n;
 
   // The rewrite.
-  if (kLayoutSrc)
-    k = rewriter.create<TransposeOp>(loc, kLayoutSrc, kLayoutPerm);
+  if (!k) {
+    Value src = kLayoutSrc ? kLayoutSrc : kHeadView->materialize(rewriter, loc);
+    // One transpose of src, composed with a transpose src already is.
+    auto transposed = [&](Value x, SmallVector<int64_t> perm) -> Value {
+      if (auto tr = x.getDefiningOp<TransposeOp>()) {
+        SmallVector<int64_t> composed;
+        for (int64_t p : perm)
+          composed.push_back(tr.getPerm()[p]);
+        x = tr.getX();
+        perm = composed;
+      }
+      if (isIdentityPerm(perm))
+        return x;
+      return rewriter.create<TransposeOp>(loc, x, perm);
+    };
+    // A head map the keys are read through (n_rep 1) stays outside the
+    // transpose: k = map(transpose(base)), as it was spelled on k.
+    auto level = heads::readHeadMap(src);
+    if (level && !isIdentityPerm(kLayoutPerm)) {
+      int64_t axis = llvm::find(kLayoutPerm, level->axis) - kLayoutPerm.begin();
+      Value inner = transposed(level->materialize(rewriter, loc), kLayoutPerm);
+      SmallVector<int64_t> shape;
+      for (int64_t p : kLayoutPerm)
+        shape.push_back(typeOf(src).getDimSize(p));
+      k = heads::rebuildHeadMap(
+          rewriter, loc, *level, inner, axis,
+          RankedTensorType::get(shape, typeOf(src).getElementType()));
+    } else {
+      k = transposed(src, kLayoutPerm);
+    }
+  }
+  if (!v)
+    v = vHeadView->materialize(rewriter, loc);
   auto withBatch = [&](Value x) -> Value {
     if (!unbatched || !x)
       return x;
@@ -1982,8 +2248,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
         loc, RankedTensorType::get({b, hq, lq, qt.getDimSize(4)},
                                    qt.getElementType()),
         q);
-    if (!vView->perm.empty())
-      v = rewriter.create<TransposeOp>(loc, v, vView->perm);
+    if (!vGroup->perm.empty())
+      v = rewriter.create<TransposeOp>(loc, v, vGroup->perm);
   }
   auto toType = [&](Value x) -> Value {
     if (!x || typeOf(x).getElementType() == et)
@@ -1995,6 +2261,17 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   k = toType(k);
   v = toType(v);
   kShared = toType(kShared);
+  // Query heads regrouped by their key head: a gather of heads.
+  auto gatherHeads = [&](Value x, ArrayRef<int64_t> order) -> Value {
+    auto it = RankedTensorType::get({static_cast<int64_t>(order.size())},
+                                    rewriter.getI32Type());
+    SmallVector<int32_t> idx(order.begin(), order.end());
+    Value iv = rewriter.create<ConstantOp>(
+        loc, DenseElementsAttr::get(it, ArrayRef<int32_t>(idx)));
+    return rewriter.create<GatherOp>(loc, x, iv, 1);
+  };
+  if (!qPerm.empty())
+    q = gatherHeads(q, qPerm);
   Value mask;
   for (auto [c, inverted] : meaning.restConds) {
     Value n = normaliseMask(
@@ -2007,6 +2284,12 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     Value n = normaliseMask(rewriter, loc, maskView(m), scoresType);
     mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
   }
+  if (!qPerm.empty() && mask && typeOf(mask).getDimSize(1) == hq)
+    mask = gatherHeads(mask, qPerm);
+  SmallVector<double> slopes(meaning.alibi);
+  if (!qPerm.empty() && !slopes.empty())
+    for (int64_t h = 0; h < hq; ++h)
+      slopes[h] = meaning.alibi[qPerm[h]];
   if (meaning.posShift) {
     // The causal bound sits meaning.posShift keys past the query position.
     auto it = pos ? typeOf(pos).getElementType() : rewriter.getI64Type();
@@ -2043,9 +2326,15 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       meaning.causal ? rewriter.getUnitAttr() : UnitAttr(),
       meaning.window ? rewriter.getI64IntegerAttr(*meaning.window)
                      : IntegerAttr(),
-      meaning.alibi.empty() ? DenseF64ArrayAttr()
-                            : rewriter.getDenseF64ArrayAttr(meaning.alibi));
+      slopes.empty() ? DenseF64ArrayAttr()
+                     : rewriter.getDenseF64ArrayAttr(slopes));
   Value result = fused.getResult();
+  if (!qPerm.empty()) {
+    SmallVector<int64_t> back(hq);
+    for (int64_t h = 0; h < hq; ++h)
+      back[qPerm[h]] = h;
+    result = gatherHeads(result, back);
+  }
   if (unbatched || grouped)
     result = rewriter.create<ReshapeOp>(
         loc, RankedTensorType::get(resultType.getShape(), et), result);
@@ -2087,7 +2376,9 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                  ? llvm::formatv(" at offset {0}", meaning.posShift).str()
                  : std::string()),
         len ? ", live length" : "", guarded ? ", NaN guard on the output" : "",
-        note);
+        (qPerm.empty() ? std::string()
+                       : std::string("; query heads regrouped by key head")) +
+            headNote + note);
     explain(root, true, what);
   }
   rewriter.replaceOp(root, result);

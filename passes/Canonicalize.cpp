@@ -18,18 +18,29 @@
 //   ops applied to its result (the scale on q sits next to the matmul even
 //   when a permute came after it);
 // - a reduction without keepdim re-expanded by a reshape keeps its dim;
+// - a transpose between two reshapes that only move unit dims is one
+//   transpose;
 // - repeat_kv spelled as a repeat-interleave gather (constant head map, or
 //   one computed from iota) becomes reshape/broadcast/reshape;
 // - the layout ops between the two matmuls of an attention (a transposed
 //   score layout, a flattened batch, a softmax on a reshaped view, P . V as
 //   (V^T . P^T)^T) move up to the first matmul, where they compose or are
-//   absorbed (ScoreLayout.cpp says how each step is proven).
+//   absorbed (ScoreLayout.cpp says how each step is proven);
+// - head maps (repeat_kv in every spelling: copies concatenated, gathers,
+//   repeats on a flattened batch or in the [B, L, H, D] layout) move next
+//   to the matmuls: transposes above them, head-invariant elementwise ops
+//   (RoPE) below them (HeadMap.cpp);
+// - masks tabulated by front ends become the index compares the mask
+//   matcher reads: arange constants are iotas, sliced band tables are
+//   compares, boolean bookkeeping folds (MaskForm.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Passes/Passes.h"
 #include "poot/Passes/Patterns.h"
 
+#include "HeadMap.h"
+#include "MaskForm.h"
 #include "ScoreLayout.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -553,70 +564,75 @@ struct ComposeBroadcasts : public OpRewritePattern<BroadcastOp> {
   }
 };
 
-/// Evaluates a rank-0/1 integer index expression (constants, iota, the
-/// integer arithmetic, broadcasts, reshapes and converts between integer
-/// types) at compile time.
-std::optional<SmallVector<int64_t>> evalIndex(Value v, int depth = 0) {
-  auto t = typeOf(v);
-  if (depth > 16 || t.getRank() > 1 ||
-      !t.getElementType().isSignlessInteger() ||
-      t.getElementType().isInteger(1) || t.getNumElements() > kFoldLimit)
-    return std::nullopt;
-  int64_t n = t.getNumElements();
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return std::nullopt;
-  if (auto e = elementsOf(v))
-    return e->splat ? SmallVector<int64_t>(n, e->i[0]) : e->i;
-  if (auto iota = dyn_cast<IotaOp>(def)) {
-    SmallVector<int64_t> out(n);
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = i;
-    return out;
-  }
-  if (isa<BroadcastOp, ReshapeOp>(def)) {
-    auto x = evalIndex(def->getOperand(0), depth + 1);
-    if (!x || (x->size() != 1 && static_cast<int64_t>(x->size()) != n))
-      return std::nullopt;
-    if (x->size() == 1)
-      return SmallVector<int64_t>(n, x->front());
-    return x;
-  }
-  if (auto cv = dyn_cast<ConvertOp>(def)) {
-    auto x = evalIndex(cv.getX(), depth + 1);
-    if (!x)
-      return std::nullopt;
-    for (int64_t &e : *x)
-      e = wrapTo(t.getElementType(), e);
-    return x;
-  }
-  if (isa<AddOp, SubOp, MulOp, DivOp>(def)) {
-    auto a = evalIndex(def->getOperand(0), depth + 1);
-    auto b = evalIndex(def->getOperand(1), depth + 1);
-    if (!a || !b)
-      return std::nullopt;
-    SmallVector<int64_t> out;
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t x = (*a)[a->size() == 1 ? 0 : i],
-              y = (*b)[b->size() == 1 ? 0 : i];
-      int64_t r;
-      if (isa<AddOp>(def))
-        r = static_cast<int64_t>(static_cast<uint64_t>(x) + y);
-      else if (isa<SubOp>(def))
-        r = static_cast<int64_t>(static_cast<uint64_t>(x) - y);
-      else if (isa<MulOp>(def))
-        r = static_cast<int64_t>(static_cast<uint64_t>(x) * y);
-      else if (y == 0)
-        return std::nullopt;
-      else
-        r = y == -1 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(x))
-                    : x / y;
-      out.push_back(wrapTo(t.getElementType(), r));
-    }
-    return out;
-  }
-  return std::nullopt;
+/// The positions of the non-unit dims of a shape.
+SmallVector<int64_t> nonUnitDims(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> out;
+  for (int64_t d = 0, e = shape.size(); d < e; ++d)
+    if (shape[d] != 1)
+      out.push_back(d);
+  return out;
 }
+
+/// Whether a reshape between the two shapes only inserts or drops unit
+/// dims (the non-unit dims stay, in order).
+bool onlyUnitDims(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  auto na = nonUnitDims(a), nb = nonUnitDims(b);
+  return llvm::equal(llvm::map_range(na, [&](int64_t d) { return a[d]; }),
+                     llvm::map_range(nb, [&](int64_t d) { return b[d]; }));
+}
+
+/// reshape(transpose(reshape(x))) whose reshapes only insert or drop unit
+/// dims is one transpose of x (of its non-unit dims) and a reshape: the
+/// data moves as the transpose of the non-unit dims says, wherever the unit
+/// dims sit. Layout rewrites around unit dims (a flattened batch of one head)
+/// leave such sandwiches.
+struct TransposeBetweenUnitReshapes : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto tr = op.getX().getDefiningOp<TransposeOp>();
+    auto inner = tr ? tr.getX().getDefiningOp<ReshapeOp>() : nullptr;
+    if (!inner)
+      return rewriter.notifyMatchFailure(op, "not reshape(transpose(reshape))");
+    Value x = inner.getX();
+    auto xs = typeOf(x).getShape(), ys = typeOf(inner.getResult()).getShape();
+    auto zs = tr.getType().getShape();
+    if (!onlyUnitDims(xs, ys) || !onlyUnitDims(zs, op.getType().getShape()))
+      return rewriter.notifyMatchFailure(op, "a reshape moves non-unit dims");
+    // The non-unit dims of z in order, as dims of x.
+    auto nx = nonUnitDims(xs), ny = nonUnitDims(ys);
+    llvm::DenseMap<int64_t, int64_t> yToX;
+    for (auto [i, d] : llvm::enumerate(ny))
+      yToX[d] = nx[i];
+    SmallVector<int64_t> order, units;
+    for (int64_t p : tr.getPerm())
+      if (ys[p] != 1)
+        order.push_back(yToX.lookup(p));
+    for (int64_t d = 0, e = xs.size(); d < e; ++d)
+      if (xs[d] == 1)
+        units.push_back(d);
+    // The unit dims go where the result has its own when the ranks agree
+    // (then no reshape is left), else after the rest.
+    SmallVector<int64_t> q;
+    auto ws = op.getType().getShape();
+    if (ws.size() == xs.size()) {
+      auto o = order.begin(), u = units.begin();
+      for (int64_t d : ws)
+        q.push_back(d != 1 ? *o++ : *u++);
+    } else {
+      q = order;
+      llvm::append_range(q, units);
+    }
+    Value t = x;
+    if (!llvm::equal(q, llvm::seq<int64_t>(0, xs.size())))
+      t = rewriter.create<TransposeOp>(op.getLoc(), x, q);
+    if (t.getType() == op.getType())
+      rewriter.replaceOp(op, t);
+    else
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), t);
+    return success();
+  }
+};
 
 /// gather(x, idx, axis) with idx = [i / n for i < H * n] is the
 /// repeat-interleave of x along axis (torch.repeat_interleave, repeat_kv as
@@ -630,7 +646,7 @@ struct GatherRepeatInterleave : public OpRewritePattern<GatherOp> {
     int64_t axis = normAxis(op.getAxis(), x.getRank());
     if (typeOf(op.getIdx()).getRank() != 1)
       return rewriter.notifyMatchFailure(op, "index is not a vector");
-    auto idx = evalIndex(op.getIdx());
+    auto idx = heads::evalIndex(op.getIdx());
     if (!idx)
       return rewriter.notifyMatchFailure(op, "index not known at compile "
                                              "time");
@@ -681,8 +697,10 @@ void poot::populateCanonicalizePatterns(RewritePatternSet &patterns) {
            HoistLayoutAboveScalarOp<ReshapeOp>,
            HoistLayoutAboveScalarOp<BroadcastOp>, ReduceKeepdim<ReduceSumOp>,
            ReduceKeepdim<ReduceMaxOp>, ReduceKeepdim<ReduceMinOp>,
-           GatherRepeatInterleave>(ctx);
+           GatherRepeatInterleave, TransposeBetweenUnitReshapes>(ctx);
   populateScoreLayoutPatterns(patterns);
+  heads::populateHeadMapPatterns(patterns);
+  populateMaskFormPatterns(patterns);
   patterns.add<FoldConstantUnary<ExpOp>, FoldConstantUnary<LogOp>,
                FoldConstantUnary<TanhOp>, FoldConstantUnary<NegOp>,
                FoldConstantUnary<SinOp>, FoldConstantUnary<CosOp>,

@@ -1371,10 +1371,13 @@ func.func @query_head_broadcast(%q: tensor<1x1x1x16xf32>, %k: tensor<1x2x8x16xf3
 
 // -----
 
-// A head gather from 3 key heads to 4 query heads.
+// A head gather from 3 key heads to 4 query heads: no grouping, so the
+// attention reads the gathered keys and values (n_rep 1).
 // CHECK-LABEL: func.func @heads_not_divisible
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: query heads 4 not divisible by key heads 3{{$}}
+// CHECK: %[[KR:.+]] = poot.gather %arg1
+// CHECK: %[[VR:.+]] = poot.gather %arg2
+// CHECK: poot.attention %arg0, %[[KR]], %[[VR]] {n_rep = 1 : i64
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 1; 3 key heads do not divide 4 query heads, so n_rep 1 over the repeated keys and values{{$}}
 func.func @heads_not_divisible(%q: tensor<1x4x1x16xf32>, %k: tensor<1x3x8x16xf32>, %v: tensor<1x3x8x16xf32>) -> tensor<1x4x1x16xf32> {
   %heads = poot.constant dense<[0, 0, 1, 2]> : tensor<4xi32>
   %kr = poot.gather %k[%heads] {axis = 1 : i64} : tensor<1x3x8x16xf32>, tensor<4xi32>
@@ -1392,10 +1395,16 @@ func.func @heads_not_divisible(%q: tensor<1x4x1x16xf32>, %k: tensor<1x3x8x16xf32
 
 // -----
 
-// k.repeat(1, 2, 1, 1) tiles the heads (h -> h % 2), not h -> h / 2.
+// k.repeat(1, 2, 1, 1) tiles the heads (h -> h % 2), not h -> h / 2: still
+// a grouping, read with the query heads regrouped [0, 2, 1, 3] (query head
+// h' = 2 kv + r reads key head h' / 2) and the output put back.
 // CHECK-LABEL: func.func @head_map_tiled
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: head map sends query head 1 to key head 1, expected 0 (h / n_rep){{$}}
+// CHECK: %[[PERM:.+]] = poot.constant dense<[0, 2, 1, 3]> : tensor<4xi32>
+// CHECK: %[[QP:.+]] = poot.gather %arg0[%[[PERM]]] {axis = 1 : i64}
+// CHECK: %[[O:.+]] = poot.attention %[[QP]], %arg1, %arg2 {n_rep = 2 : i64
+// CHECK: %[[R:.+]] = poot.gather %[[O]][%{{.+}}] {axis = 1 : i64}
+// CHECK: return %[[R]]
+// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 1; query heads regrouped by key head{{$}}
 func.func @head_map_tiled(%q: tensor<1x4x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x4x1x16xf32> {
   %heads = poot.constant dense<[0, 1, 0, 1]> : tensor<4xi32>
   %kr = poot.gather %k[%heads] {axis = 1 : i64} : tensor<1x2x8x16xf32>, tensor<4xi32>

@@ -504,3 +504,287 @@ func.func @fold_large_splat() -> tensor<64x128xf32> {
   %q = poot.div %one, %four : tensor<64x128xf32>, tensor<f32>
   return %q : tensor<64x128xf32>
 }
+
+
+// -----
+
+// repeat_kv in the [B, L, H, D] layout under the head transpose: the
+// transpose moves above the repeat, which is then on the head axis 1.
+// CHECK-LABEL: func.func @transpose_above_repeat
+// CHECK: %[[T:.+]] = poot.transpose %arg0 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x8x2x16xf32>
+// CHECK: %[[R:.+]] = poot.reshape %[[T]] : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
+// CHECK: %[[B:.+]] = poot.broadcast %[[R]] {shape = array<i64: 1, 2, 2, 8, 16>}
+// CHECK: %[[K:.+]] = poot.reshape %[[B]] : tensor<1x2x2x8x16xf32> -> tensor<1x4x8x16xf32>
+// CHECK: return %[[K]]
+func.func @transpose_above_repeat(%k: tensor<1x8x2x16xf32>) -> tensor<1x4x8x16xf32> {
+  %k5 = poot.reshape %k : tensor<1x8x2x16xf32> -> tensor<1x8x2x1x16xf32>
+  %kb = poot.broadcast %k5 {shape = array<i64: 1, 8, 2, 2, 16>} : tensor<1x8x2x1x16xf32>
+  %kr = poot.reshape %kb : tensor<1x8x2x2x16xf32> -> tensor<1x8x4x16xf32>
+  %kh = poot.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : tensor<1x8x4x16xf32>
+  return %kh : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// A head gather under a transpose: the gather moves to the transposed axis.
+// CHECK-LABEL: func.func @transpose_above_gather
+// CHECK: %[[I:.+]] = poot.constant dense<[1, 0, 1, 0]>
+// CHECK: %[[T:.+]] = poot.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x8x2x16xf32>
+// CHECK: %[[G:.+]] = poot.gather %[[T]][%[[I]]] {axis = 1 : i64} : tensor<1x2x16x8xf32>
+// CHECK: return %[[G]]
+func.func @transpose_above_gather(%k: tensor<1x8x2x16xf32>) -> tensor<1x4x16x8xf32> {
+  %idx = poot.constant dense<[1, 0, 1, 0]> : tensor<4xi32>
+  %kg = poot.gather %k[%idx] {axis = 2 : i64} : tensor<1x8x2x16xf32>, tensor<4xi32>
+  %kt = poot.transpose %kg {perm = array<i64: 0, 2, 3, 1>} : tensor<1x8x4x16xf32>
+  return %kt : tensor<1x4x16x8xf32>
+}
+
+// -----
+
+// An elementwise op whose other operand does not vary along the heads
+// (cos [1, 1, L, D]) and a slice that keeps every head move above the
+// repeat; a splat factor stays below it (the layout ops hoist above scalar
+// ops the other way).
+// CHECK-LABEL: func.func @sink_repeat
+// CHECK-DAG: %[[C:.+]] = poot.constant dense<5.000000e-01>
+// CHECK-DAG: %[[R:.+]] = poot.reshape %arg0 : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
+// CHECK-DAG: %[[M:.+]] = poot.mul %arg0, %arg1 : tensor<1x2x8x16xf32>, tensor<1x1x8x16xf32>
+// CHECK: %[[MR:.+]] = poot.reshape %[[M]] : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
+// CHECK: %[[MB:.+]] = poot.broadcast %[[MR]]
+// CHECK: %[[A:.+]] = poot.reshape %[[MB]] : tensor<1x2x2x8x16xf32> -> tensor<1x4x8x16xf32>
+// CHECK: %[[S:.+]] = poot.slice %arg0 {limit = array<i64: 1, 2, 8, 8>
+// CHECK: %[[SR:.+]] = poot.reshape %[[S]] : tensor<1x2x8x8xf32> -> tensor<1x2x1x8x8xf32>
+// CHECK: %[[SB:.+]] = poot.broadcast %[[SR]]
+// CHECK: %[[SL:.+]] = poot.reshape %[[SB]] : tensor<1x2x2x8x8xf32> -> tensor<1x4x8x8xf32>
+// CHECK: %[[D:.+]] = poot.mul %{{.+}}, %[[C]] : tensor<1x4x8x16xf32>, tensor<f32>
+// CHECK: return %[[A]], %[[SL]], %[[D]]
+func.func @sink_repeat(%k: tensor<1x2x8x16xf32>, %cos: tensor<1x1x8x16xf32>) -> (tensor<1x4x8x16xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32>) {
+  %k5 = poot.reshape %k : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
+  %kb = poot.broadcast %k5 {shape = array<i64: 1, 2, 2, 8, 16>} : tensor<1x2x1x8x16xf32>
+  %kr = poot.reshape %kb : tensor<1x2x2x8x16xf32> -> tensor<1x4x8x16xf32>
+  %a = poot.mul %kr, %cos : tensor<1x4x8x16xf32>, tensor<1x1x8x16xf32>
+  %b = poot.slice %kr {start = array<i64: 0, 0, 0, 0>, limit = array<i64: 1, 4, 8, 8>, step = array<i64: 1, 1, 1, 1>} : tensor<1x4x8x16xf32>
+  %c = poot.constant dense<0.5> : tensor<f32>
+  %d = poot.mul %kr, %c : tensor<1x4x8x16xf32>, tensor<f32>
+  return %a, %b, %d : tensor<1x4x8x16xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// A value varying along the heads ([1, 4, 8, 16]) keeps the repeat where
+// it is.
+// CHECK-LABEL: func.func @sink_repeat_per_head
+// CHECK: %[[K:.+]] = poot.reshape %{{.+}} : tensor<1x2x2x8x16xf32> -> tensor<1x4x8x16xf32>
+// CHECK: %[[A:.+]] = poot.mul %[[K]], %arg1 : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
+// CHECK: return %[[A]]
+func.func @sink_repeat_per_head(%k: tensor<1x2x8x16xf32>, %t: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  %k5 = poot.reshape %k : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
+  %kb = poot.broadcast %k5 {shape = array<i64: 1, 2, 2, 8, 16>} : tensor<1x2x1x8x16xf32>
+  %kr = poot.reshape %kb : tensor<1x2x2x8x16xf32> -> tensor<1x4x8x16xf32>
+  %a = poot.mul %kr, %t : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
+  return %a : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// A repeat on the flattened [B * Hkv, L, D] viewed as [B, Hq, L, D]: the
+// broadcast splits with the view, a repeat on the head axis.
+// CHECK-LABEL: func.func @split_broadcast_at_reshape
+// CHECK: %[[R:.+]] = poot.reshape %arg0 : tensor<4x8x16xf32> -> tensor<2x2x1x8x16xf32>
+// CHECK: %[[B:.+]] = poot.broadcast %[[R]] {shape = array<i64: 2, 2, 4, 8, 16>}
+// CHECK: %[[K:.+]] = poot.reshape %[[B]] : tensor<2x2x4x8x16xf32> -> tensor<2x8x8x16xf32>
+// CHECK: return %[[K]]
+func.func @split_broadcast_at_reshape(%k: tensor<4x8x16xf32>) -> tensor<2x8x8x16xf32> {
+  %k1 = poot.reshape %k : tensor<4x8x16xf32> -> tensor<4x1x8x16xf32>
+  %kb = poot.broadcast %k1 {shape = array<i64: 4, 4, 8, 16>} : tensor<4x1x8x16xf32>
+  %kr = poot.reshape %kb : tensor<4x4x8x16xf32> -> tensor<2x8x8x16xf32>
+  return %kr : tensor<2x8x8x16xf32>
+}
+
+// -----
+
+// A gather on the flattened batch that keeps each row's heads in the row
+// is a gather of the heads; one whose index crosses rows stays.
+// CHECK-LABEL: func.func @reshape_splits_gather
+// CHECK-DAG: %[[M:.+]] = poot.constant dense<[1, 0, 1, 0]> : tensor<4xi64>
+// CHECK-DAG: %[[X:.+]] = poot.constant dense<[0, 1, 2, 3, 0, 1, 2, 3]> : tensor<8xi32>
+// CHECK: %[[R:.+]] = poot.reshape %arg0 : tensor<4x8x16xf32> -> tensor<2x2x8x16xf32>
+// CHECK: %[[A:.+]] = poot.gather %[[R]][%[[M]]] {axis = 1 : i64}
+// CHECK: %[[G:.+]] = poot.gather %arg0[%[[X]]] {axis = 0 : i64}
+// CHECK: %[[B:.+]] = poot.reshape %[[G]] : tensor<8x8x16xf32> -> tensor<2x4x8x16xf32>
+// CHECK: return %[[A]], %[[B]]
+func.func @reshape_splits_gather(%k: tensor<4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>) {
+  %i = poot.constant dense<[1, 0, 1, 0, 3, 2, 3, 2]> : tensor<8xi32>
+  %g = poot.gather %k[%i] {axis = 0 : i64} : tensor<4x8x16xf32>, tensor<8xi32>
+  %a = poot.reshape %g : tensor<8x8x16xf32> -> tensor<2x4x8x16xf32>
+  %j = poot.constant dense<[0, 1, 2, 3, 0, 1, 2, 3]> : tensor<8xi32>
+  %h = poot.gather %k[%j] {axis = 0 : i64} : tensor<4x8x16xf32>, tensor<8xi32>
+  %b = poot.reshape %h : tensor<8x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %a, %b : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
+}
+
+// -----
+
+// Copies of one tensor concatenated: on a unit axis a broadcast, whole
+// copies a gather (tiled), unit slices a gather by the heads they name
+// (here h / 2, so the repeat); a concat of two tensors stays.
+// CHECK-LABEL: func.func @concat_of_copies
+// CHECK-DAG: %[[TILE:.+]] = poot.constant dense<[0, 1, 0, 1]> : tensor<4xi64>
+// CHECK: %[[U:.+]] = poot.reshape %arg0 : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
+// CHECK: %[[A:.+]] = poot.broadcast %[[U]] {shape = array<i64: 1, 2, 3, 8, 16>}
+// CHECK: %[[B:.+]] = poot.gather %arg0[%[[TILE]]] {axis = 1 : i64}
+// CHECK: %[[R:.+]] = poot.reshape %arg0 : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
+// CHECK: %[[RB:.+]] = poot.broadcast %[[R]] {shape = array<i64: 1, 2, 2, 8, 16>}
+// CHECK: %[[C:.+]] = poot.reshape %[[RB]] : tensor<1x2x2x8x16xf32> -> tensor<1x4x8x16xf32>
+// CHECK: %[[D:.+]] = poot.concat %arg0, %arg1 {axis = 1 : i64}
+// CHECK: return %[[A]], %[[B]], %[[C]], %[[D]]
+func.func @concat_of_copies(%k: tensor<1x2x8x16xf32>, %x: tensor<1x2x8x16xf32>) -> (tensor<1x2x3x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>) {
+  %k5 = poot.reshape %k : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
+  %a = poot.concat %k5, %k5, %k5 {axis = 2 : i64} : tensor<1x2x1x8x16xf32>, tensor<1x2x1x8x16xf32>, tensor<1x2x1x8x16xf32>
+  %b = poot.concat %k, %k {axis = 1 : i64} : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  %k0 = poot.slice %k {start = array<i64: 0, 0, 0, 0>, limit = array<i64: 1, 1, 8, 16>, step = array<i64: 1, 1, 1, 1>} : tensor<1x2x8x16xf32>
+  %k1 = poot.slice %k {start = array<i64: 0, 1, 0, 0>, limit = array<i64: 1, 2, 8, 16>, step = array<i64: 1, 1, 1, 1>} : tensor<1x2x8x16xf32>
+  %c = poot.concat %k0, %k0, %k1, %k1 {axis = 1 : i64} : tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>
+  %d = poot.concat %k, %x {axis = 1 : i64} : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return %a, %b, %c, %d : tensor<1x2x3x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// Gathers by constant indices: the arange of the whole axis (any index
+// shape) reshapes; a scalar index is a slice; a slice of a concat inside
+// one piece is a slice of the piece.
+// CHECK-LABEL: func.func @gather_constant_index
+// CHECK: %[[A:.+]] = poot.reshape %arg0 : tensor<6x1xi1> -> tensor<2x1x3x1xi1>
+// CHECK: %[[B:.+]] = poot.reshape %arg1 : tensor<1xi64> -> tensor<i64>
+// CHECK-NOT: poot.{{gather|concat}}
+// CHECK: return %[[A]], %[[B]]
+func.func @gather_constant_index(%m: tensor<6x1xi1>, %s: tensor<1xi64>) -> (tensor<2x1x3x1xi1>, tensor<i64>) {
+  %i = poot.constant dense<[[[0, 1, 2]], [[3, 4, 5]]]> : tensor<2x1x3xi64>
+  %a = poot.gather %m[%i] {axis = 0 : i64} : tensor<6x1xi1>, tensor<2x1x3xi64>
+  %c = poot.constant dense<7> : tensor<2xi64>
+  %cat = poot.concat %c, %s {axis = 0 : i64} : tensor<2xi64>, tensor<1xi64>
+  %two = poot.constant dense<2> : tensor<i64>
+  %b = poot.gather %cat[%two] {axis = 0 : i64} : tensor<3xi64>, tensor<i64>
+  return %a, %b : tensor<2x1x3x1xi1>, tensor<i64>
+}
+
+// -----
+
+// Integer constants that are an arange along one axis (ONNX Range) become
+// iotas, with their step and offset, where index arithmetic reads them; a
+// table converted to float (RoPE positions) stays, and so does a constant
+// that is no arange.
+// CHECK-LABEL: func.func @arange_to_iota
+// CHECK-DAG: %[[F:.+]] = poot.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<4xf32>
+// CHECK-DAG: %[[FIVE:.+]] = poot.constant dense<5> : tensor<i64>
+// CHECK-DAG: %[[TWO:.+]] = poot.constant dense<2> : tensor<i64>
+// CHECK-DAG: %[[ODD:.+]] = poot.constant dense<[0, 1, 3, 4]> : tensor<4xi64>
+// CHECK-DAG: %[[I:.+]] = poot.iota {dim = 0 : i64} : tensor<3xi64>
+// CHECK-DAG: %[[STEP:.+]] = poot.mul %[[I]], %[[TWO]]
+// CHECK-DAG: %[[ROWS:.+]] = poot.add %[[STEP]], %[[FIVE]]
+// CHECK-DAG: %[[KEYS:.+]] = poot.iota {dim = 3 : i64} : tensor<1x1x1x6xi64>
+// CHECK-DAG: %[[A:.+]] = poot.compare le, %[[KEYS]], %[[TWO]]
+// CHECK-DAG: %[[B:.+]] = poot.add %[[ROWS]], %arg0
+// CHECK-DAG: %[[D:.+]] = poot.compare le, %[[ODD]], %[[TWO]]
+// CHECK: return %[[A]], %[[B]], %[[F]], %[[D]]
+func.func @arange_to_iota(%p: tensor<i64>) -> (tensor<1x1x1x6xi1>, tensor<3xi64>, tensor<4xf32>, tensor<4xi1>) {
+  %keys = poot.constant dense<[[[[0, 1, 2, 3, 4, 5]]]]> : tensor<1x1x1x6xi64>
+  %z = poot.constant dense<2> : tensor<i64>
+  %a = poot.compare le, %keys, %z : tensor<1x1x1x6xi64>, tensor<i64>
+  %rows = poot.constant dense<[5, 7, 9]> : tensor<3xi64>
+  %b = poot.add %rows, %p : tensor<3xi64>, tensor<i64>
+  %pos = poot.constant dense<[0, 1, 2, 3]> : tensor<4xi64>
+  %c = poot.convert %pos : tensor<4xi64> -> tensor<4xf32>
+  %odd = poot.constant dense<[0, 1, 3, 4]> : tensor<4xi64>
+  %d = poot.compare le, %odd, %z : tensor<4xi64>, tensor<i64>
+  return %a, %b, %c, %d : tensor<1x1x1x6xi1>, tensor<3xi64>, tensor<4xf32>, tensor<4xi1>
+}
+
+// -----
+
+// Boolean bookkeeping: a 0/1 integer cast back to bool is the condition,
+// (c ? 1 : 0) == 0 is not c, and `and` with true is the other side.
+// CHECK-LABEL: func.func @bool_folds
+// CHECK: %[[C:.+]] = poot.compare lt, %arg0, %arg1
+// CHECK: %[[N:.+]] = poot.not %[[C]]
+// CHECK-NOT: poot.{{select|convert|and}}
+// CHECK: return %[[C]], %[[N]], %[[C]]
+func.func @bool_folds(%x: tensor<4xi64>, %y: tensor<4xi64>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %c = poot.compare lt, %x, %y : tensor<4xi64>, tensor<4xi64>
+  %one = poot.constant dense<1> : tensor<4xi64>
+  %zero = poot.constant dense<0> : tensor<4xi64>
+  %s = poot.select %c, %one, %zero : tensor<4xi1>, tensor<4xi64>, tensor<4xi64>
+  %a = poot.convert %s : tensor<4xi64> -> tensor<4xi1>
+  %z = poot.constant dense<0> : tensor<i64>
+  %b = poot.compare eq, %s, %z : tensor<4xi64>, tensor<i64>
+  %t = poot.constant dense<true> : tensor<i1>
+  %d = poot.and %t, %c : tensor<i1>, tensor<4xi1>
+  return %a, %b, %d : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
+// -----
+
+// A reshape that moves unit dims between the non-unit ones of a condition
+// goes to the compare's operands (the mask readers then see them in the
+// frame of the scores); one adding leading unit dims only stays.
+// CHECK-LABEL: func.func @unit_reshape_of_condition
+// CHECK: %[[C:.+]] = poot.compare lt, %arg0, %arg1 : tensor<2x6xi64>
+// CHECK-DAG: %[[X:.+]] = poot.reshape %arg0 : tensor<2x6xi64> -> tensor<2x1x1x6xi64>
+// CHECK-DAG: %[[Y:.+]] = poot.reshape %arg1 : tensor<2x6xi64> -> tensor<2x1x1x6xi64>
+// CHECK: %[[A:.+]] = poot.compare lt, %[[X]], %[[Y]] : tensor<2x1x1x6xi64>
+// CHECK: %[[B:.+]] = poot.reshape %[[C]] : tensor<2x6xi1> -> tensor<1x1x2x6xi1>
+// CHECK: return %[[A]], %[[B]]
+func.func @unit_reshape_of_condition(%x: tensor<2x6xi64>, %y: tensor<2x6xi64>) -> (tensor<2x1x1x6xi1>, tensor<1x1x2x6xi1>) {
+  %c = poot.compare lt, %x, %y : tensor<2x6xi64>, tensor<2x6xi64>
+  %a = poot.reshape %c : tensor<2x6xi1> -> tensor<2x1x1x6xi1>
+  %b = poot.reshape %c : tensor<2x6xi1> -> tensor<1x1x2x6xi1>
+  return %a, %b : tensor<2x1x1x6xi1>, tensor<1x1x2x6xi1>
+}
+
+// -----
+
+// A tril table sliced at a run-time row: the compare of indices it
+// tabulates, t - (i + pos) <= 0, with pos's declared range proving the
+// start inside the table (no clamp). Sliced further than the range allows,
+// the clamp of dynamic_slice is written out. A table that is no band stays.
+// CHECK-LABEL: func.func @band_table
+// CHECK-DAG: %[[HI:.+]] = poot.constant dense<2> : tensor<i64>
+// CHECK-DAG: %[[ZERO:.+]] = poot.constant dense<0> : tensor<i64>
+// CHECK: %[[P:.+]] = poot.convert %arg0 : tensor<i32> -> tensor<i64>
+// CHECK: %[[T:.+]] = poot.iota {dim = 1 : i64} : tensor<1x4xi64>
+// CHECK: %[[I:.+]] = poot.iota {dim = 0 : i64} : tensor<2x1xi64>
+// CHECK: %[[QP:.+]] = poot.add %[[I]], %[[P]]
+// CHECK: %[[D:.+]] = poot.sub %[[T]], %[[QP]]
+// CHECK: %[[A:.+]] = poot.compare le, %[[D]], %[[ZERO]] : tensor<2x4xi64>
+// CHECK: %[[F:.+]] = poot.convert %arg1 : tensor<i32> -> tensor<i64>
+// CHECK: %[[MIN:.+]] = poot.min %[[F]], %[[HI]]
+// CHECK: %[[MAX:.+]] = poot.max %[[MIN]], %[[ZERO]]
+// CHECK: %[[QF:.+]] = poot.add %{{.+}}, %[[MAX]]
+// CHECK: %[[DF:.+]] = poot.sub %{{.+}}, %[[QF]]
+// CHECK: %[[B:.+]] = poot.compare le, %[[DF]], %[[ZERO]] : tensor<2x4xi64>
+// CHECK: %[[C:.+]] = poot.dynamic_slice
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @band_table(%pos: tensor<i32> {poot.range = array<i64: 0, 3>}, %far: tensor<i32> {poot.range = array<i64: 0, 4>}) -> (tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>) {
+  %tril = poot.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %zero = poot.constant dense<0> : tensor<i32>
+  %a = poot.dynamic_slice %tril[%pos, %zero] {sizes = array<i64: 2, 4>} : tensor<4x4xi1>, tensor<i32>, tensor<i32>
+  %b = poot.dynamic_slice %tril[%far, %zero] {sizes = array<i64: 2, 4>} : tensor<4x4xi1>, tensor<i32>, tensor<i32>
+  %odd = poot.constant dense<[[true, false, false, false], [true, true, false, false], [false, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %c = poot.dynamic_slice %odd[%pos, %zero] {sizes = array<i64: 2, 4>} : tensor<4x4xi1>, tensor<i32>, tensor<i32>
+  return %a, %b, %c : tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>
+}
+
+// -----
+
+// reshape(transpose(reshape(x))) whose reshapes only move unit dims is one
+// transpose of x.
+// CHECK-LABEL: func.func @transpose_between_unit_reshapes
+// CHECK: %[[T:.+]] = poot.transpose %arg0 {perm = array<i64: 0, 1, 3, 2>} : tensor<2x1x10x40xf32>
+// CHECK-NEXT: return %[[T]]
+func.func @transpose_between_unit_reshapes(%k: tensor<2x1x10x40xf32>) -> tensor<2x1x40x10xf32> {
+  %a = poot.reshape %k : tensor<2x1x10x40xf32> -> tensor<2x10x40xf32>
+  %t = poot.transpose %a {perm = array<i64: 0, 2, 1>} : tensor<2x10x40xf32>
+  %b = poot.reshape %t : tensor<2x40x10xf32> -> tensor<2x1x40x10xf32>
+  return %b : tensor<2x1x40x10xf32>
+}

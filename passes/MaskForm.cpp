@@ -1,0 +1,541 @@
+//===- MaskForm.cpp - Normal forms of index and mask expressions ----------===//
+//
+// The patterns of MaskForm.h. Each computes the same values as what it
+// replaces:
+//
+// - ArangeToIota: a constant integer tensor equal to a * index(d) + b along
+//   one axis d (and the same along every other) is iota(d) * a + b. Only
+//   where it feeds index arithmetic and compares (a table the rope chain
+//   converts to float keeps folding as a constant).
+// - BandTable: a slice (at run-time starts, or a static one of a table too
+//   large to fold) of a constant whose last two dims are a band, value a on
+//   exactly the cells lo <= col - row <= hi and b elsewhere (every entry is
+//   checked), other dims 1: the compare of (t + col0) - (i + row0) against
+//   the band, with a and b selected. A dynamic_slice clamps its starts into
+//   the table; the clamp is written out unless integer range analysis proves
+//   the start inside, so a start that may run past the table keeps the
+//   clamp (and the mask matcher keeps such a mask a tensor).
+// - Boolean folds: convert(select(c, A, B)) to i1 with constant A and B is
+//   c, not(c) or a constant; a compare of select(c, A, B) (or of a bool
+//   converted to a number) against a constant likewise; and/or with a
+//   constant side; not(not(c)).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MaskForm.h"
+
+#include "poot/Dialect/PootDialect.h"
+#include "poot/Dialect/PootRangeAnalysis.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace poot;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// Tables are read up to this many elements.
+constexpr int64_t kTableLimit = 1 << 22;
+/// Tables up to this many elements are folded by FoldConstantSlice instead.
+constexpr int64_t kFoldedTable = 1 << 16;
+
+/// A splat value of an integer, bool or float constant (through broadcasts
+/// and reshapes), as a double.
+std::optional<double> splatNumber(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<BroadcastOp, ReshapeOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    auto c = dyn_cast<ConstantOp>(def);
+    auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : nullptr;
+    if (!dense || !dense.isSplat())
+      return std::nullopt;
+    Type et = dense.getElementType();
+    if (isa<FloatType>(et))
+      return dense.getSplatValue<APFloat>().convertToDouble();
+    if (et.isInteger(1))
+      return dense.getSplatValue<bool>() ? 1.0 : 0.0;
+    return static_cast<double>(dense.getSplatValue<APInt>().getSExtValue());
+  }
+  return std::nullopt;
+}
+
+Value splatConstant(OpBuilder &b, Location loc, Type et, double v) {
+  auto t = RankedTensorType::get({}, et);
+  Attribute a;
+  if (auto ft = dyn_cast<FloatType>(et))
+    a = b.getFloatAttr(ft, v);
+  else if (et.isInteger(1))
+    a = b.getBoolAttr(v != 0.0);
+  else
+    a = b.getIntegerAttr(et, static_cast<int64_t>(v));
+  return b.create<ConstantOp>(loc, DenseElementsAttr::get(t, a));
+}
+
+Value boolConstant(OpBuilder &b, Location loc, RankedTensorType t, bool v) {
+  auto bt = RankedTensorType::get(t.getShape(), b.getI1Type());
+  return b.create<ConstantOp>(loc, DenseElementsAttr::get(bt, v));
+}
+
+/// `c` brought to the shape of `t` (a broadcast where it is smaller).
+Value toShape(OpBuilder &b, Location loc, Value c, RankedTensorType t) {
+  if (typeOf(c).getShape() == t.getShape())
+    return c;
+  return b.create<BroadcastOp>(loc, c, t.getShape());
+}
+
+//===----------------------------------------------------------------------===//
+// arange constants
+//===----------------------------------------------------------------------===//
+
+struct ArangeToIota : public OpRewritePattern<ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    auto t = dyn_cast<RankedTensorType>(op.getType());
+    auto dense = dyn_cast<DenseIntElementsAttr>(op.getValue());
+    if (!t || !dense || dense.isSplat() || t.getElementType().isInteger(1) ||
+        t.getNumElements() > kTableLimit || t.getRank() < 1)
+      return failure();
+    // Only index arithmetic: a constant the graph converts to float (RoPE
+    // positions) or gathers with stays a constant.
+    for (Operation *user : op->getUsers()) {
+      if (isa<CompareOp, AddOp, SubOp, NegOp, ReshapeOp, BroadcastOp>(user))
+        continue;
+      if (auto cv = dyn_cast<ConvertOp>(user);
+          cv && cv.getType().getElementType().isSignlessInteger() &&
+          !cv.getType().getElementType().isInteger(1))
+        continue;
+      return rewriter.notifyMatchFailure(op, "read by other than index "
+                                             "arithmetic");
+    }
+    SmallVector<int64_t> v;
+    for (const APInt &x : dense.getValues<APInt>())
+      v.push_back(x.getSExtValue());
+    int64_t rank = t.getRank();
+    SmallVector<int64_t> strides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * t.getDimSize(d + 1);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (t.getDimSize(d) < 2)
+        continue;
+      int64_t b = v[0], a = v[strides[d]] - v[0];
+      if (a == 0)
+        continue;
+      bool ok = true;
+      for (int64_t n = 0, e = v.size(); ok && n < e; ++n)
+        ok = v[n] == a * ((n / strides[d]) % t.getDimSize(d)) + b;
+      if (!ok)
+        continue;
+      Location loc = op.getLoc();
+      Type et = t.getElementType();
+      Value r = rewriter.create<IotaOp>(loc, t, static_cast<uint64_t>(d));
+      if (a != 1)
+        r = rewriter.create<MulOp>(loc, r, splatConstant(rewriter, loc, et, a));
+      if (b != 0)
+        r = rewriter.create<AddOp>(loc, r, splatConstant(rewriter, loc, et, b));
+      rewriter.replaceOp(op, r);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not an arange along one axis");
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Band tables
+//===----------------------------------------------------------------------===//
+
+/// A constant whose last two dims hold value `a` on the band
+/// lo <= col - row <= hi and `b` elsewhere.
+struct Band {
+  Attribute a, b;
+  int64_t lo, hi;
+  bool needLo, needHi; ///< whether the table crosses the bound at all
+};
+
+std::optional<Band> readBand(ConstantOp c) {
+  auto t = typeOf(c.getResult());
+  auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+  int64_t rank = t.getRank();
+  if (!dense || dense.isSplat() || rank < 2 || t.getNumElements() > kTableLimit)
+    return std::nullopt;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    if (t.getDimSize(d) != 1)
+      return std::nullopt;
+  int64_t rows = t.getDimSize(rank - 2), cols = t.getDimSize(rank - 1);
+  SmallVector<Attribute> values(dense.getValues<Attribute>());
+  // The distinct values (two at most).
+  SmallVector<Attribute> distinct;
+  for (Attribute v : values) {
+    if (llvm::is_contained(distinct, v))
+      continue;
+    if (distinct.size() == 2)
+      return std::nullopt;
+    distinct.push_back(v);
+  }
+  if (distinct.size() != 2)
+    return std::nullopt;
+  for (int which = 0; which < 2; ++which) {
+    Attribute a = distinct[which], b = distinct[1 - which];
+    std::optional<int64_t> lo, hi;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < cols; ++k)
+        if (values[r * cols + k] == a) {
+          lo = lo ? std::min(*lo, k - r) : k - r;
+          hi = hi ? std::max(*hi, k - r) : k - r;
+        }
+    bool band = lo.has_value();
+    for (int64_t r = 0; band && r < rows; ++r)
+      for (int64_t k = 0; band && k < cols; ++k)
+        band = (values[r * cols + k] == a) == (*lo <= k - r && k - r <= *hi);
+    if (!band)
+      continue;
+    return Band{a, b, *lo, *hi, *lo > -(rows - 1), *hi < cols - 1};
+  }
+  return std::nullopt;
+}
+
+/// The start of a slice of `size` out of `dim` as dynamic_slice reads it:
+/// clamped into [0, dim - size], the clamp written out unless proven
+/// idle. As i64.
+Value effectiveStart(PatternRewriter &rewriter, Location loc, Value start,
+                     int64_t dim, int64_t size, Operation *at) {
+  Type i64 = rewriter.getI64Type();
+  auto scalar = RankedTensorType::get({}, i64);
+  auto constant = [&](int64_t v) -> Value {
+    return rewriter.create<ConstantOp>(
+        loc, DenseElementsAttr::get(scalar, rewriter.getI64IntegerAttr(v)));
+  };
+  int64_t hi = dim - size;
+  if (hi == 0)
+    return constant(0);
+  if (auto k = splatNumber(start))
+    return constant(std::min<int64_t>(std::max<int64_t>(*k, 0), hi));
+  Value s = start;
+  if (typeOf(s).getElementType() != i64)
+    s = rewriter.create<ConvertOp>(loc, scalar, s);
+  bool inside = false;
+  if (auto fn = at->getParentOfType<func::FuncOp>()) {
+    RangeOracle oracle(fn);
+    if (auto r = oracle.rangeOf(start))
+      inside = r->smin().getSExtValue() >= 0 && r->smax().getSExtValue() <= hi;
+  }
+  if (inside)
+    return s;
+  s = rewriter.create<MinOp>(loc, s, constant(hi));
+  return rewriter.create<MaxOp>(loc, s, constant(0));
+}
+
+/// The band of `table` read at rows row0 + i and columns col0 + t of a
+/// result of type `out`.
+Value buildBand(PatternRewriter &rewriter, Location loc, const Band &band,
+                Value row0, Value col0, RankedTensorType out) {
+  int64_t rank = out.getRank();
+  Type i64 = rewriter.getI64Type();
+  SmallVector<int64_t> tShape(rank, 1), iShape(rank, 1);
+  tShape[rank - 1] = out.getDimSize(rank - 1);
+  iShape[rank - 2] = out.getDimSize(rank - 2);
+  Value t = rewriter.create<IotaOp>(loc, RankedTensorType::get(tShape, i64),
+                                    static_cast<uint64_t>(rank - 1));
+  Value i = rewriter.create<IotaOp>(loc, RankedTensorType::get(iShape, i64),
+                                    static_cast<uint64_t>(rank - 2));
+  auto isZero = [](Value v) {
+    auto s = splatNumber(v);
+    return s && *s == 0.0;
+  };
+  if (!isZero(col0))
+    t = rewriter.create<AddOp>(loc, t, col0);
+  if (!isZero(row0))
+    i = rewriter.create<AddOp>(loc, i, row0);
+  Value d = rewriter.create<SubOp>(loc, t, i);
+  Value cond;
+  auto bound = [&](ComparePredicate pred, int64_t v) {
+    Value c = rewriter.create<CompareOp>(loc, pred, d,
+                                         splatConstant(rewriter, loc, i64, v));
+    cond = cond ? rewriter.create<AndOp>(loc, cond, c).getResult() : c;
+  };
+  if (band.needHi)
+    bound(ComparePredicate::le, band.hi);
+  if (band.needLo)
+    bound(ComparePredicate::ge, band.lo);
+  cond = toShape(rewriter, loc, cond, out);
+  Type et = out.getElementType();
+  auto number = [](Attribute a) -> double {
+    if (auto f = dyn_cast<FloatAttr>(a))
+      return f.getValueAsDouble();
+    if (auto b = dyn_cast<BoolAttr>(a))
+      return b.getValue() ? 1.0 : 0.0;
+    return static_cast<double>(cast<IntegerAttr>(a).getValue().getSExtValue());
+  };
+  double a = number(band.a), b = number(band.b);
+  if (et.isInteger(1))
+    return a != 0.0 ? cond : rewriter.create<NotOp>(loc, cond).getResult();
+  // A 0/1 table is the condition converted (exactly).
+  if (a == 1.0 && b == 0.0)
+    return rewriter.create<ConvertOp>(loc, out, cond);
+  if (a == 0.0 && b == 1.0)
+    return rewriter.create<ConvertOp>(
+        loc, out, rewriter.create<NotOp>(loc, cond).getResult());
+  Value av = rewriter.create<ConstantOp>(
+      loc, DenseElementsAttr::get(RankedTensorType::get({}, et), band.a));
+  Value bv = rewriter.create<ConstantOp>(
+      loc, DenseElementsAttr::get(RankedTensorType::get({}, et), band.b));
+  return rewriter.create<SelectOp>(loc, cond, av, bv);
+}
+
+struct BandTableDynamicSlice : public OpRewritePattern<DynamicSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DynamicSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto c = op.getX().getDefiningOp<ConstantOp>();
+    if (!c)
+      return rewriter.notifyMatchFailure(op, "not a slice of a constant");
+    auto band = readBand(c);
+    if (!band)
+      return rewriter.notifyMatchFailure(op, "the table is not a band");
+    auto xt = typeOf(op.getX());
+    auto out = op.getType();
+    int64_t rank = xt.getRank();
+    Location loc = op.getLoc();
+    Value row0 =
+        effectiveStart(rewriter, loc, op.getStarts()[rank - 2],
+                       xt.getDimSize(rank - 2), out.getDimSize(rank - 2), op);
+    Value col0 =
+        effectiveStart(rewriter, loc, op.getStarts()[rank - 1],
+                       xt.getDimSize(rank - 1), out.getDimSize(rank - 1), op);
+    rewriter.replaceOp(op, buildBand(rewriter, loc, *band, row0, col0, out));
+    return success();
+  }
+};
+
+struct BandTableSlice : public OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto c = op.getX().getDefiningOp<ConstantOp>();
+    auto xt = typeOf(op.getX());
+    int64_t rank = xt.getRank();
+    if (!c || xt.getNumElements() <= kFoldedTable || rank < 2 ||
+        op.getStep()[rank - 1] != 1 || op.getStep()[rank - 2] != 1)
+      return rewriter.notifyMatchFailure(op, "not a unit-step slice of a "
+                                             "large constant");
+    auto band = readBand(c);
+    if (!band)
+      return rewriter.notifyMatchFailure(op, "the table is not a band");
+    Location loc = op.getLoc();
+    auto scalar = RankedTensorType::get({}, rewriter.getI64Type());
+    auto constant = [&](int64_t v) -> Value {
+      return rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalar, rewriter.getI64IntegerAttr(v)));
+    };
+    rewriter.replaceOp(
+        op, buildBand(rewriter, loc, *band, constant(op.getStart()[rank - 2]),
+                      constant(op.getStart()[rank - 1]), op.getType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Boolean folds
+//===----------------------------------------------------------------------===//
+
+/// `v` as select(c, A, B) of two constants (a bool converted to a number is
+/// select(c, 1, 0)): c, A and B.
+std::optional<std::tuple<Value, double, double>> selectOfConstants(Value v) {
+  if (auto sel = v.getDefiningOp<SelectOp>()) {
+    auto a = splatNumber(sel.getOnTrue()), b = splatNumber(sel.getOnFalse());
+    if (a && b)
+      return std::tuple{sel.getCond(), *a, *b};
+  }
+  if (auto cv = v.getDefiningOp<ConvertOp>())
+    if (typeOf(cv.getX()).getElementType().isInteger(1))
+      return std::tuple{cv.getX(), 1.0, 0.0};
+  return std::nullopt;
+}
+
+/// The bool of truth values (onTrue, onFalse) of c: c, not c, or constant.
+Value boolOf(PatternRewriter &rewriter, Location loc, Value c, bool onTrue,
+             bool onFalse, RankedTensorType out) {
+  if (onTrue == onFalse)
+    return boolConstant(rewriter, loc, out, onTrue);
+  Value r = onTrue ? c : rewriter.create<NotOp>(loc, c).getResult();
+  return toShape(rewriter, loc, r, out);
+}
+
+/// convert(select(c, A, B)) to i1, A and B constants.
+struct BoolOfSelect : public OpRewritePattern<ConvertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().getElementType().isInteger(1))
+      return failure();
+    auto sel = op.getX().getDefiningOp<SelectOp>();
+    auto s = sel ? selectOfConstants(sel) : std::nullopt;
+    if (!s)
+      return rewriter.notifyMatchFailure(op, "not a select of constants");
+    auto [c, a, b] = *s;
+    rewriter.replaceOp(
+        op, boolOf(rewriter, op.getLoc(), c, a != 0.0, b != 0.0, op.getType()));
+    return success();
+  }
+};
+
+bool holds(ComparePredicate p, double x, double y) {
+  switch (p) {
+  case ComparePredicate::eq:
+    return x == y;
+  case ComparePredicate::ne:
+    return x != y;
+  case ComparePredicate::lt:
+    return x < y;
+  case ComparePredicate::le:
+    return x <= y;
+  case ComparePredicate::gt:
+    return x > y;
+  case ComparePredicate::ge:
+    return x >= y;
+  }
+  return false;
+}
+
+/// compare(select(c, A, B), K) (either side) with A, B, K constants.
+struct CompareOfSelect : public OpRewritePattern<CompareOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CompareOp op,
+                                PatternRewriter &rewriter) const override {
+    for (bool left : {true, false}) {
+      Value x = left ? op.getLhs() : op.getRhs();
+      Value k = left ? op.getRhs() : op.getLhs();
+      auto s = selectOfConstants(x);
+      auto kv = splatNumber(k);
+      if (!s || !kv)
+        continue;
+      auto [c, a, b] = *s;
+      auto test = [&](double v) {
+        return left ? holds(op.getPredicate(), v, *kv)
+                    : holds(op.getPredicate(), *kv, v);
+      };
+      rewriter.replaceOp(
+          op, boolOf(rewriter, op.getLoc(), c, test(a), test(b), op.getType()));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a compare of a select of "
+                                           "constants");
+  }
+};
+
+/// and/or with a constant side, and(x, x), or(x, x).
+template <typename OpTy, bool IsAnd>
+struct LogicWithConstant : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto out = cast<RankedTensorType>(op.getType());
+    Location loc = op.getLoc();
+    if (op.getLhs() == op.getRhs()) {
+      rewriter.replaceOp(op, toShape(rewriter, loc, op.getLhs(), out));
+      return success();
+    }
+    for (bool left : {true, false}) {
+      Value k = left ? op.getLhs() : op.getRhs();
+      Value x = left ? op.getRhs() : op.getLhs();
+      auto kv = splatNumber(k);
+      if (!kv)
+        continue;
+      bool truth = *kv != 0.0;
+      // and(true, x) = x, and(false, x) = false; or(false, x) = x,
+      // or(true, x) = true.
+      if (truth == IsAnd)
+        rewriter.replaceOp(op, toShape(rewriter, loc, x, out));
+      else
+        rewriter.replaceOp(op, boolConstant(rewriter, loc, out, truth));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no constant side");
+  }
+};
+
+struct NotNot : public OpRewritePattern<NotOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NotOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getX().getDefiningOp<NotOp>();
+    if (!inner)
+      return failure();
+    rewriter.replaceOp(op, inner.getX());
+    return success();
+  }
+};
+
+/// reshape(op(x, y)) for a compare or a logic op, the reshape only
+/// inserting or dropping unit dims (not just leading ones): op(reshape'(x),
+/// reshape'(y)), each operand laid out as the result (its broadcast dims
+/// staying 1). Data does not move, so each element compares the same pair; the
+/// mask readers then see the conditions in the frame of the scores.
+struct UnitReshapeOfLogic : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *def = op.getX().getDefiningOp();
+    if (!def || !isa<CompareOp, AndOp, OrOp, NotOp>(def))
+      return rewriter.notifyMatchFailure(op, "not a reshaped condition");
+    auto in = typeOf(op.getX()), out = op.getType();
+    SmallVector<int64_t> pin, pout;
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      if (in.getDimSize(d) != 1)
+        pin.push_back(d);
+    for (int64_t d = 0; d < out.getRank(); ++d)
+      if (out.getDimSize(d) != 1)
+        pout.push_back(d);
+    if (pin.size() != pout.size())
+      return rewriter.notifyMatchFailure(op, "moves non-unit dims");
+    // Leading unit dims change nothing under right-aligned broadcasting;
+    // the readers look through such reshapes.
+    if (pin.empty() ||
+        (in.getRank() - pin.front() == out.getRank() - pout.front() &&
+         llvm::all_of(llvm::seq<size_t>(0, pin.size()), [&](size_t i) {
+           return in.getRank() - pin[i] == out.getRank() - pout[i];
+         })))
+      return rewriter.notifyMatchFailure(op, "only leading unit dims");
+    for (size_t i = 0; i < pin.size(); ++i)
+      if (in.getDimSize(pin[i]) != out.getDimSize(pout[i]))
+        return rewriter.notifyMatchFailure(op, "moves non-unit dims");
+    Location loc = op.getLoc();
+    SmallVector<Value> operands;
+    for (Value x : def->getOperands()) {
+      auto xt = typeOf(x);
+      SmallVector<int64_t> padded(in.getRank() - xt.getRank(), 1);
+      llvm::append_range(padded, xt.getShape());
+      SmallVector<int64_t> shape(out.getRank(), 1);
+      for (size_t i = 0; i < pin.size(); ++i)
+        shape[pout[i]] = padded[pin[i]];
+      if (ArrayRef<int64_t>(shape) == xt.getShape()) {
+        operands.push_back(x);
+        continue;
+      }
+      operands.push_back(rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(shape, xt.getElementType()), x));
+    }
+    OperationState state(def->getLoc(), def->getName());
+    state.addOperands(operands);
+    state.addAttributes(def->getAttrs());
+    state.addTypes(out);
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
+  patterns.add<ArangeToIota, BandTableDynamicSlice, BandTableSlice,
+               BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
+               LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic>(
+      patterns.getContext());
+}
