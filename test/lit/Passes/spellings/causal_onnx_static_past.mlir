@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // An ONNX decode export imported with a static past length (5): the query
 // positions are the constant Range [5, 6, 7], the keys [0..7]; the mask is

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // GPT-2 (HF eager): a registered tril(ones(n_pos, n_pos)) buffer, sliced to
 // bias[:, :, k_len - q_len : k_len, :k_len] and applied as

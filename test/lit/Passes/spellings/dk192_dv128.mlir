@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // Key and value of different widths (DeepSeek-V2 after the MLA up-projection:
 // Dk = 192 = 128 + 64 rope channels, Dv = 128), scale (1/sqrt(192)) on the

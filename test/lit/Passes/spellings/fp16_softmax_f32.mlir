@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // An f16 graph (HF eager under torch_dtype=float16): scores and scale in
 // f16, softmax(dim=-1, dtype=torch.float32).to(torch.float16), p @ v in f16.

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // repeat_kv written out head by head, interleaved:
 // torch.cat([k[:, 0:1], k[:, 0:1], k[:, 1:2], k[:, 1:2]], dim=1), in bf16:

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // Heads in the batch before the 4-D view: keys [B * Hkv, L, D] repeated by
 // torch.repeat_interleave(k, 4, dim=0) (a gather by arange(B * Hq) // 4),

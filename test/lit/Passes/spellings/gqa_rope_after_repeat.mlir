@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-rope --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-rope --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // RoPE applied to the keys after repeat_kv (q and k rotated together as
 // [B, Hq, L, D]): k_rot = k_r * cos + rotate_half(k_r) * sin with k_r the

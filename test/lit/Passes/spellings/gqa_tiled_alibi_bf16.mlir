@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // The tiled repeat as reshape/broadcast/reshape, the copies axis before the
 // key heads ([B, 1, Hkv, L, D] broadcast to [B, n, Hkv, L, D]: query head h

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // HF eager LlamaAttention: repeat_kv by reshape/expand/reshape,
 // w = (q @ k.transpose(2, 3)) * scaling + causal_mask (a float [B, 1, Lq, Lk]

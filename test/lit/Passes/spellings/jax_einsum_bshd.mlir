@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // JAX/Flax on [B, L, H, D] activations: einsum('bqhd,bkhd->bhqk') lowers to
 // q.transpose(0, 2, 1, 3) @ k.transpose(0, 2, 3, 1) (K transposed inside one

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // Grouped-query attention as JAX writes it on [B, L, H, D] activations: q
 // reshaped to [B, Lq, Hkv, n, D], einsum('BTKGH,BSKH->BKGTS') lowers to

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // JAX, a hand-written softmax that scales both sides of the subtraction:
 // jnp.exp(s / jnp.sqrt(d) - jax.lax.stop_gradient(s.max(-1, keepdims=True))

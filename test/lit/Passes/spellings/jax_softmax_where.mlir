@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // JAX: jax.nn.softmax(s, where=mask) as traced:
 //   x_max = jnp.max(s, where=mask, initial=-inf)  max(select(mask, s, -inf))

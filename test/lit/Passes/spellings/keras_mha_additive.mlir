@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // Keras MultiHeadAttention on [B, L, H, D]: query * 1/sqrt(d) first, the
 // scores as einsum('aecd,abcd->acbe', key, query), and the Softmax layer's

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // fairseq's MultiheadAttention (and ONNX graphs exported from it): heads in
 // the batch, q pre-scaled, bmm(q, k^T) [b*h, q, k]; the key padding mask is

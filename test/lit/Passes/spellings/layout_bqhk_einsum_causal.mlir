@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // Scores kept in the einsum layout [b, q, h, k] ('bqhd,bkhd->bqhk', as
 // TF/Keras einsum layers write it): the matmul's [b, h, q, k] is permuted to

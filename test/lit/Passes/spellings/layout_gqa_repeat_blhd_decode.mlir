@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // repeat_kv done in the [B, L, Hkv, D] layout a cache is kept in, before
 // the head transpose (JAX/Flax, MLX): k[:, :, :, None].repeat(n) as

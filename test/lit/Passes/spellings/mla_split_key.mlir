@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // DeepSeek-V2 MLA keys: k = cat(k_nope [B, H, Lk, 128],
 // k_pe.expand(B, H, Lk, 64)) with one rope key shared by every head; the

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // Multi-query attention (Falcon-7B style): one key/value head [B, 1, Lk, D]
 // broadcast by the batched matmuls themselves. Hq = 8, B = 2, D = 64, Lq = 3.

@@ -1,6 +1,7 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // Near miss: the scores [b, h, q, k] go through the 2-D softmax view
 // [b*h*q, k] and come back reshaped (not permuted) to [b, q, h, k], as if

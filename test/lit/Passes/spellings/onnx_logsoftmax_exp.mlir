@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // An ONNX export that writes the softmax as Exp(LogSoftmax(x)), LogSoftmax
 // expanded by its opset-13 function body: ReduceMax(keepdims=1), Sub, Exp,

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // ONNX, a stabiliser over the heads and the keys: ReduceMax(axes=[1, 3],
 // keepdims=1) gives one value per batch row and query row, [B, 1, Lq, 1],

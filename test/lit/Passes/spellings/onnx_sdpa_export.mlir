@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // torch.onnx export of scaled_dot_product_attention: the scale is computed in
 // the graph (Cast(Shape(q)[-1]) -> Sqrt -> Div(1, .) -> Sqrt) and multiplied

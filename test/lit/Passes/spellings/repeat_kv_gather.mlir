@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // repeat_kv as a head gather (torch.index_select / jnp.take with a constant
 // head map [0, 0, 0, 0, 1, 1, 1, 1]). GQA 8/2, B = 2, D = 40, Lq = 2.

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // Gemma 2 eager: q * query_pre_attn_scalar^-0.5, w = q @ k^T, the logit
 // softcap w = tanh(w / 50) * 50, + the causal mask from iota and pos, GQA 4/2

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // PyTorch, a bf16 model: torch.exp(F.log_softmax(s, dim=-1,
 // dtype=torch.float32)).to(torch.bfloat16) @ v, with log_softmax as aten

@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // PyTorch's _safe_softmax as aten writes it: masked = x == -inf,
 // masked_rows = all(masked, -1, keepdim=True) (exported as a min over the

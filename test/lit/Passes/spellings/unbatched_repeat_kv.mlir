@@ -1,5 +1,6 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // Unbatched GQA: q [8, Lq, D], k/v [2, Lk, D] repeated to eight heads by
 // repeat_kv without its batch dim (reshape [2, 1, L, D], expand, reshape),
