@@ -35,6 +35,10 @@ struct BenchBytes {
 BenchBytes benchBytes(const Eqn &eqn,
                       const std::vector<TensorType> &operandTypes,
                       const std::vector<TensorType> &resultTypes);
+/// The same for the operands themselves, as the runners hold them.
+BenchBytes benchBytes(const Eqn &eqn,
+                      const std::vector<const Tensor *> &operands,
+                      const std::vector<TensorType> &resultTypes);
 
 /// `bytes` over `microseconds` in GB/s (1e9 bytes a second); 0 for a time
 /// that is not positive.

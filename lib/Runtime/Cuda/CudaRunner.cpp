@@ -203,21 +203,6 @@ Status CudaRunner::timeResident(int iterations,
       /*flushL2=*/true, microseconds);
 }
 
-namespace {
-/// The bytes the benchmark counts for `eqn` (poot/Runtime/Bench.h, the
-/// same on every device).
-void countBytes(const Eqn &eqn, const std::vector<const Tensor *> &operands,
-                const std::vector<TensorType> &resultTypes,
-                CudaPreparedEqn &out) {
-  std::vector<TensorType> types;
-  for (const Tensor *t : operands)
-    types.push_back(t->type());
-  BenchBytes counted = benchBytes(eqn, types, resultTypes);
-  out.bytesRead = counted.read;
-  out.bytesWritten = counted.written;
-}
-} // namespace
-
 Status CudaRunner::kernel(const std::string &name, const CudaKernel *&out) {
   if (!module.valid()) {
     // PTX is forward compatible, never backward: a module for sm_90 does
@@ -320,7 +305,10 @@ Status CudaRunner::prepare(const Eqn &eqn,
     POOT_RETURN_IF_ERROR(
         buf->upload(bytes.data(), static_cast<int64_t>(bytes.size())));
   }
-  countBytes(eqn, operands, resultTypes, out);
+  // The bytes the benchmark counts (the same on every device).
+  BenchBytes counted = benchBytes(eqn, operands, resultTypes);
+  out.bytesRead = counted.read;
+  out.bytesWritten = counted.written;
   POOT_RETURN_IF_ERROR(
       ensure("out", storageBytes(resultTypes[0]), out.out));
   out.outs = {out.out};
@@ -394,7 +382,10 @@ Status CudaRunner::prepareSimple(const Eqn &eqn,
     POOT_RETURN_IF_ERROR(
         buf->upload(bytes.data(), static_cast<int64_t>(bytes.size())));
   }
-  countBytes(eqn, operands, resultTypes, out);
+  // The bytes the benchmark counts (the same on every device).
+  BenchBytes counted = benchBytes(eqn, operands, resultTypes);
+  out.bytesRead = counted.read;
+  out.bytesWritten = counted.written;
   for (size_t i = 0; i < resultTypes.size(); ++i) {
     CudaDeviceBuffer *buf = nullptr;
     POOT_RETURN_IF_ERROR(ensure(device::resultStorageRole(eqn, i),

@@ -43,6 +43,15 @@ poot::rt::benchBytes(const Eqn &eqn, const std::vector<TensorType> &operandTypes
   return out;
 }
 
+poot::rt::BenchBytes
+poot::rt::benchBytes(const Eqn &eqn, const std::vector<const Tensor *> &operands,
+                     const std::vector<TensorType> &resultTypes) {
+  std::vector<TensorType> types;
+  for (const Tensor *t : operands)
+    types.push_back(t->type());
+  return benchBytes(eqn, types, resultTypes);
+}
+
 double poot::rt::gigabytesPerSecond(int64_t bytes, double microseconds) {
   // Bytes over microseconds is 1e6 bytes a second: / 1e3 for GB/s.
   return microseconds > 0

@@ -41,21 +41,6 @@ Status VulkanRunner::appendDispatches(
   return Status::ok();
 }
 
-namespace {
-/// The bytes the benchmark counts for `eqn` (poot/Runtime/Bench.h, the
-/// same on every device).
-void countBytes(const Eqn &eqn, const std::vector<const Tensor *> &operands,
-                const std::vector<TensorType> &resultTypes,
-                VulkanPreparedEqn &out) {
-  std::vector<TensorType> types;
-  for (const Tensor *t : operands)
-    types.push_back(t->type());
-  BenchBytes counted = benchBytes(eqn, types, resultTypes);
-  out.bytesRead = counted.read;
-  out.bytesWritten = counted.written;
-}
-} // namespace
-
 Status VulkanRunner::prepare(const Eqn &eqn,
                              const std::vector<const Tensor *> &operands,
                              const std::vector<TensorType> &resultTypes,
@@ -69,7 +54,10 @@ Status VulkanRunner::prepare(const Eqn &eqn,
                   eqn.location + ": the plan names launches but holds no "
                                  "SPIR-V kernels");
   claimed = true;
-  countBytes(eqn, operands, resultTypes, out);
+  // The bytes the benchmark counts (the same on every device).
+  BenchBytes counted = benchBytes(eqn, operands, resultTypes);
+  out.bytesRead = counted.read;
+  out.bytesWritten = counted.written;
   out.resultTypes = resultTypes;
   if (eqn.op == "attention")
     return prepareAttention(eqn, operands, resultTypes, out);
