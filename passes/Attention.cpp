@@ -29,7 +29,7 @@
 // transposes or RoPE, keys-first softmax layouts, arange constants and
 // sliced mask tables) to the forms read here.
 //
-// A chain that differs from the contract (DESIGN 4.4) in any way that changes
+// A chain that differs from the contract (the score order of docs/numerics.md) in any way that changes
 // what it computes is declined with its reason and keeps its primitive form;
 // the decision is taken before the first op is built, so a decline leaves the
 // IR untouched.

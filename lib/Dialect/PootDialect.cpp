@@ -1,6 +1,6 @@
 //===- PootDialect.cpp - Dialect registration and graph conventions -------===//
 //
-// Registers the poot dialect and verifies the graph conventions of DESIGN 4.1
+// Registers the poot dialect and verifies the graph conventions (docs/architecture.md, "The IR")
 // on function arguments and results: slots, declared ranges, state pairs,
 // validation witnesses and binding names.
 //

@@ -3,7 +3,7 @@
 // The Tracer's primitive helpers are one poot op each; the building blocks
 // below them are the decompositions the tracer records for attention, RoPE,
 // paged caches, split keys and sparse block selection. The blocks emit the
-// exact score order of DESIGN 4.4 -- (q.k)*scale, softcap, + mask, softmax,
+// exact score order of docs/numerics.md -- (q.k)*scale, softcap, + mask, softmax,
 // .v -- because the attention rewrite fuses only that order.
 //
 //===----------------------------------------------------------------------===//

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "poot/Runtime/CudaDevice.h"
-#include "poot/Runtime/CudaRunner.h"
+#include "poot/Runtime/PlanRunner.h"
 
 #include <gtest/gtest.h>
 
@@ -492,7 +492,7 @@ TEST_F(CudaDeviceTest, TimingGivesOneValuePerRun) {
 TEST_F(CudaDeviceTest, RunnerRefusesPlansWithoutPtx) {
   Plan plan;
   plan.target = "cuda:sm_80";
-  CudaRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   Eqn eqn;
   eqn.op = "attention";
   eqn.location = "here";

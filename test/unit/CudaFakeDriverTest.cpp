@@ -1,6 +1,6 @@
 //===- CudaFakeDriverTest.cpp - The CUDA device over a fake driver --------===//
 //
-// The CUDA device and CudaRunner run here through a fake CudaApi table, so
+// The CUDA device and PlanRunner run here through a fake CudaApi table, so
 // their whole run path is checked without a driver or a GPU. The fake's
 // device memory is host memory (cuMemAlloc hands out a host pointer as the
 // CUdeviceptr, and the copies and memsets act on it); a module load records
@@ -24,7 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "poot/Runtime/CudaDevice.h"
-#include "poot/Runtime/CudaRunner.h"
+#include "poot/Runtime/PlanRunner.h"
 
 #include "HandGraph.h"
 
@@ -940,7 +940,7 @@ Eqn simpleEqn(const std::string &op, std::vector<int> operands,
 
 TEST_F(FakeCudaTest, RunnerUploadsStorageAndLaunchesInOrder) {
   Plan plan = cudaPlan(ptxOf({{"add_one", 2}, {"twice", 1}, {"probe", 3}}));
-  CudaRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   // Operands in storage dtype (f16 as halves, i1 as i32 words), then three
   // launches in order: out0 = in0 + 1; out0 *= 2; a probe that binds the
   // other operands, in the order `args` lists them.
@@ -999,7 +999,7 @@ TEST_F(FakeCudaTest, RunnerUploadsStorageAndLaunchesInOrder) {
 
 TEST_F(FakeCudaTest, RunnerBindsAttentionRolesAndNarrowsPositions) {
   Plan plan = cudaPlan(ptxOf({{"attention_0_stream", 5}}));
-  CudaRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   Eqn eqn = simpleEqn("attention", {0, 1, 2, 3}, {4});
   eqn.location = "model.mlir:4:3";
   // q, k, v and pos (the last segment).
@@ -1018,7 +1018,7 @@ TEST_F(FakeCudaTest, RunnerBindsAttentionRolesAndNarrowsPositions) {
   };
   std::vector<Tensor> results;
   bool claimed = false;
-  CudaPreparedEqn prepared;
+  PreparedEqn prepared;
   Status s = runner.prepare(eqn, {&q, &k, &v, &pos},
                             {{DType::F32, {1, 1, 1, 2}}}, prepared, claimed);
   ASSERT_TRUE(s.isOk()) << s.toString();
@@ -1056,7 +1056,7 @@ TEST_F(FakeCudaTest, RunnerBindsAttentionRolesAndNarrowsPositions) {
 
 TEST_F(FakeCudaTest, RunnerReportsTheErrorWordTyped) {
   Plan plan = cudaPlan();
-  CudaRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   Eqn eqn = simpleEqn("gather", {0}, {1});
   addLaunch(eqn, 0, "add_one", 1, 1, 32, "in0,out0");
   addLaunch(eqn, 1, "check", 1, 1, 32, "err");
@@ -1095,7 +1095,7 @@ TEST_F(FakeCudaTest, RunnerRefusalsAreTyped) {
 
   // A kernel the PTX does not hold.
   Plan plan = cudaPlan();
-  CudaRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   Status s = runner.run(eqn, {&x}, {{DType::F32, {2}}}, results, claimed);
   EXPECT_EQ(s.code(), ErrorCode::UnknownName);
   EXPECT_EQ(s.message(),
@@ -1103,7 +1103,7 @@ TEST_F(FakeCudaTest, RunnerRefusalsAreTyped) {
 
   // A plan that names launches but holds no PTX.
   Plan empty = cudaPlan("");
-  CudaRunner noPtx(*device, empty);
+  PlanRunner noPtx(*device, empty);
   s = noPtx.run(eqn, {&x}, {{DType::F32, {2}}}, results, claimed);
   EXPECT_EQ(s.code(), ErrorCode::InvalidArgument);
   EXPECT_EQ(s.message(), "model.mlir:9:5: the plan names launches but holds "
@@ -1111,11 +1111,11 @@ TEST_F(FakeCudaTest, RunnerRefusalsAreTyped) {
 
   // Kernels for a newer chip than the device.
   Plan newer = cudaPlan(kernelsPtx(), "cuda:sm_100");
-  CudaRunner tooNew(*device, newer);
+  PlanRunner tooNew(*device, newer);
   s = tooNew.run(eqn, {&x}, {{DType::F32, {2}}}, results, claimed);
   EXPECT_EQ(s.code(), ErrorCode::Unsupported);
-  EXPECT_EQ(s.message(),
-            "the plan's kernels are for sm_100, the device is sm_90");
+  EXPECT_EQ(s.message(), "model.mlir:9:5: the plan's kernels are for sm_100, "
+                         "the device is sm_90");
 
   // A role the eqn does not have.
   Eqn unbound = simpleEqn("neg", {0}, {1});
@@ -1156,7 +1156,7 @@ Graph chainGraph() {
 TEST_F(FakeCudaTest, RunnerRunsAGraphEqnByEqn) {
   Plan plan = cudaPlan();
   plan.graph = chainGraph();
-  CudaRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   Tensor x({DType::F32, {3}}, {1, 2, 3});
   Bindings bindings;
   bindings.inputs["x"] = &x;
@@ -1175,7 +1175,7 @@ TEST_F(FakeCudaTest, RunnerRunsAGraphEqnByEqn) {
 TEST_F(FakeCudaTest, RunnerResidentCapturesOnceAndReplays) {
   Plan plan = cudaPlan();
   plan.graph = chainGraph();
-  CudaRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   runner.setResident(true);
   Tensor x({DType::F32, {3}}, {1, 2, 3});
   Bindings bindings;

@@ -1,7 +1,7 @@
 //===- DeviceKernelsTest.cpp - The simple kernels on the Vulkan device ----===//
 //
 // Graphs compiled for vulkan with every eqn kernelled, run through the
-// VulkanRunner: the run contract around the kernels (typed errors from the
+// PlanRunner: the run contract around the kernels (typed errors from the
 // error word, nothing published on failure, device-only refusals) and the
 // exact agreement with the oracle where the semantics leave no rounding
 // (selection order, integer arithmetic, booleans). Skips where there is no
@@ -11,7 +11,8 @@
 
 #include "poot/Compiler.h"
 #include "poot/Runtime/Evaluator.h"
-#include "poot/Runtime/VulkanRunner.h"
+#include "poot/Runtime/PlanRunner.h"
+#include "poot/Runtime/VulkanDevice.h"
 
 #include "gtest/gtest.h"
 
@@ -57,7 +58,7 @@ func.func @g(%x: tensor<4x3xf32>, %i: tensor<2xi32>) -> tensor<2x3xf32> {
 
 TEST_F(DeviceKernels, GatherIndexOutsideTheAxisIsTypedAndPublishesNothing) {
   Plan plan = compile(kGather);
-  VulkanRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   runner.setDeviceOnly(true);
   Tensor x({DType::F32, {4, 3}}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
   Tensor good({DType::I32, {2}}, {3, 1});
@@ -83,7 +84,7 @@ func.func @s(%x: tensor<4x2xf32>, %i: tensor<2xi32>, %u: tensor<2x2xf32>) -> ten
   return %0 : tensor<4x2xf32>
 }
 )mlir");
-  VulkanRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   runner.setDeviceOnly(true);
   Tensor x({DType::F32, {4, 2}}, {0, 0, 0, 0, 0, 0, 0, 0});
   Tensor u({DType::F32, {2, 2}}, {1, 2, 3, 4});
@@ -139,9 +140,9 @@ func.func @c(%cache: tensor<2x5x3xf32>, %row: tensor<2x1x3xf32>, %p: tensor<i32>
   Tensor shared = ramp({DType::F32, {4, 2}}, 60);
   Tensor si({DType::I32, {1}}, {3});
   Tensor su({DType::F32, {1, 2}}, {-1, -2});
-  VulkanRunner resident(*device, plan);
+  PlanRunner resident(*device, plan);
   resident.setDeviceOnly(true);
-  VulkanRunner stepwise(*device, plan);
+  PlanRunner stepwise(*device, plan);
   stepwise.setDeviceOnly(true);
   stepwise.setResident(false);
   // Two runs each: a start past the end (clamped to the last row) with a
@@ -206,7 +207,7 @@ func.func @a(%q: tensor<2x2x1x32xf32>, %k: tensor<2x2x1024x32xf32>, %v: tensor<2
   ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, reference).isOk());
   const std::vector<double> &want = reference.at("out0").values();
   for (bool whole : {false, true}) {
-    VulkanRunner runner(*device, plan);
+    PlanRunner runner(*device, plan);
     runner.setDeviceOnly(true);
     runner.setResident(whole);
     for (int run = 0; run < 2; ++run) {
@@ -231,7 +232,7 @@ func.func @d(%a: tensor<4xi32>, %b: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi
   return %0, %1 : tensor<4xi32>, tensor<4xi32>
 }
 )mlir");
-  VulkanRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   runner.setDeviceOnly(true);
   Tensor a({DType::I32, {4}}, {-7, 7, -2147483648.0, 65536});
   Tensor d({DType::I32, {4}}, {2, -2, -1, 3});
@@ -257,7 +258,7 @@ func.func @t(%x: tensor<2x6xf32>) -> (tensor<2x4xf32>, tensor<2x4xi32>) {
   return %v, %i : tensor<2x4xf32>, tensor<2x4xi32>
 }
 )mlir");
-  VulkanRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   runner.setDeviceOnly(true);
   double nan = std::numeric_limits<double>::quiet_NaN();
   Tensor x({DType::F32, {2, 6}}, {1, 3, 3, nan, -0.0, 0.0, 2, 2, 2, nan, nan, 5});
@@ -280,7 +281,7 @@ func.func @b(%a: tensor<5xf32>, %c: tensor<5xf32>) -> (tensor<5xi1>, tensor<5xf3
   return %n, %s : tensor<5xi1>, tensor<5xf32>
 }
 )mlir");
-  VulkanRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   runner.setDeviceOnly(true);
   double nan = std::numeric_limits<double>::quiet_NaN();
   Tensor a({DType::F32, {5}}, {1, 2, nan, -1, 4});
@@ -304,10 +305,10 @@ TEST_F(DeviceKernels, DeviceOnlyRefusesAnEqnWithoutKernels) {
   Bindings b;
   b.inputs = {{"arg0", &x}, {"arg1", &idx}};
   std::map<std::string, Tensor> out;
-  VulkanRunner hybrid(*device, plan);
+  PlanRunner hybrid(*device, plan);
   ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, out, &hybrid).isOk());
   EXPECT_EQ(hybrid.hostEqns(), 1);
-  VulkanRunner strict(*device, plan);
+  PlanRunner strict(*device, plan);
   strict.setDeviceOnly(true);
   std::map<std::string, Tensor> none;
   Status s = evaluate(plan.graph, b, NumericMode::Native, none, &strict);
@@ -330,10 +331,10 @@ func.func @m(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tensor<2x4xf32> {
   Bindings b;
   b.inputs = {{"arg0", &x}, {"arg1", &w}};
   std::map<std::string, Tensor> whole, perEqn;
-  VulkanRunner resident(*device, plan);
+  PlanRunner resident(*device, plan);
   resident.setDeviceOnly(true);
   ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, whole, &resident).isOk());
-  VulkanRunner stepwise(*device, plan);
+  PlanRunner stepwise(*device, plan);
   stepwise.setDeviceOnly(true);
   stepwise.setResident(false);
   ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, perEqn, &stepwise).isOk());

@@ -5,14 +5,14 @@
 // fake HipApi table: the device's facts from its attributes, kernel
 // parameters packed as pointers to each buffer's device pointer in order,
 // launch geometry, refused launches that never reach HIP, every error code
-// wrapped into the typed Status, and HipRunner binding an attention's
+// wrapped into the typed Status, and PlanRunner binding an attention's
 // operands, and any other eqn's in<i>/out<i>/err buffers, to its launches
 // (a fake kernel writes results and error words where the test says).
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Runtime/HipDevice.h"
-#include "poot/Runtime/HipRunner.h"
+#include "poot/Runtime/PlanRunner.h"
 
 #include <gtest/gtest.h>
 
@@ -416,7 +416,7 @@ Eqn attentionEqn() {
 
 TEST_F(FakeHipTest, RunnerBindsOperandsByRole) {
   Plan plan = attentionPlan("gfx942");
-  HipRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   Eqn eqn = attentionEqn();
   Tensor q({DType::F32, {1, 1, 1, 2}}, {1, 2});
   Tensor k({DType::F32, {1, 1, 3, 2}}, {3, 4, 5, 6, 7, 8});
@@ -456,7 +456,7 @@ TEST_F(FakeHipTest, RunnerBindsOperandsByRole) {
 
 TEST_F(FakeHipTest, RunnerBindsTheFusedCombinesCountersZeroed) {
   Plan plan = attentionPlan("gfx942");
-  HipRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   // A split attention whose last workgroup folds: scratch and the ticket
   // counters (one i32 a row) bind, the counters zero at every launch even
   // when the last one left garbage (as a faulted launch could).
@@ -491,7 +491,7 @@ TEST_F(FakeHipTest, RunnerBindsTheFusedCombinesCountersZeroed) {
 
 TEST_F(FakeHipTest, RunnerRefusesAPlanForAnotherChip) {
   Plan plan = attentionPlan("gfx1100");
-  HipRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   Eqn eqn = attentionEqn();
   Tensor q({DType::F32, {1, 1, 1, 2}}, {1, 2});
   std::vector<Tensor> results;
@@ -499,8 +499,8 @@ TEST_F(FakeHipTest, RunnerRefusesAPlanForAnotherChip) {
   Status s = runner.run(eqn, {&q, &q, &q}, {{DType::F32, {1, 1, 1, 2}}},
                         results, claimed);
   EXPECT_EQ(s.code(), ErrorCode::Unsupported);
-  EXPECT_EQ(s.message(), "the plan's kernels are for gfx1100, the device is "
-                         "gfx942");
+  EXPECT_EQ(s.message(), "model.mlir:4:3: the plan's kernels are for gfx1100, "
+                         "the device is gfx942");
   EXPECT_TRUE(state.launches.empty());
 }
 
@@ -528,7 +528,7 @@ std::vector<unsigned char> &bytesOf(void *param) {
 
 TEST_F(FakeHipTest, RunnerBindsASimpleEqnInArgumentOrder) {
   Plan plan = attentionPlan("gfx942");
-  HipRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   // The launch lists out0 first: the arguments follow `args`, not the
   // operand order. i64 stays i64 outside the attention.
   Eqn eqn = simpleEqn("add", {0, 1}, {2}, "out0,in1,in0");
@@ -570,7 +570,7 @@ TEST_F(FakeHipTest, RunnerBindsASimpleEqnInArgumentOrder) {
 
 TEST_F(FakeHipTest, RunnerReadsAnInPlaceWriteFromItsOperand) {
   Plan plan = attentionPlan("gfx942");
-  HipRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   // A cache write marked in place binds no out0: the kernel writes into
   // in0, and the result is read back from there.
   Eqn eqn = simpleEqn("dynamic_update_slice", {0, 1, 2}, {3}, "in0,in1,in2");
@@ -595,7 +595,7 @@ TEST_F(FakeHipTest, RunnerReadsAnInPlaceWriteFromItsOperand) {
 
 TEST_F(FakeHipTest, RunnerCarriesI1AsWords) {
   Plan plan = attentionPlan("gfx942");
-  HipRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   // An i1 operand goes up, and an i1 result comes back, as i32 words.
   Eqn eqn = simpleEqn("xor", {0, 1}, {2}, "in0,in1,out0");
   Tensor a({DType::I1, {3}}, {1, 0, 1});
@@ -625,7 +625,7 @@ TEST_F(FakeHipTest, RunnerCarriesI1AsWords) {
 
 TEST_F(FakeHipTest, RunnerTurnsTheErrorWordIntoTheTypedError) {
   Plan plan = attentionPlan("gfx942");
-  HipRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   Eqn eqn = simpleEqn("gather", {0, 1}, {2}, "in0,in1,out0,err");
   Tensor table({DType::F32, {4}}, {1, 2, 3, 4});
   Tensor index({DType::I32, {2}}, {1, 9});
@@ -671,7 +671,7 @@ TEST_F(FakeHipTest, RunnerTurnsTheErrorWordIntoTheTypedError) {
 
 TEST_F(FakeHipTest, RunnerDeviceOnlyRefusesAnEqnWithoutLaunches) {
   Plan plan = attentionPlan("gfx942");
-  HipRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   runner.setDeviceOnly(true);
   Eqn plain;
   plain.op = "add";
@@ -697,7 +697,7 @@ TEST_F(FakeHipTest, RunnerDeviceOnlyRefusesAnEqnWithoutLaunches) {
 
 TEST_F(FakeHipTest, RunnerNarrowsAttentionPositionsOnly) {
   Plan plan = attentionPlan("gfx942");
-  HipRunner runner(*device, plan);
+  PlanRunner runner(*device, plan);
   Eqn eqn = attentionEqn();
   eqn.operands = {0, 1, 2, 3};
   // q, k, v and pos (the last segment).

@@ -142,6 +142,9 @@ static int fail(const Twine &message) {
   return 1;
 }
 
+/// The tool's steps in the order they run (options, import, fusion, plan,
+/// report, output), in one function so that every refusal of an option
+/// combination is seen before the first pass runs.
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions({&mainOptions, &tuningOptions, &onnxOptions});

@@ -22,14 +22,12 @@
 #include "poot/Runtime/Bench.h"
 #include "poot/Runtime/Check.h"
 #include "poot/Runtime/ContextParallel.h"
-#include "poot/Runtime/CudaRunner.h"
-#include "poot/Runtime/HipRunner.h"
+#include "poot/Runtime/Device.h"
 #include "poot/Runtime/Evaluator.h"
 #include "poot/Runtime/Npy.h"
 #include "poot/Runtime/PlanFile.h"
 #include "poot/Runtime/RandomInputs.h"
 #include "poot/Runtime/Steps.h"
-#include "poot/Runtime/VulkanRunner.h"
 
 #include <sys/stat.h>
 
@@ -81,9 +79,10 @@ const char *const kUsage =
     "                            shapes too large to evaluate on the host\n"
     "  --device-only             vulkan, cuda, hip: fail if any eqn would run\n"
     "                            on the host instead of the device\n"
-    "  --resident                cuda: run a graph whose eqns all have kernels\n"
-    "                            whole on the device, its launches captured\n"
-    "                            into one CUDA graph and replayed each step;\n"
+    "  --resident                cuda, hip: run a graph whose eqns all have\n"
+    "                            kernels whole on the device, its launches\n"
+    "                            recorded once (on cuda as one CUDA graph) and\n"
+    "                            replayed each step (vulkan always does);\n"
     "                            with --bench, also time the whole replay\n"
     "  --context-parallel=N      cpu: run the plan over N in-process cpu\n"
     "                            devices (threads), each attention's keys\n"
@@ -474,78 +473,52 @@ int bench(const rt::Graph &graph, const RecordingRunner &recorder,
   return 0;
 }
 
-/// The cuda device: its operands go up once, then N runs of its launches
-/// with L2 flushed before each, launched one by one and replayed as a
-/// captured graph, each between two CUDA events.
-TimeEqn cudaTimer(rt::CudaDevice &device, rt::CudaRunner &runner,
-                  int iterations) {
-  return [&device, &runner, iterations](
+/// Any GPU device: the eqn's operands go up once, then N runs of its
+/// launches with the cache flushed before each, each timed by the device
+/// (CUDA events, Vulkan timestamp queries); where the device replays a
+/// recording of its own (a CUDA graph), the replays are timed too.
+TimeEqn deviceTimer(rt::PlanRunner &runner, int iterations) {
+  return [&runner, iterations](
              size_t index, const rt::Eqn &eqn,
              const std::vector<const rt::Tensor *> &operands,
              const std::vector<rt::TensorType> &resultTypes,
              std::string &line) -> rt::Status {
-    rt::CudaPreparedEqn prepared;
+    rt::PreparedEqn prepared;
     bool claimed = false;
     POOT_RETURN_IF_ERROR(
         runner.prepare(eqn, operands, resultTypes, prepared, claimed));
-    auto body = [&](rt::CudaStream stream) {
-      return runner.enqueue(prepared, stream);
-    };
+    rt::GpuDevice &gpu = runner.gpu();
     // One untimed run first: the first launch of a kernel pays for its
-    // upload to the device.
-    POOT_RETURN_IF_ERROR(body(nullptr));
-    POOT_RETURN_IF_ERROR(device.synchronize());
-    std::vector<double> launched, replayed;
-    POOT_RETURN_IF_ERROR(device.timeRuns(iterations, body, true, launched));
-
-    rt::CudaGraph captured;
-    POOT_RETURN_IF_ERROR(device.captureGraph(body, captured));
-    auto replay = [&](rt::CudaStream stream) {
-      return captured.replay(stream);
-    };
-    POOT_RETURN_IF_ERROR(replay(nullptr));
-    POOT_RETURN_IF_ERROR(device.synchronize());
-    POOT_RETURN_IF_ERROR(device.timeRuns(iterations, replay, true, replayed));
-
+    // upload to the device, or for its pipeline's compilation.
+    POOT_RETURN_IF_ERROR(gpu.run(prepared.launches));
+    std::vector<double> launched;
+    POOT_RETURN_IF_ERROR(
+        gpu.time(prepared.launches, iterations, /*flushCache=*/true, launched));
+    double replayUs = -1;
+    if (gpu.replaysNatively()) {
+      std::unique_ptr<rt::GpuRecording> recording;
+      POOT_RETURN_IF_ERROR(gpu.record(prepared.launches, recording));
+      POOT_RETURN_IF_ERROR(gpu.replay(*recording));
+      std::vector<double> replayed;
+      POOT_RETURN_IF_ERROR(
+          gpu.time(*recording, iterations, /*flushCache=*/true, replayed));
+      replayUs = rt::medianOf(replayed);
+    }
     double us = rt::medianOf(launched);
     line = rt::benchLine(
         index, prepared.kernelNames, us,
         rt::gigabytesPerSecond(prepared.bytesRead + prepared.bytesWritten, us),
-        rt::medianOf(replayed));
-    return rt::Status::ok();
-  };
-}
-
-/// The vulkan device: its operands go up once, then N submissions of its
-/// dispatches, each after a cache flush and between two timestamp queries.
-TimeEqn vulkanTimer(rt::VulkanDevice &device, rt::VulkanRunner &runner,
-                    int iterations) {
-  return [&device, &runner, iterations](
-             size_t index, const rt::Eqn &eqn,
-             const std::vector<const rt::Tensor *> &operands,
-             const std::vector<rt::TensorType> &resultTypes,
-             std::string &line) -> rt::Status {
-    rt::VulkanPreparedEqn prepared;
-    bool claimed = false;
-    POOT_RETURN_IF_ERROR(
-        runner.prepare(eqn, operands, resultTypes, prepared, claimed));
-    // One untimed run first: the first dispatch of a pipeline may pay for
-    // its compilation.
-    POOT_RETURN_IF_ERROR(device.dispatchAll(prepared.dispatches));
-    std::vector<double> us;
-    POOT_RETURN_IF_ERROR(device.timeDispatches(prepared.dispatches, iterations,
-                                               /*flushCache=*/true, us));
-    double median = rt::medianOf(us);
-    line = rt::benchLine(index, prepared.kernelNames, median,
-                         rt::gigabytesPerSecond(
-                             prepared.bytesRead + prepared.bytesWritten,
-                             median));
+        replayUs);
     return rt::Status::ok();
   };
 }
 
 } // namespace
 
+/// The tool's steps in the order they run (options, plan, inputs, device,
+/// steps, check, benchmark, files written), kept in one function so that
+/// the order of the refusals, which all come before anything runs or is
+/// written, reads top to bottom.
 int main(int argc, char **argv) {
   Options o;
   std::string error;
@@ -586,9 +559,8 @@ int main(int argc, char **argv) {
     return fail("--steps must be at least 1");
   if (o.steps > (1u << 20))
     return fail("--steps " + std::to_string(o.steps) + " is past 1048576");
-  if (o.resident && o.device != "cuda")
-    return fail("--resident needs --device=cuda (vulkan runs resident by "
-                "default)");
+  if (o.resident && o.device == "cpu")
+    return fail("--resident needs a GPU device (--device=vulkan, cuda or hip)");
   if (o.resident && o.benchOnly)
     return fail("--resident times the whole plan after a run; it does not "
                 "combine with --bench-only");
@@ -611,10 +583,7 @@ int main(int argc, char **argv) {
                                           "from a graph)"
                                         : ""));
   }
-  bool targetFits = o.device == "cuda"  ? plan.target.rfind("cuda:", 0) == 0
-                    : o.device == "hip" ? plan.target.rfind("rocm:", 0) == 0
-                                        : plan.target == o.device;
-  if (!targetFits)
+  if (rt::deviceKindForTarget(plan.target) != o.device)
     return fail("plan '" + o.plan + "' is for target " + plan.target +
                 ", not the " + o.device + " device" +
                 (o.hasContextParallel ? " (--context-parallel runs cpu plans)"
@@ -703,61 +672,39 @@ int main(int argc, char **argv) {
   cpOptions.devices = static_cast<int>(o.contextParallel);
   cpOptions.groupSize = static_cast<int>(o.cpGroup);
 
-  // The GPU devices run the plan's kernels; every other eqn runs in the
+  // A GPU device runs the plan's kernels; every other eqn runs in the
   // evaluator on the host.
-  std::unique_ptr<rt::VulkanDevice> vulkan;
-  std::unique_ptr<rt::VulkanRunner> vulkanRunner;
-  std::unique_ptr<rt::CudaDevice> cuda;
-  std::unique_ptr<rt::CudaRunner> cudaRunner;
-  std::unique_ptr<rt::HipDevice> hip;
-  std::unique_ptr<rt::HipRunner> hipRunner;
+  std::unique_ptr<rt::PlanDevice> device;
   std::unique_ptr<RecordingRunner> recorder;
   rt::EqnRunner *runner = nullptr;
   auto dispatched = [&]() -> int64_t {
-    return vulkanRunner ? vulkanRunner->dispatchedEqns()
-           : cudaRunner ? cudaRunner->dispatchedEqns()
-           : hipRunner  ? hipRunner->dispatchedEqns()
-                        : 0;
+    return device ? device->dispatchedEqns() : 0;
   };
-  if (o.device == "vulkan") {
-    if (rt::Status s = rt::VulkanDevice::create(vulkan); !s.isOk())
-      return fail("vulkan: " + s.toString());
-    vulkanRunner = std::make_unique<rt::VulkanRunner>(*vulkan, plan);
-    vulkanRunner->setDeviceOnly(o.deviceOnly);
-    recorder = std::make_unique<RecordingRunner>(*vulkanRunner);
-    recorder->stepwiseWhileRecording = true;
+  if (o.device != "cpu") {
+    rt::DeviceOptions options;
+    options.deviceOnly = o.deviceOnly;
+    options.resident = o.resident;
+    if (rt::Status s = rt::openDevice(o.device, plan, options, device);
+        !s.isOk())
+      return fail(o.device + ": " + s.toString());
+    recorder = std::make_unique<RecordingRunner>(*device);
+    // A device that runs whole graphs by default runs the recorded step
+    // eqn by eqn, so that its eqns' operands are kept for the benchmark.
+    recorder->stepwiseWhileRecording =
+        device->runner().gpu().residentByDefault();
     runner = recorder.get();
     if (!o.quiet)
-      std::printf("vulkan device: %s\n", vulkan->description().c_str());
-  } else if (o.device == "cuda") {
-    if (rt::Status s = rt::CudaDevice::create(cuda); !s.isOk())
-      return fail("cuda: " + s.toString());
-    cudaRunner = std::make_unique<rt::CudaRunner>(*cuda, plan);
-    cudaRunner->setDeviceOnly(o.deviceOnly);
-    cudaRunner->setResident(o.resident);
-    recorder = std::make_unique<RecordingRunner>(*cudaRunner);
-    runner = recorder.get();
-    if (!o.quiet)
-      std::printf("cuda device: %s\n", cuda->description().c_str());
-  } else if (o.device == "hip") {
-    if (rt::Status s = rt::HipDevice::create(hip); !s.isOk())
-      return fail("hip: " + s.toString());
-    hipRunner = std::make_unique<rt::HipRunner>(*hip, plan);
-    hipRunner->setDeviceOnly(o.deviceOnly);
-    runner = hipRunner.get();
-    if (!o.quiet)
-      std::printf("hip device: %s\n", hip->description().c_str());
+      std::printf("%s device: %s\n", o.device.c_str(),
+                  device->description().c_str());
   }
 
   TimeEqn timer;
-  if (o.bench && cuda)
-    timer = cudaTimer(*cuda, *cudaRunner, static_cast<int>(o.bench));
-  else if (o.bench && vulkan)
-    timer = vulkanTimer(*vulkan, *vulkanRunner, static_cast<int>(o.bench));
-  if (o.bench && vulkan)
+  if (o.bench) {
     // Refused before anything runs on a device that cannot time.
-    if (rt::Status s = vulkan->timestampSupport(); !s.isOk())
+    if (rt::Status s = device->runner().gpu().timingSupport(); !s.isOk())
       return fail("--bench: " + s.toString());
+    timer = deviceTimer(device->runner(), static_cast<int>(o.bench));
+  }
   if (o.benchOnly) {
     synthesize(graph, *recorder, o.seed, o.benchOp);
     return bench(graph, *recorder, o.benchOp, timer);
@@ -835,15 +782,17 @@ int main(int argc, char **argv) {
   if (check && !o.quiet)
     std::printf("check passed against the oracle\n");
 
-  if (o.bench && cudaRunner && cudaRunner->capturedLaunches() > 0) {
-    // The whole plan as one captured graph, inputs already on the device.
+  if (o.bench && o.resident && device->runner().capturedLaunches() > 0) {
+    // The whole plan as one recording, inputs already on the device.
+    rt::PlanRunner &whole = device->runner();
     std::vector<double> us;
-    if (rt::Status s = cudaRunner->timeResident(static_cast<int>(o.bench), us);
+    if (rt::Status s = whole.timeResident(static_cast<int>(o.bench), us);
         !s.isOk())
       return fail("bench: " + s.toString());
-    std::printf("bench whole plan (%lld launches, one graph): replay median "
+    std::printf("bench whole plan (%lld launches, %s): replay median "
                 "%.2f us\n",
-                static_cast<long long>(cudaRunner->capturedLaunches()),
+                static_cast<long long>(whole.capturedLaunches()),
+                whole.gpu().replaysNatively() ? "one graph" : "one submission",
                 rt::medianOf(us));
   } else if (o.bench) {
     std::fflush(stdout);

@@ -198,6 +198,9 @@ std::string preview(const rt::Tensor &t) {
 
 } // namespace
 
+/// The tool's steps in the order they run (options, graph, compile, inputs,
+/// steps, check, files written), in one function so that every refusal
+/// reads before the first step runs.
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "poot graph runner\n");

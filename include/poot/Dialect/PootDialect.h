@@ -33,7 +33,7 @@ mlir::FailureOr<bool> parseFlag(mlir::AsmParser &parser);
 
 namespace poot {
 
-/// Argument/result attributes of the graph conventions (DESIGN 4.1).
+/// Argument/result attributes of the graph conventions (docs/architecture.md, "The IR").
 namespace attrs {
 inline constexpr llvm::StringLiteral kSlot = "poot.slot";
 inline constexpr llvm::StringLiteral kRange = "poot.range";

@@ -1,6 +1,6 @@
 //===- PootFusedOps.td - Fused ops formed by the poot passes -*- tablegen -*-===//
 //
-// The ops the fusion passes form from primitive chains (DESIGN 4.3). Each
+// The ops the fusion passes form from primitive chains. Each
 // has reference semantics in the evaluator, so the oracle runs a fused graph
 // as readily as an unfused one.
 //
@@ -28,7 +28,7 @@ def Poot_RopeOp : Poot_Op<"rope", [Pure, TypeInfer]> {
 def Poot_AttentionOp : Poot_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   let summary = "fused scaled-dot-product attention in every form";
   let description = [{
-    `out = softmax(transform(q . k * scale) + mask) . v` per DESIGN 4.4, with
+    `out = softmax(transform(q . k * scale) + mask) . v` in the order docs/numerics.md fixes, with
     every sum in f32 and the softmax max-subtracted. `q [B, Hq, Lq, Dk]`.
     Keys come in one of three forms:
     - dense: `k [B, Hkv, Lk, Dk]`, `v [B, Hkv, Lk, Dv]`;

@@ -1,6 +1,6 @@
 //===- PootOps.td - Primitive ops of the poot dialect ------*- tablegen -*-===//
 //
-// The primitive eqns a model graph is made of (DESIGN section 4.2). Each op
+// The primitive eqns a model graph is made of. Each op
 // verifies its operands with a precise diagnostic, infers its result type
 // where it can, folds where that is trivial, and bounds integer results for
 // MLIR's integer range analysis.

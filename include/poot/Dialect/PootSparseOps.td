@@ -1,6 +1,6 @@
 //===- PootSparseOps.td - Block-selected sparse attention --*- tablegen -*-===//
 //
-// The block-selected sparse form of attention (DESIGN 4.3): a top-K choice
+// The block-selected sparse form of attention: a top-K choice
 // of key blocks from an indexer's per-key scores, and the attention that
 // visits only the chosen blocks and the row's own block. poot-block-select
 // forms the pair from the mask the tracer spells out in primitives; each
@@ -77,7 +77,7 @@ def Poot_SelectedAttentionOp : Poot_Op<"selected_attention",
 
     with `transform` the identity, or `softcap * tanh(s / softcap)` when
     `softcap` is set, every sum in f32 and the softmax max-subtracted
-    (DESIGN 4.4). This is the additive mask `(selected or own) and t <= qpos
+    (the score order of docs/numerics.md). This is the additive mask `(selected or own) and t <= qpos
     ? 0 : -inf` of the primitive chain: a block id outside `[0, Lk / ratio)`
     names no key, a repeated id counts once, and a row with no visible key
     is NaN (0/0). A row visits at most `(K + 1) * ratio` keys, not `Lk`, and

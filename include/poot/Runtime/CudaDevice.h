@@ -34,6 +34,7 @@
 
 #include "poot/Plan/DeviceFacts.h"
 #include "poot/Runtime/Bench.h" // medianOf, for the timings below
+#include "poot/Runtime/GpuDevice.h"
 #include "poot/Runtime/Status.h"
 
 #include <cstddef>
@@ -265,10 +266,12 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-/// A CUDA device with its primary context and one stream.
-class CudaDevice {
+/// A CUDA device with its primary context and one stream. As a GpuDevice
+/// (CudaGpu.cpp) it runs launches on its stream, records them as CUDA
+/// graphs and times them with events.
+class CudaDevice final : public GpuDevice {
 public:
-  ~CudaDevice();
+  ~CudaDevice() override;
   CudaDevice(const CudaDevice &) = delete;
   CudaDevice &operator=(const CudaDevice &) = delete;
 
@@ -289,9 +292,9 @@ public:
   /// Limits in the planner's terms: name "sm_90" from the compute
   /// capability, target "nvvm", multiprocessors as compute units, the
   /// opt-in shared memory per block, warp size as the subgroup size.
-  const DeviceFacts &facts() const { return facts_; }
+  const DeviceFacts &facts() const override { return facts_; }
   /// "NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB, 60 MiB L2), driver 13.0".
-  const std::string &description() const { return description_; }
+  const std::string &description() const override { return description_; }
   /// The compute capability as major * 10 + minor (90 for sm_90).
   int computeCapability() const { return computeCapability_; }
   /// Bytes of L2 cache.
@@ -338,8 +341,42 @@ public:
                   const std::function<Status(CudaStream)> &body, bool flushL2,
                   std::vector<double> &microseconds);
 
+  // GpuDevice (CudaGpu.cpp). Offsets are 256-byte multiples (what the
+  // arena plans); a plan's PTX loads only on a chip at least as new as the
+  // one it names.
+  const char *kind() const override { return "cuda"; }
+  Status allocate(int64_t bytes, std::unique_ptr<GpuBuffer> &out) override;
+  Status loadModule(const Plan &plan,
+                    std::unique_ptr<GpuModule> &out) override;
+  int64_t argOffsetAlignment() const override { return 256; }
+  Status run(const std::vector<GpuLaunch> &launches) override;
+  Status record(std::vector<GpuLaunch> launches,
+                std::unique_ptr<GpuRecording> &out) override;
+  Status replay(const GpuRecording &recording) override;
+  Status timingSupport() const override { return Status::ok(); }
+  Status time(const std::vector<GpuLaunch> &launches, int iterations,
+              bool flushCache, std::vector<double> &microseconds) override;
+  Status time(const GpuRecording &recording, int iterations, bool flushCache,
+              std::vector<double> &microseconds) override;
+  bool replaysNatively() const override { return true; }
+
 private:
   CudaDevice() = default;
+  /// The checks of launch() that do not look at the arguments' buffers.
+  Status checkLaunch(const CudaKernel &kernel, size_t numArgs, int64_t gridX,
+                     int64_t gridY, int64_t lanes) const;
+  /// cuLaunchKernel with device addresses as the parameters, after
+  /// checkLaunch.
+  Status issueLaunch(const CudaKernel &kernel,
+                     const std::vector<uint64_t> &pointers, int64_t gridX,
+                     int64_t gridY, int64_t lanes, CudaStream stream);
+  /// The GpuLaunches as checked device addresses, before any is issued.
+  Status resolve(const std::vector<GpuLaunch> &launches,
+                 std::vector<std::vector<uint64_t>> &pointers) const;
+  /// Issues resolved launches on `stream` without waiting.
+  Status enqueueResolved(const std::vector<GpuLaunch> &launches,
+                         const std::vector<std::vector<uint64_t>> &pointers,
+                         CudaStream stream);
 
   std::shared_ptr<cuda_detail::Context> context_;
   DeviceFacts facts_;

@@ -12,6 +12,7 @@
 
 #include "poot/Runtime/Evaluator.h"
 #include "poot/Runtime/PlanFile.h"
+#include "poot/Runtime/PlanRunner.h"
 
 #include <memory>
 #include <string>
@@ -33,12 +34,16 @@ public:
   /// With `on`, an eqn without kernels fails the run (Unsupported) instead
   /// of running on the host.
   virtual void setDeviceOnly(bool on) = 0;
+  /// The runner over the device (prepare for the benchmark, residency,
+  /// timing), and through it the device itself (PlanRunner::gpu).
+  virtual PlanRunner &runner() = 0;
 };
 
 struct DeviceOptions {
   bool deviceOnly = false;
-  /// CUDA: run a graph whose every eqn has kernels whole on the device,
-  /// captured once and replayed.
+  /// Run a graph whose every eqn has kernels whole on the device, recorded
+  /// once and replayed, also where the device does not by default (CUDA
+  /// and HIP run eqn by eqn unless asked; Vulkan always runs resident).
   bool resident = false;
   int ordinal = 0;
 };

@@ -24,6 +24,7 @@
 #define POOT_RUNTIME_HIPDEVICE_H
 
 #include "poot/Plan/DeviceFacts.h"
+#include "poot/Runtime/GpuDevice.h"
 #include "poot/Runtime/Status.h"
 
 #include <cstddef>
@@ -150,9 +151,11 @@ private:
   std::shared_ptr<hip_detail::ModuleState> state_;
 };
 
-class HipDevice {
+/// A HIP device. As a GpuDevice (HipGpu.cpp) it runs launches in order on
+/// its null stream; it neither records nor times.
+class HipDevice final : public GpuDevice {
 public:
-  ~HipDevice();
+  ~HipDevice() override;
   HipDevice(const HipDevice &) = delete;
   HipDevice &operator=(const HipDevice &) = delete;
 
@@ -172,9 +175,9 @@ public:
   /// Limits in the planner's terms: name = the architecture ("gfx942", or
   /// "amdgpu" where the runtime does not say), target "rocdl", compute
   /// units, LDS per workgroup, wavefront size as the subgroup size.
-  const DeviceFacts &facts() const { return facts_; }
+  const DeviceFacts &facts() const override { return facts_; }
   /// "AMD Instinct MI300X (gfx942, 304 CUs, 192.0 GiB)".
-  const std::string &description() const { return description_; }
+  const std::string &description() const override { return description_; }
 
   /// Allocates `bytes` (> 0) of device memory; its contents are undefined.
   Status createBuffer(int64_t bytes, HipDeviceBuffer &out);
@@ -191,8 +194,25 @@ public:
   /// Waits for everything enqueued.
   Status synchronize();
 
+  // GpuDevice (HipGpu.cpp): a code object loads only on the architecture
+  // it was built for.
+  const char *kind() const override { return "hip"; }
+  Status allocate(int64_t bytes, std::unique_ptr<GpuBuffer> &out) override;
+  Status loadModule(const Plan &plan,
+                    std::unique_ptr<GpuModule> &out) override;
+  int64_t argOffsetAlignment() const override { return 256; }
+  Status run(const std::vector<GpuLaunch> &launches) override;
+
 private:
   HipDevice() = default;
+  /// The checks of launch() that do not look at the arguments' buffers.
+  Status checkLaunch(const HipKernel &kernel, int64_t gridX, int64_t gridY,
+                     int64_t lanes) const;
+  /// hipModuleLaunchKernel with device addresses as the parameters, after
+  /// checkLaunch.
+  Status issueLaunch(const HipKernel &kernel,
+                     const std::vector<void *> &pointers, int64_t gridX,
+                     int64_t gridY, int64_t lanes);
 
   std::shared_ptr<hip_detail::Context> context_;
   DeviceFacts facts_;

@@ -21,6 +21,7 @@
 #define POOT_RUNTIME_VULKANDEVICE_H
 
 #include "poot/Plan/DeviceFacts.h"
+#include "poot/Runtime/GpuDevice.h"
 #include "poot/Runtime/Status.h"
 
 #include <array>
@@ -115,10 +116,13 @@ struct VulkanDispatch {
   int64_t groupsZ = 1;
 };
 
-/// A Vulkan physical device with a logical device and one compute queue.
-class VulkanDevice {
+/// A Vulkan physical device with a logical device and one compute queue. As
+/// a GpuDevice (VulkanGpu.cpp) it runs a sequence of launches as one
+/// submission and times it with timestamp queries; a plan runs whole
+/// (resident) by default.
+class VulkanDevice final : public GpuDevice {
 public:
-  ~VulkanDevice();
+  ~VulkanDevice() override;
   VulkanDevice(const VulkanDevice &) = delete;
   VulkanDevice &operator=(const VulkanDevice &) = delete;
 
@@ -129,9 +133,9 @@ public:
   static Status listDevices(std::vector<std::string> &names);
 
   /// Limits and capabilities in the planner's terms (target "spirv").
-  const DeviceFacts &facts() const { return facts_; }
+  const DeviceFacts &facts() const override { return facts_; }
   /// "llvmpipe (LLVM 15.0.6, 256 bits), Vulkan 1.3.230, Mesa 22.3.6 ...".
-  const std::string &description() const { return description_; }
+  const std::string &description() const override { return description_; }
   /// The device's Vulkan version as VK_MAKE_API_VERSION packs it.
   uint32_t apiVersion() const { return apiVersion_; }
   /// Whether kernels may load and store 16-bit values in storage buffers
@@ -200,8 +204,25 @@ public:
                         int iterations, bool flushCache,
                         std::vector<double> &microseconds);
 
+  // GpuDevice (VulkanGpu.cpp).
+  const char *kind() const override { return "vulkan"; }
+  Status allocate(int64_t bytes, std::unique_ptr<GpuBuffer> &out) override;
+  Status loadModule(const Plan &plan,
+                    std::unique_ptr<GpuModule> &out) override;
+  int64_t argOffsetAlignment() const override { return offsetAlignment_; }
+  Status run(const std::vector<GpuLaunch> &launches) override;
+  Status timingSupport() const override { return timestampSupport(); }
+  Status time(const std::vector<GpuLaunch> &launches, int iterations,
+              bool flushCache, std::vector<double> &microseconds) override;
+  using GpuDevice::time;
+  bool residentByDefault() const override { return true; }
+
 private:
   VulkanDevice() = default;
+  /// The launches as dispatches, every argument checked to be this
+  /// device's.
+  Status toDispatches(const std::vector<GpuLaunch> &launches,
+                      std::vector<VulkanDispatch> &out) const;
   Status checkDispatch(const VulkanDispatch &dispatch, size_t position) const;
   /// The Vulkan side of dispatchAll and timeDispatches (VulkanDevice.cpp).
   Status submitDispatches(const std::vector<VulkanDispatch> &dispatches,

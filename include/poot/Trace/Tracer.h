@@ -2,7 +2,7 @@
 //
 // The tracer is how model graphs come into poot from C++: a Tracer owns one
 // module with one func.func, declares its inputs and outputs with the graph
-// conventions of DESIGN 4.1 (slots, declared ranges, state pairs, validation
+// graph conventions (slots, declared ranges, state pairs, validation
 // witnesses, binding names) and emits primitive poot ops through thin typed
 // helpers. The building blocks in `ops` state attention, RoPE, paged caches,
 // split keys and sparse block selection op for op in the decomposition the

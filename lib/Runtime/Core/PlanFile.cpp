@@ -307,6 +307,10 @@ std::string poot::rt::serializePlan(const Plan &plan) {
   return head + body;
 }
 
+/// One pass over the records, one branch per record kind, with the checks
+/// that relate records (numbering, unique names, references to values)
+/// next to the records they are about; split, the checks would be far from
+/// what they check.
 Status poot::rt::parsePlan(const std::string &text, Plan &out) {
   auto bad = [](size_t line, const std::string &what) {
     return Status(ErrorCode::Malformed,

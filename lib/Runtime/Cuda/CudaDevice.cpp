@@ -791,10 +791,9 @@ Status CudaDevice::createModule(const std::string &ptx, CudaModule &out) {
   return Status::ok();
 }
 
-Status CudaDevice::launch(const CudaKernel &kernel,
-                          const std::vector<CudaDeviceBuffer *> &args,
-                          int64_t gridX, int64_t gridY, int64_t lanes,
-                          CudaStream stream) {
+Status CudaDevice::checkLaunch(const CudaKernel &kernel, size_t numArgs,
+                               int64_t gridX, int64_t gridY,
+                               int64_t lanes) const {
   if (!kernel.impl_)
     return Status(ErrorCode::InvalidArgument, "launch of an empty kernel");
   const CudaKernel::Impl &k = *kernel.impl_;
@@ -802,23 +801,11 @@ Status CudaDevice::launch(const CudaKernel &kernel,
     return Status(ErrorCode::InvalidArgument,
                   "kernel '" + k.name + "' belongs to another device");
   std::string where = "launch of '" + k.name + "': ";
-  if (k.numParams >= 0 && k.numParams != static_cast<int>(args.size()))
+  if (k.numParams >= 0 && k.numParams != static_cast<int>(numArgs))
     return Status(ErrorCode::InvalidArgument,
                   where + "the kernel takes " + std::to_string(k.numParams) +
                       " parameter(s), the launch passes " +
-                      std::to_string(args.size()) + " buffer(s)");
-  std::vector<CUdeviceptr> pointers(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!args[i] || !args[i]->impl_)
-      return Status(ErrorCode::InvalidArgument,
-                    where + "argument " + std::to_string(i) +
-                        " is an empty buffer");
-    if (args[i]->impl_->ctx != context_)
-      return Status(ErrorCode::InvalidArgument,
-                    where + "argument " + std::to_string(i) +
-                        " belongs to another device");
-    pointers[i] = args[i]->impl_->ptr;
-  }
+                      std::to_string(numArgs) + " buffer(s)");
   int64_t maxLanes = std::min(facts_.maxWorkgroupSize, k.maxThreads);
   if (lanes < 1 || lanes > maxLanes)
     return Status(ErrorCode::InvalidArgument,
@@ -832,20 +819,49 @@ Status CudaDevice::launch(const CudaKernel &kernel,
                       std::to_string(gridY) + " blocks, the device allows " +
                       std::to_string(facts_.maxGridX) + " x " +
                       std::to_string(facts_.maxGridY));
+  return Status::ok();
+}
+
+Status CudaDevice::issueLaunch(const CudaKernel &kernel,
+                               const std::vector<uint64_t> &pointers,
+                               int64_t gridX, int64_t gridY, int64_t lanes,
+                               CudaStream stream) {
   // The driver reads parameter i through params[i] at the call: pointers to
   // our locals are enough, also while a stream is being captured.
-  std::vector<void *> params(args.size());
-  for (size_t i = 0; i < args.size(); ++i)
-    params[i] = &pointers[i];
+  std::vector<CUdeviceptr> values(pointers.begin(), pointers.end());
+  std::vector<void *> params(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    params[i] = &values[i];
   POOT_RETURN_IF_ERROR(context_->makeCurrent());
   POOT_CU_CHECK(*context_->api, "cuLaunchKernel",
                 context_->api->cuLaunchKernel(
-                    k.function, static_cast<unsigned>(gridX),
+                    kernel.impl_->function, static_cast<unsigned>(gridX),
                     static_cast<unsigned>(gridY), 1,
                     static_cast<unsigned>(lanes), 1, 1,
                     /*sharedMemBytes=*/0, context_->pick(stream),
                     params.empty() ? nullptr : params.data(), nullptr));
   return Status::ok();
+}
+
+Status CudaDevice::launch(const CudaKernel &kernel,
+                          const std::vector<CudaDeviceBuffer *> &args,
+                          int64_t gridX, int64_t gridY, int64_t lanes,
+                          CudaStream stream) {
+  POOT_RETURN_IF_ERROR(checkLaunch(kernel, args.size(), gridX, gridY, lanes));
+  std::string where = "launch of '" + kernel.impl_->name + "': ";
+  std::vector<uint64_t> pointers(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i] || !args[i]->impl_)
+      return Status(ErrorCode::InvalidArgument,
+                    where + "argument " + std::to_string(i) +
+                        " is an empty buffer");
+    if (args[i]->impl_->ctx != context_)
+      return Status(ErrorCode::InvalidArgument,
+                    where + "argument " + std::to_string(i) +
+                        " belongs to another device");
+    pointers[i] = args[i]->impl_->ptr;
+  }
+  return issueLaunch(kernel, pointers, gridX, gridY, lanes, stream);
 }
 
 Status CudaDevice::synchronize(CudaStream stream) {

@@ -1,16 +1,14 @@
 //===- Device.cpp - Opening the device a plan runs on ---------------------===//
 //
-// One adapter puts each device's runner behind PlanDevice; the device and
-// its runner live and die together.
+// Every device is a GpuDevice run by the one PlanRunner; the device and its
+// runner live and die together.
 //
 //===----------------------------------------------------------------------===//
 
 #include "poot/Runtime/Device.h"
-#include "poot/Runtime/CudaRunner.h"
-#include "poot/Runtime/HipRunner.h"
-#include "poot/Runtime/VulkanRunner.h"
-
-#include <type_traits>
+#include "poot/Runtime/CudaDevice.h"
+#include "poot/Runtime/HipDevice.h"
+#include "poot/Runtime/VulkanDevice.h"
 
 using namespace poot::rt;
 
@@ -18,49 +16,40 @@ PlanDevice::~PlanDevice() = default;
 
 namespace {
 
-/// `DeviceT` and the runner `RunnerT` over it, as one PlanDevice.
-template <typename DeviceT, typename RunnerT>
-class DeviceAdapter final : public PlanDevice {
+/// A device and the runner over it, as one PlanDevice.
+class OpenedDevice final : public PlanDevice {
 public:
-  DeviceAdapter(std::string kind, std::unique_ptr<DeviceT> device,
-                const Plan &plan)
-      : kind_(std::move(kind)), device(std::move(device)),
-        runner(*this->device, plan) {}
+  OpenedDevice(std::unique_ptr<GpuDevice> device, const Plan &plan)
+      : device(std::move(device)), runner_(*this->device, plan) {}
 
   Status run(const Eqn &eqn, const std::vector<const Tensor *> &operands,
              const std::vector<TensorType> &resultTypes,
              std::vector<Tensor> &results, bool &claimed) override {
-    return runner.run(eqn, operands, resultTypes, results, claimed);
+    return runner_.run(eqn, operands, resultTypes, results, claimed);
   }
   Status runGraph(const Graph &graph, std::vector<Tensor> &values,
                   std::vector<bool> &defined, bool &ran) override {
-    return runner.runGraph(graph, values, defined, ran);
+    return runner_.runGraph(graph, values, defined, ran);
   }
   const std::string &kind() const override { return kind_; }
   const std::string &description() const override {
     return device->description();
   }
-  int64_t dispatchedEqns() const override { return runner.dispatchedEqns(); }
-  void setDeviceOnly(bool on) override { runner.setDeviceOnly(on); }
-  RunnerT &getRunner() { return runner; }
+  int64_t dispatchedEqns() const override { return runner_.dispatchedEqns(); }
+  void setDeviceOnly(bool on) override { runner_.setDeviceOnly(on); }
+  PlanRunner &runner() override { return runner_; }
 
 private:
-  std::string kind_;
-  std::unique_ptr<DeviceT> device; // before the runner, which refers to it
-  RunnerT runner;
+  std::unique_ptr<GpuDevice> device; // before the runner, which refers to it
+  std::string kind_ = device->kind();
+  PlanRunner runner_;
 };
 
-template <typename DeviceT, typename RunnerT>
-Status open(const std::string &kind, const Plan &plan,
-            const DeviceOptions &options, std::unique_ptr<PlanDevice> &out) {
+template <typename DeviceT>
+Status create(int ordinal, std::unique_ptr<GpuDevice> &out) {
   std::unique_ptr<DeviceT> device;
-  POOT_RETURN_IF_ERROR(DeviceT::create(device, options.ordinal));
-  auto adapter = std::make_unique<DeviceAdapter<DeviceT, RunnerT>>(
-      kind, std::move(device), plan);
-  if constexpr (std::is_same_v<RunnerT, CudaRunner>)
-    adapter->getRunner().setResident(options.resident);
-  adapter->setDeviceOnly(options.deviceOnly);
-  out = std::move(adapter);
+  POOT_RETURN_IF_ERROR(DeviceT::create(device, ordinal));
+  out = std::move(device);
   return Status::ok();
 }
 
@@ -99,11 +88,19 @@ Status poot::rt::openDevice(const std::string &kind, const Plan &plan,
     return Status(ErrorCode::InvalidArgument,
                   "the plan is for target " + plan.target + ", not the " +
                       kind + " device");
+  if (kind == "cpu")
+    return Status::ok(); // the evaluator runs every eqn
+  std::unique_ptr<GpuDevice> device;
   if (kind == "vulkan")
-    return open<VulkanDevice, VulkanRunner>(kind, plan, options, out);
-  if (kind == "cuda")
-    return open<CudaDevice, CudaRunner>(kind, plan, options, out);
-  if (kind == "hip")
-    return open<HipDevice, HipRunner>(kind, plan, options, out);
-  return Status::ok(); // cpu: the evaluator runs every eqn
+    POOT_RETURN_IF_ERROR(create<VulkanDevice>(options.ordinal, device));
+  else if (kind == "cuda")
+    POOT_RETURN_IF_ERROR(create<CudaDevice>(options.ordinal, device));
+  else
+    POOT_RETURN_IF_ERROR(create<HipDevice>(options.ordinal, device));
+  auto opened = std::make_unique<OpenedDevice>(std::move(device), plan);
+  if (options.resident)
+    opened->runner().setResident(true);
+  opened->setDeviceOnly(options.deviceOnly);
+  out = std::move(opened);
+  return Status::ok();
 }

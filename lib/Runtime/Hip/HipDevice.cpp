@@ -479,9 +479,8 @@ Status HipDevice::createModule(const std::string &codeObject, HipModule &out) {
   return Status::ok();
 }
 
-Status HipDevice::launch(const HipKernel &kernel,
-                         const std::vector<HipDeviceBuffer *> &args,
-                         int64_t gridX, int64_t gridY, int64_t lanes) {
+Status HipDevice::checkLaunch(const HipKernel &kernel, int64_t gridX,
+                              int64_t gridY, int64_t lanes) const {
   if (!kernel.impl_)
     return Status(ErrorCode::InvalidArgument, "launch of an empty kernel");
   if (gridX < 1 || gridY < 1 || gridX > facts_.maxGridX ||
@@ -496,18 +495,18 @@ Status HipDevice::launch(const HipKernel &kernel,
                   kernel.name() + ": " + std::to_string(lanes) +
                       " threads a workgroup, the device allows " +
                       std::to_string(facts_.maxWorkgroupSize));
+  return Status::ok();
+}
+
+Status HipDevice::issueLaunch(const HipKernel &kernel,
+                              const std::vector<void *> &pointers,
+                              int64_t gridX, int64_t gridY, int64_t lanes) {
   // kernelParams holds one pointer per parameter, to where its value is:
   // here, to each buffer's device pointer.
-  std::vector<void *> pointers(args.size());
-  std::vector<void *> params(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!args[i] || !args[i]->valid())
-      return Status(ErrorCode::InvalidArgument,
-                    kernel.name() + ": argument " + std::to_string(i) +
-                        " is not a device buffer");
-    pointers[i] = args[i]->devicePointer();
-    params[i] = &pointers[i];
-  }
+  std::vector<void *> values = pointers;
+  std::vector<void *> params(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    params[i] = &values[i];
   const Context &ctx = *context_;
   POOT_RETURN_IF_ERROR(ctx.select());
   POOT_HIP_CHECK(*ctx.api, "hipModuleLaunchKernel",
@@ -517,6 +516,21 @@ Status HipDevice::launch(const HipKernel &kernel,
                      static_cast<unsigned>(lanes), 1, 1, 0, nullptr,
                      params.empty() ? nullptr : params.data(), nullptr));
   return Status::ok();
+}
+
+Status HipDevice::launch(const HipKernel &kernel,
+                         const std::vector<HipDeviceBuffer *> &args,
+                         int64_t gridX, int64_t gridY, int64_t lanes) {
+  POOT_RETURN_IF_ERROR(checkLaunch(kernel, gridX, gridY, lanes));
+  std::vector<void *> pointers(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i] || !args[i]->valid())
+      return Status(ErrorCode::InvalidArgument,
+                    kernel.name() + ": argument " + std::to_string(i) +
+                        " is not a device buffer");
+    pointers[i] = args[i]->devicePointer();
+  }
+  return issueLaunch(kernel, pointers, gridX, gridY, lanes);
 }
 
 Status HipDevice::synchronize() {

@@ -1,7 +1,7 @@
 //===- FusedOps.h - Reference semantics of the fused ops --------*- C++ -*-===//
 //
 // Internal to the runtime: the evaluator's kernels for poot.rope and
-// poot.attention (PootFusedOps.td, DESIGN 4.3/4.4). They take the same
+// poot.attention (PootFusedOps.td; the score order of docs/numerics.md). They take the same
 // arguments as evaluateEqn and leave `results` untouched on failure; the
 // evaluator checks what they produce against the record's result types.
 //

@@ -1,7 +1,7 @@
 //===- SparseOps.h - Reference semantics of the sparse ops ------*- C++ -*-===//
 //
 // Internal to the runtime: the evaluator's kernels for poot.block_topk and
-// poot.selected_attention (PootSparseOps.td, DESIGN 4.3). Like the fused
+// poot.selected_attention (PootSparseOps.td). Like the fused
 // kernels they take the same arguments as evaluateEqn and leave `results`
 // untouched on failure; the evaluator checks what they produce against the
 // record's result types.

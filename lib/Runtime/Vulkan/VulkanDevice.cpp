@@ -1176,6 +1176,9 @@ Status poot::rt::queryVulkanFacts(LiveDeviceFacts &out, int index) {
   return readFacts(ctx, devices[index], out);
 }
 
+/// Vulkan's bring-up is one fixed sequence (instance, physical device,
+/// queue family, features to enable, logical device, command pool), each
+/// step using what the ones before found: kept in order in one function.
 Status VulkanDevice::create(std::unique_ptr<VulkanDevice> &out, int index) {
   out.reset();
   auto ctx = std::make_shared<Context>();

@@ -1,0 +1,129 @@
+//===- PlanRunner.h - Running a plan's kernels on any GPU device -*- C++ -*-===//
+//
+// The one run path of every GPU device (CUDA, HIP, Vulkan), over the
+// GpuDevice interface. Each eqn that carries generated launches
+// (`poot.launches.*`: attention, RoPE, the sparse ops and every primitive
+// op) runs the plan's kernels; the other eqns run in the evaluator on the
+// host, or fail the run in device-only mode. Operands go up in their device
+// storage (i1 as i32 words; the attention's i64 positions and lengths
+// narrowed to i32, refusing a value that does not fit, before anything
+// runs), the launches run in order, a kernel's error word becomes the typed
+// error (and nothing is read back), then the results come back. The module
+// is loaded once per runner, and each eqn's buffers are kept from one run
+// to the next, so a decode loop uploads but never reallocates.
+//
+// prepare() stops short of the launches, for the benchmark: an eqn's
+// operands go up once, then its launches are timed as often as needed.
+//
+// Resident runs (on by default where the device says so, see
+// GpuDevice::residentByDefault): a graph whose every eqn has kernels runs
+// whole on the device. The plan's arena holds the computed intermediates
+// and split scratches, every other value gets a buffer of its own,
+// constants go up once, and the launches of all eqns are recorded once
+// (a CUDA graph) and replayed at every run (the grids do not depend on
+// live lengths, so one recording serves every decode step); each run
+// uploads the inputs, zeroes the error words, replays, and reads back the
+// outputs only.
+//
+//===----------------------------------------------------------------------===//
+#ifndef POOT_RUNTIME_PLANRUNNER_H
+#define POOT_RUNTIME_PLANRUNNER_H
+
+#include "poot/Runtime/Evaluator.h"
+#include "poot/Runtime/GpuDevice.h"
+#include "poot/Runtime/PlanFile.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace poot::rt {
+
+/// An eqn ready to run: its operands on the device and its launches. The
+/// pointers are into the runner's buffers and kernels, valid until the
+/// runner goes or prepares the same eqn again.
+struct PreparedEqn {
+  std::vector<GpuLaunch> launches;
+  /// Every result's buffer and type.
+  std::vector<GpuBuffer *> outs;
+  std::vector<TensorType> resultTypes;
+  /// The error word the simple kernels write, or null.
+  GpuBuffer *err = nullptr;
+  /// The bytes the benchmark counts (poot/Runtime/Bench.h).
+  int64_t bytesRead = 0;
+  int64_t bytesWritten = 0;
+  /// The kernels in launch order, joined with ','.
+  std::string kernelNames;
+};
+
+class PlanRunner : public EqnRunner {
+public:
+  /// `device` and `plan` must outlive the runner.
+  PlanRunner(GpuDevice &device, const Plan &plan);
+  ~PlanRunner() override;
+
+  Status run(const Eqn &eqn, const std::vector<const Tensor *> &operands,
+             const std::vector<TensorType> &resultTypes,
+             std::vector<Tensor> &results, bool &claimed) override;
+
+  /// Runs `graph` whole when resident runs are on and every eqn has
+  /// kernels (or is a constant). Declines (ran = false) a graph with an
+  /// eqn for the host, or whose attention reads a computed i64 position or
+  /// length (the kernels take them as i32; an input is narrowed on upload).
+  Status runGraph(const Graph &graph, std::vector<Tensor> &values,
+                  std::vector<bool> &defined, bool &ran) override;
+
+  /// Uploads `eqn`'s operands into its device buffers and resolves its
+  /// launches. Leaves `claimed` false (and does nothing) for an eqn the
+  /// device does not run.
+  Status prepare(const Eqn &eqn, const std::vector<const Tensor *> &operands,
+                 const std::vector<TensorType> &resultTypes, PreparedEqn &out,
+                 bool &claimed);
+
+  GpuDevice &gpu() const { return device; }
+  /// Eqns run on the device so far.
+  int64_t dispatchedEqns() const { return dispatched; }
+  /// Eqns the evaluator ran on the host so far, constants not counted
+  /// (always 0 with deviceOnly).
+  int64_t hostEqns() const { return onHost; }
+  /// With `on`, an eqn without kernels fails the run (Unsupported) instead
+  /// of running on the host.
+  void setDeviceOnly(bool on) { deviceOnly = on; }
+  /// Whether a graph may run whole on the device.
+  void setResident(bool on) { residentOn = on; }
+  /// Values and split scratches of the last resident run that lived in the
+  /// plan's arena rather than in buffers of their own.
+  int64_t arenaBindings() const;
+  /// Launches recorded for the last resident run (0: none).
+  int64_t capturedLaunches() const;
+  /// Times `iterations` replays of the last resident run's recording
+  /// (inputs already on the device, cache flushed before each), in
+  /// microseconds.
+  Status timeResident(int iterations, std::vector<double> &microseconds);
+
+private:
+  Status kernel(const std::string &name, int numArgs, const GpuKernel *&out);
+  /// The launches of `eqn`, each argument bound by its role in `byRole`.
+  Status bindLaunches(const Eqn &eqn, const std::map<std::string, GpuArg> &byRole,
+                      std::vector<GpuLaunch> &out, std::string *names);
+  /// The device side of a graph run whole (PlanRunner.cpp).
+  struct Resident;
+  Status buildResident(const Graph &graph);
+
+  GpuDevice &device;
+  const Plan &plan;
+  std::unique_ptr<GpuModule> module;
+  /// One eqn's device buffers by role ("q", "in0", "out", "err", ...).
+  using EqnBuffers = std::map<std::string, std::unique_ptr<GpuBuffer>>;
+  std::map<const Eqn *, EqnBuffers> buffers;
+  std::unique_ptr<Resident> resident;
+  int64_t dispatched = 0;
+  int64_t onHost = 0;
+  bool deviceOnly = false;
+  bool residentOn;
+};
+
+} // namespace poot::rt
+
+#endif // POOT_RUNTIME_PLANRUNNER_H
