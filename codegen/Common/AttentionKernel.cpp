@@ -118,12 +118,13 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
                                "tile for "
                             << s.storage << ", target " << target.name()
                             << " has none";
-    // Value widths 32, 96 and 128 are the ones checked right on hardware
-    // (the planner's rule says why 64 is not among them).
+    // Value widths 32, 64, 96 and 128 are the ones checked right on
+    // hardware.
     if (s.tileWarpgroup &&
-        ((s.dv != 32 && s.dv != 96 && s.dv != 128) || s.tileKeys != 64))
+        ((s.dv != 32 && s.dv != 64 && s.dv != 96 && s.dv != 128) ||
+         s.tileKeys != 64))
       return op.emitError() << "expected a warpgroup tile schedule with a "
-                               "value width of 32, 96 or 128 and 64-key "
+                               "value width of 32, 64, 96 or 128 and 64-key "
                                "tiles, got "
                             << s.dv << " and " << s.tileKeys;
     if (s.dk % 32 || s.dv % 8 || (s.dk - s.sharedWidth) % 8 ||

@@ -538,6 +538,8 @@ void startWarpgroupTile(Emitter &e, const Tile &w, Value tid, Value k0,
 /// softmax and value products run, its values while the next tile's
 /// scores do. The accumulators of both products are the lane's entries in
 /// emitTileBody's order, so the softmax and the epilogue are shared.
+/// Where dv equals the tile's keys, each score product is issued as two
+/// products of half the keys (see below).
 void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
                        gpu::GPUFuncOp fn, Value tid, Value id) {
   OpBuilder &b = e.b;
@@ -579,9 +581,23 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
   // n) 1024 bytes apart. Values, the channels along n: step kk's 16 keys
   // start 2048 kk bytes on, groups of 8 keys (along k) 1024 bytes apart,
   // atom columns of 64 channels (along n) 128 keys bytes apart.
-  auto keyOperand = [&](Emitter &x, int64_t m) {
+  //
+  // Where the value products would have the score products' shape
+  // (m64n64k16: dv equal to the tile's keys), each score product is
+  // issued as two of half the keys (part p: keys [32 p, + 32), 4096 p
+  // bytes on, 4 groups of 8 keys), so the two sets of products differ in
+  // shape. With one shape for both, NVIDIA's PTX assembler put the weights
+  // (the value products' A words) in q's registers (the score products'
+  // A words), product by product, though the next tile's scores still
+  // read q: from the second tile on, the scores were the last tile's
+  // weights against the keys (wrong results on the H200 at dv = 64,
+  // causal or not). The halves cost under 1% there.
+  const int64_t scoreParts = s.dv == keys ? 2 : 1;
+  const int64_t scoreKeys = keys / scoreParts;
+  auto keyOperand = [&](Emitter &x, int64_t m, int64_t part) {
     return target.warpgroupOperand(
-        x.b, x.loc, w.ks, x.idx(m / 4 * keys * 128 + m % 4 * 32),
+        x.b, x.loc, w.ks,
+        x.idx(m / 4 * keys * 128 + part * scoreKeys * 128 + m % 4 * 32),
         /*leadingBytes=*/16, /*strideBytes=*/1024);
   };
   auto valueOperand = [&](Emitter &x, int64_t kk) {
@@ -611,9 +627,17 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
         nb.create<gpu::BarrierOp>(l);
         SmallVector<Value> acc(keys / 2, x.f32(0));
         target.warpgroupFence(nb, l);
+        // Part p's accumulators are entries [p scoreKeys / 2, +
+        // scoreKeys / 2): the lane's entries of its keys, in order.
         for (int64_t m = 0; m < s.dk / 16; ++m)
-          acc = target.warpgroupTile(nb, l, et, keys, /*transposeB=*/false,
-                                     qa[m], keyOperand(x, m), acc);
+          for (int64_t part = 0; part < scoreParts; ++part) {
+            const int64_t first = part * scoreKeys / 2;
+            SmallVector<Value> d = target.warpgroupTile(
+                nb, l, et, scoreKeys, /*transposeB=*/false, qa[m],
+                keyOperand(x, m, part),
+                ValueRange(acc).slice(first, scoreKeys / 2));
+            std::copy(d.begin(), d.end(), acc.begin() + first);
+          }
         target.warpgroupCommitAndWait(nb, l, 0);
         // Every subgroup has read the keys: the next tile's may land.
         nb.create<gpu::BarrierOp>(l);

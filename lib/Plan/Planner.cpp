@@ -278,17 +278,15 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
   // measured 1.7x faster than the subgroup tile there): 64-key tiles, one
   // buffer each for keys and values in the 128-byte swizzled layout
   // (ceil(width / 64) blocks of 64 keys x 128 bytes). Only for the value
-  // widths checked right on an H200, 32, 96 and 128 (at most 128: a
-  // product's accumulators are dv / 2 floats a lane): with 64-wide values
-  // a causal prefill past its first key tile came out wrong there,
-  // deterministically, and the cause is not found yet. Not for
-  // multi-token decode, where it was measured slower (before the
-  // swizzled layout; not measured since).
+  // widths checked right on an H200, 32, 64, 96 and 128 (at most 128: a
+  // product's accumulators are dv / 2 floats a lane). Not for multi-token
+  // decode, where it was measured slower (before the swizzled layout; not
+  // measured since).
   auto atoms = [](int64_t width) { return (width + 63) / 64 * 64 * 128; };
   const bool warpgroup =
       d.warpgroupTile && !tuning.noWarpgroup && !decode &&
       (tuning.warps == 0 || tuning.warps == 4) && dk <= 256 &&
-      (dv == 32 || dv == 96 || dv == 128) &&
+      (dv == 32 || dv == 64 || dv == 96 || dv == 128) &&
       atoms(dk) + atoms(dv) <= d.workgroupMemoryBytes &&
       dk / 4 + dv / 2 + 32 <= 224;
   // Otherwise double-buffered first (the copies of the next tile hide
