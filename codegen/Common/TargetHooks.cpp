@@ -83,6 +83,11 @@ void TargetHooks::warpgroupCommitAndWait(OpBuilder &, Location,
                            "without a warpgroup tile");
 }
 
+void TargetHooks::warpgroupCommit(OpBuilder &, Location) const {
+  llvm::report_fatal_error("warpgroupCommit called on a target without a "
+                           "warpgroup tile");
+}
+
 void TargetHooks::warpgroupOperandFence(OpBuilder &, Location) const {
   llvm::report_fatal_error("warpgroupOperandFence called on a target "
                            "without a warpgroup tile");

@@ -364,9 +364,10 @@ Value placeWorkgroup(Emitter &e, Tile &w, Value id, Value &split) {
 /// the carried m (st[0, 1]) and l (st[2, 3]) advance, and the row's
 /// accumulators (st[4 + 4 i + 2 r + {0, 1}] for value block i) are
 /// rescaled, once a tile and only where the row's max grew: by a branch
-/// of the lane's own, or (`branchless`) by a select of each value, which
-/// keeps the subgroup converged for the warpgroup tile's products that
-/// follow (they must be issued by every lane of a subgroup together).
+/// of the lane's own, or (`branchless`) by a product with the row's factor
+/// (1 where the max did not grow), which keeps the subgroup converged for
+/// the warpgroup tile's products that follow (they must be issued by every
+/// lane of a subgroup together).
 void softmaxTile(Emitter &x, const Spec &s, SmallVector<Value> &st,
                  SmallVector<SmallVector<Value, 4>> &sc,
                  bool branchless = false) {
@@ -394,14 +395,17 @@ void softmaxTile(Emitter &x, const Spec &s, SmallVector<Value> &st,
       return x.target.exp2(nb, l, sum);
     };
     Value alpha = weight(st[r]);
-    Value lNew = x.mul(st[2 + r], alpha);
+    Value grew = x.cmpf(arith::CmpFPredicate::OGT, mNew, st[r]);
+    // Branchless, l and the accumulators take one factor: 1 exactly where
+    // the max did not grow, as the branch would leave them.
+    Value factor = branchless ? x.select(grew, alpha, x.f32(1)) : alpha;
+    Value lNew = x.mul(st[2 + r], factor);
     for (int64_t blk = 0; blk < blocks; ++blk)
       for (int64_t j = 0; j < 2; ++j) {
         Value &p = sc[blk][2 * r + j];
         p = weight(p);
         lNew = x.add(lNew, p);
       }
-    Value grew = x.cmpf(arith::CmpFPredicate::OGT, mNew, st[r]);
     st[r] = mNew;
     st[2 + r] = lNew;
     SmallVector<Value *> row;
@@ -413,7 +417,7 @@ void softmaxTile(Emitter &x, const Spec &s, SmallVector<Value> &st,
       continue;
     }
     for (Value *v : row)
-      *v = x.select(grew, x.mul(*v, alpha), *v);
+      *v = x.mul(*v, factor);
   }
 }
 
@@ -494,7 +498,8 @@ int64_t warpgroupBufferBytes(int64_t keys, int64_t width) {
 /// 16-byte chunks of one key (coalesced reads); the 8 chunks of a row land
 /// in distinct chunks of one 128-byte row (no bank conflicts).
 void startWarpgroupTile(Emitter &e, const Tile &w, Value tid, Value k0,
-                        bool isKey) {
+                        bool isKey, int64_t stageElements = 0,
+                        Value stage = Value()) {
   const Spec &s = w.s;
   const int64_t lanes = s.lanes, keys = w.keys;
   const int64_t width = isKey ? s.dk : s.dv, perKey = width / 8;
@@ -512,6 +517,8 @@ void startWarpgroupTile(Emitter &e, const Tile &w, Value tid, Value k0,
                                               e.rem(kk, e.idx(8)));
       Value at = e.add(e.mul(e.div(cb, e.idx(8)), e.idx(keys * 64)),
                        e.add(e.mul(kk, e.idx(64)), e.mul(chunk, e.idx(8))));
+      if (stage)
+        at = e.add(at, e.mul(stage, e.idx(stageElements)));
       if (isKey)
         return copyKey(e, w, key, row, c, at);
       if (s.paged)
@@ -527,31 +534,259 @@ void startWarpgroupTile(Emitter &e, const Tile &w, Value tid, Value k0,
   }
 }
 
+/// What the warpgroup form's loops issue: the score products of one key
+/// buffer, the value products, and the copies into the buffers.
+struct WarpgroupParts {
+  Emitter &e;
+  const Spec &s;
+  const Tile &w;
+  Value tid;
+  /// q as A words, loaded once (emitWarpgroupBody).
+  SmallVector<SmallVector<Value, 4>> qa;
+  int64_t keys = 0, scoreParts = 1, scoreKeys = 0;
+  /// Bytes of one key buffer (the second, if any, follows the first).
+  int64_t keyStageBytes = 0;
+
+  /// The operands in the swizzled layout (startWarpgroupTile). Keys, read
+  /// with the channels along k: step m's 16 channels start 32 m bytes into
+  /// their 128-byte rows (m / 4 atom columns on), groups of 8 keys (along
+  /// n) 1024 bytes apart. Values, the channels along n: step kk's 16 keys
+  /// start 2048 kk bytes on, groups of 8 keys (along k) 1024 bytes apart,
+  /// atom columns of 64 channels (along n) 128 keys bytes apart.
+  ///
+  /// Where the value products would have the score products' shape
+  /// (m64n64k16: dv equal to the tile's keys), each score product is
+  /// issued as two of half the keys (part p: keys [32 p, + 32), 4096 p
+  /// bytes on, 4 groups of 8 keys), so the two sets of products differ in
+  /// shape. With one shape for both, NVIDIA's PTX assembler put the weights
+  /// (the value products' A words) in q's registers (the score products'
+  /// A words), product by product, though the next tile's scores still
+  /// read q: from the second tile on, the scores were the last tile's
+  /// weights against the keys (wrong results on the H200 at dv = 64,
+  /// causal or not). The halves cost under 1% there.
+  Value keyOperand(Emitter &x, int64_t m, int64_t part, Value stage) const {
+    Value at = x.idx(m / 4 * keys * 128 + part * scoreKeys * 128 + m % 4 * 32);
+    if (stage)
+      at = x.add(at, x.mul(stage, x.idx(keyStageBytes)));
+    return e.target.warpgroupOperand(x.b, x.loc, w.ks, at,
+                                     /*leadingBytes=*/16,
+                                     /*strideBytes=*/1024);
+  }
+  Value valueOperand(Emitter &x, int64_t kk) const {
+    return e.target.warpgroupOperand(x.b, x.loc, w.vs, x.idx(2048 * kk),
+                                     /*leadingBytes=*/keys * 128,
+                                     /*strideBytes=*/1024);
+  }
+  /// Issues the score products of key buffer `stage` (null: the only one)
+  /// from zero accumulators; the results may be read after a wait. Part
+  /// p's accumulators are entries [p scoreKeys / 2, + scoreKeys / 2): the
+  /// lane's entries of its keys, in order.
+  SmallVector<Value> scores(Emitter &x, Value stage) const {
+    SmallVector<Value> acc(keys / 2, x.f32(0));
+    e.target.warpgroupFence(x.b, x.loc);
+    for (int64_t m = 0; m < s.dk / 16; ++m)
+      for (int64_t part = 0; part < scoreParts; ++part) {
+        const int64_t first = part * scoreKeys / 2;
+        SmallVector<Value> d = e.target.warpgroupTile(
+            x.b, x.loc, s.storage, scoreKeys, /*transposeB=*/false, qa[m],
+            keyOperand(x, m, part, stage),
+            ValueRange(acc).slice(first, scoreKeys / 2));
+        std::copy(d.begin(), d.end(), acc.begin() + first);
+      }
+    return acc;
+  }
+  /// Issues o += P V from the weights' A words `pw`.
+  SmallVector<Value> values(Emitter &x,
+                            SmallVector<SmallVector<Value, 4>> &pw,
+                            SmallVector<Value> o) const {
+    e.target.warpgroupFence(x.b, x.loc);
+    for (int64_t kk = 0; kk < keys / 16; ++kk)
+      o = e.target.warpgroupTile(x.b, x.loc, s.storage, s.dv,
+                                 /*transposeB=*/true, pw[kk],
+                                 valueOperand(x, kk), o);
+    return o;
+  }
+  /// Starts the copies of tile k0's keys into key buffer `stage`, or of
+  /// its values, where k0 is a tile of the workgroup's range.
+  void copyKeys(Emitter &x, Value k0, Value stage = Value()) const {
+    x.when(x.cmpi(arith::CmpIPredicate::ult, k0, w.kEnd), [&] {
+      startWarpgroupTile(x, w, tid, k0, true, keyStageBytes / 2, stage);
+    });
+  }
+  void copyValues(Emitter &x, Value k0) const {
+    x.when(x.cmpi(arith::CmpIPredicate::ult, k0, w.kEnd),
+           [&] { startWarpgroupTile(x, w, tid, k0, false); });
+  }
+  /// Waits until at most `pending` copy groups are in flight, and makes
+  /// the landed ones visible to the products of every subgroup.
+  /// (The wait counts groups; the group it names is only the op's token:
+  /// the last one closed, in the same block as the wait or one around it.)
+  void landed(Emitter &x, int64_t pending) const {
+    e.target.asyncWait(x.b, x.loc, lastGroup, pending);
+    e.target.warpgroupOperandFence(x.b, x.loc);
+    x.b.create<gpu::BarrierOp>(x.loc);
+  }
+  /// Closes the copies started since the last group into a group.
+  void closeCopies(Emitter &x) const {
+    lastGroup = e.target.asyncGroup(x.b, x.loc, {});
+  }
+  mutable Value lastGroup;
+};
+
+/// One key buffer and one value buffer: the next tile's keys are copied
+/// while this tile's softmax and value products run, its values while the
+/// next tile's scores do; each product is waited for as it is issued.
+SmallVector<Value> warpgroupLoop(Emitter &e, const WarpgroupParts &parts,
+                                 const Row (&rows)[2], Value t,
+                                 SmallVector<Value> init) {
+  const Tile &w = parts.w;
+  const Spec &s = parts.s;
+  const int64_t keys = parts.keys;
+  const TargetHooks &target = e.target;
+  // The first tile's keys as a group; its values are closed into a group
+  // at the top of the loop, as every later tile's are.
+  parts.copyKeys(e, w.kBegin);
+  parts.closeCopies(e);
+  parts.copyValues(e, w.kBegin);
+  auto loop = e.b.create<scf::ForOp>(
+      e.loc, w.kBegin, w.kEnd, e.idx(keys), init,
+      [&](OpBuilder &nb, Location l, Value k0, ValueRange carried) {
+        Emitter x(nb, l, target);
+        SmallVector<Value> st(carried.begin(), carried.end());
+        Value next = x.add(k0, x.idx(keys));
+        // In flight: this tile's keys, then its values. Wait for the keys.
+        parts.closeCopies(x);
+        parts.landed(x, 1);
+        SmallVector<Value> acc = parts.scores(x, Value());
+        target.warpgroupCommitAndWait(nb, l, 0);
+        // Every subgroup has read the keys: the next tile's may land.
+        nb.create<gpu::BarrierOp>(l);
+        parts.copyKeys(x, next);
+        parts.closeCopies(x);
+        SmallVector<SmallVector<Value, 4>> sc(keys / 8);
+        for (int64_t blk = 0; blk < keys / 8; ++blk)
+          sc[blk].assign(acc.begin() + 4 * blk, acc.begin() + 4 * blk + 4);
+        scoresToLog2(x, w, rows, k0, t, sc);
+        softmaxTile(x, s, st, sc, /*branchless=*/true);
+        SmallVector<SmallVector<Value, 4>> pw = weightWords(x, s.storage, sc);
+        // This tile's values (the next tile's keys may stay in flight).
+        parts.landed(x, 1);
+        SmallVector<Value> o =
+            parts.values(x, pw, SmallVector<Value>(st.begin() + 4, st.end()));
+        target.warpgroupCommitAndWait(nb, l, 0);
+        std::copy(o.begin(), o.end(), st.begin() + 4);
+        // Every subgroup has read the values: the next tile's may land.
+        nb.create<gpu::BarrierOp>(l);
+        parts.copyValues(x, next);
+        nb.create<scf::YieldOp>(l, st);
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+/// Two key buffers (tile i's in buffer i % 2) and one value buffer, the
+/// score products of tile j + 1 issued before tile j's softmax, so the
+/// tensor cores compute them while the lanes compute the softmax. At the
+/// top of iteration j the copy groups in flight are at most: tile j + 1's
+/// keys, tile j's values, tile j + 2's keys; each iteration closes tile
+/// j + 1's values and tile j + 3's keys (into the buffer tile j + 1's
+/// scores have just left). The scores of tile j come into the iteration
+/// from the one before (or from before the loop, for the first).
+SmallVector<Value> pipelinedWarpgroupLoop(Emitter &e,
+                                          const WarpgroupParts &parts,
+                                          const Row (&rows)[2], Value t,
+                                          SmallVector<Value> init) {
+  const Tile &w = parts.w;
+  const Spec &s = parts.s;
+  const int64_t keys = parts.keys;
+  const TargetHooks &target = e.target;
+  auto tileAt = [&](Emitter &x, int64_t i) {
+    return x.add(w.kBegin, x.idx(i * keys));
+  };
+  // Before the loop: the first two tiles' keys and the first tile's
+  // values, the first tile's scores, then the third tile's keys into the
+  // first buffer, which the scores have left.
+  parts.copyKeys(e, tileAt(e, 0), e.idx(0));
+  parts.closeCopies(e);
+  parts.copyKeys(e, tileAt(e, 1), e.idx(1));
+  parts.closeCopies(e);
+  parts.copyValues(e, tileAt(e, 0));
+  parts.closeCopies(e);
+  parts.landed(e, 2);
+  SmallVector<Value> first = parts.scores(e, e.idx(0));
+  target.warpgroupCommitAndWait(e.b, e.loc, 0);
+  e.b.create<gpu::BarrierOp>(e.loc);
+  parts.copyKeys(e, tileAt(e, 2), e.idx(0));
+  parts.closeCopies(e);
+  const int64_t numState = static_cast<int64_t>(init.size());
+  init.append(first.begin(), first.end());
+  auto loop = e.b.create<scf::ForOp>(
+      e.loc, w.kBegin, w.kEnd, e.idx(keys), init,
+      [&](OpBuilder &nb, Location l, Value k0, ValueRange carried) {
+        Emitter x(nb, l, target);
+        SmallVector<Value> st(carried.begin(), carried.begin() + numState);
+        SmallVector<Value> acc(carried.begin() + numState, carried.end());
+        Value j = x.div(x.sub(k0, w.kBegin), x.idx(keys));
+        Value next = x.add(k0, x.idx(keys));
+        Value nextStage = x.rem(x.add(j, x.idx(1)), x.idx(2));
+        // Tile j + 1's keys, then its scores, in flight while this tile's
+        // softmax runs. Past the last tile they are issued all the same
+        // (on whatever the buffer holds; nothing writes it then) and never
+        // read: a branch around them would have the assembler serialise
+        // the products.
+        parts.landed(x, 2);
+        SmallVector<Value> ahead = parts.scores(x, nextStage);
+        target.warpgroupCommit(nb, l);
+        SmallVector<SmallVector<Value, 4>> sc(keys / 8);
+        for (int64_t blk = 0; blk < keys / 8; ++blk)
+          sc[blk].assign(acc.begin() + 4 * blk, acc.begin() + 4 * blk + 4);
+        scoresToLog2(x, w, rows, k0, t, sc);
+        softmaxTile(x, s, st, sc, /*branchless=*/true);
+        SmallVector<SmallVector<Value, 4>> pw = weightWords(x, s.storage, sc);
+        // This tile's values (tile j + 2's keys may stay in flight).
+        parts.landed(x, 1);
+        SmallVector<Value> o =
+            parts.values(x, pw, SmallVector<Value>(st.begin() + 4, st.end()));
+        target.warpgroupCommitAndWait(nb, l, 0);
+        std::copy(o.begin(), o.end(), st.begin() + 4);
+        // Every subgroup is done with this tile's values and tile j + 1's
+        // keys: tile j + 1's values and tile j + 3's keys may land.
+        nb.create<gpu::BarrierOp>(l);
+        parts.copyValues(x, next);
+        parts.closeCopies(x);
+        parts.copyKeys(x, x.add(next, x.idx(2 * keys)), nextStage);
+        parts.closeCopies(x);
+        SmallVector<Value> yield = st;
+        yield.append(ahead.begin(), ahead.end());
+        nb.create<scf::YieldOp>(l, yield);
+      });
+  return SmallVector<Value>(loop.getResults().begin(),
+                            loop.getResults().begin() + numState);
+}
+
 /// The tile schedule on the warpgroup tile (Target.h): the workgroup is
 /// one warpgroup of 64 rows, whose 4 subgroups hold their 16 rows in the
 /// matrix tile's layout, as in emitTileBody, but each product spans all
 /// 64 rows: scores 64 x keys from q (A words in registers, natural channel
 /// order) against the staged keys, dk / 16 products; weighted values 64 x
 /// dv from the weights (A words, as emitTileBody makes them) against the
-/// staged values read transposed, keys / 16 products. Keys and values
-/// have one buffer each: the next tile's keys are copied while this tile's
-/// softmax and value products run, its values while the next tile's
-/// scores do. The accumulators of both products are the lane's entries in
-/// emitTileBody's order, so the softmax and the epilogue are shared.
-/// Where dv equals the tile's keys, each score product is issued as two
-/// products of half the keys (see below).
+/// staged values read transposed, keys / 16 products. With one key buffer
+/// (tile_stages 1) warpgroupLoop runs the tiles, with two
+/// pipelinedWarpgroupLoop. The accumulators of both products are the
+/// lane's entries in emitTileBody's order, so the softmax and the epilogue
+/// are shared.
 void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
                        gpu::GPUFuncOp fn, Value tid, Value id) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   Type et = s.storage;
-  const int64_t keys = s.tileKeys, G = s.group, blocks = keys / 8;
+  const int64_t keys = s.tileKeys, G = s.group;
+  const int64_t stages = s.tileStages;
   const TargetHooks &target = e.target;
   Tile w{s, a, s.tileRows, keys, s.dk, s.dv, G * s.lq};
   // The swizzled layout repeats every 1024 bytes, from a 1024-byte
-  // boundary.
-  w.ks = target.allocWorkgroup(b, loc, fn,
-                               {warpgroupBufferBytes(keys, s.dk) / 2}, et,
+  // boundary (each buffer's size is a multiple of 1024).
+  const int64_t keyStageBytes = warpgroupBufferBytes(keys, s.dk);
+  w.ks = target.allocWorkgroup(b, loc, fn, {stages * keyStageBytes / 2}, et,
                                /*align=*/1024);
   w.vs = target.allocWorkgroup(b, loc, fn,
                                {warpgroupBufferBytes(keys, s.dv) / 2}, et,
@@ -564,109 +799,42 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
   Value pA = e.add(p0, e.add(e.mul(warp, e.idx(16)), g));
   Row rows[2] = {rowOf(e, w, pA), rowOf(e, w, e.add(pA, e.idx(8)))};
 
+  WarpgroupParts parts{e, s, w, tid};
+  parts.keys = keys;
+  parts.scoreParts = s.dv == keys ? 2 : 1;
+  parts.scoreKeys = keys / parts.scoreParts;
+  parts.keyStageBytes = keyStageBytes;
   // q as A words in natural order: step m's words are rows g and g + 8 at
   // channels 16 m + 2 t (+1), then at 16 m + 8 + 2 t (+1).
-  SmallVector<SmallVector<Value, 4>> qa(s.dk / 16);
+  parts.qa.resize(s.dk / 16);
   for (int64_t m = 0; m < s.dk / 16; ++m)
     for (int64_t half = 0; half < 2; ++half)
       for (int64_t r = 0; r < 2; ++r) {
         Value c = e.add(e.mul(t, e.idx(2)), e.idx(16 * m + 8 * half));
         Value v = loadVec(e, et, a.q, {w.bi, rows[r].head, rows[r].qi, c}, 2);
-        qa[m].push_back(wordsOf(e, v)[0]);
+        parts.qa[m].push_back(wordsOf(e, v)[0]);
       }
 
-  // The operands in the swizzled layout (startWarpgroupTile). Keys, read
-  // with the channels along k: step m's 16 channels start 32 m bytes into
-  // their 128-byte rows (m / 4 atom columns on), groups of 8 keys (along
-  // n) 1024 bytes apart. Values, the channels along n: step kk's 16 keys
-  // start 2048 kk bytes on, groups of 8 keys (along k) 1024 bytes apart,
-  // atom columns of 64 channels (along n) 128 keys bytes apart.
-  //
-  // Where the value products would have the score products' shape
-  // (m64n64k16: dv equal to the tile's keys), each score product is
-  // issued as two of half the keys (part p: keys [32 p, + 32), 4096 p
-  // bytes on, 4 groups of 8 keys), so the two sets of products differ in
-  // shape. With one shape for both, NVIDIA's PTX assembler put the weights
-  // (the value products' A words) in q's registers (the score products'
-  // A words), product by product, though the next tile's scores still
-  // read q: from the second tile on, the scores were the last tile's
-  // weights against the keys (wrong results on the H200 at dv = 64,
-  // causal or not). The halves cost under 1% there.
-  const int64_t scoreParts = s.dv == keys ? 2 : 1;
-  const int64_t scoreKeys = keys / scoreParts;
-  auto keyOperand = [&](Emitter &x, int64_t m, int64_t part) {
-    return target.warpgroupOperand(
-        x.b, x.loc, w.ks,
-        x.idx(m / 4 * keys * 128 + part * scoreKeys * 128 + m % 4 * 32),
-        /*leadingBytes=*/16, /*strideBytes=*/1024);
-  };
-  auto valueOperand = [&](Emitter &x, int64_t kk) {
-    return target.warpgroupOperand(x.b, x.loc, w.vs, x.idx(2048 * kk),
-                                   /*leadingBytes=*/keys * 128,
-                                   /*strideBytes=*/1024);
-  };
-
   SmallVector<Value> init = initialState(e, s);
-  // The first tile's keys as a group; its values are closed into a group
-  // at the top of the loop, as every later tile's are.
-  Value any = e.cmpi(arith::CmpIPredicate::ult, w.kBegin, w.kEnd);
-  e.when(any, [&] { startWarpgroupTile(e, w, tid, w.kBegin, true); });
-  target.asyncGroup(b, loc, {});
-  e.when(any, [&] { startWarpgroupTile(e, w, tid, w.kBegin, false); });
-  auto loop = b.create<scf::ForOp>(
-      loc, w.kBegin, w.kEnd, e.idx(keys), init,
-      [&](OpBuilder &nb, Location l, Value k0, ValueRange carried) {
-        Emitter x(nb, l, target);
-        SmallVector<Value> st(carried.begin(), carried.end());
-        Value next = x.add(k0, x.idx(keys));
-        Value more = x.cmpi(arith::CmpIPredicate::ult, next, w.kEnd);
-        // In flight: this tile's keys, then its values. Wait for the keys.
-        Value values = target.asyncGroup(nb, l, {});
-        target.asyncWait(nb, l, values, 1);
-        target.warpgroupOperandFence(nb, l);
-        nb.create<gpu::BarrierOp>(l);
-        SmallVector<Value> acc(keys / 2, x.f32(0));
-        target.warpgroupFence(nb, l);
-        // Part p's accumulators are entries [p scoreKeys / 2, +
-        // scoreKeys / 2): the lane's entries of its keys, in order.
-        for (int64_t m = 0; m < s.dk / 16; ++m)
-          for (int64_t part = 0; part < scoreParts; ++part) {
-            const int64_t first = part * scoreKeys / 2;
-            SmallVector<Value> d = target.warpgroupTile(
-                nb, l, et, scoreKeys, /*transposeB=*/false, qa[m],
-                keyOperand(x, m, part),
-                ValueRange(acc).slice(first, scoreKeys / 2));
-            std::copy(d.begin(), d.end(), acc.begin() + first);
-          }
-        target.warpgroupCommitAndWait(nb, l, 0);
-        // Every subgroup has read the keys: the next tile's may land.
-        nb.create<gpu::BarrierOp>(l);
-        x.when(more, [&] { startWarpgroupTile(x, w, tid, next, true); });
-        Value nextKeys = target.asyncGroup(nb, l, {});
-        SmallVector<SmallVector<Value, 4>> sc(blocks);
-        for (int64_t blk = 0; blk < blocks; ++blk)
-          sc[blk].assign(acc.begin() + 4 * blk, acc.begin() + 4 * blk + 4);
-        scoresToLog2(x, w, rows, k0, t, sc);
-        softmaxTile(x, s, st, sc, /*branchless=*/true);
-        SmallVector<SmallVector<Value, 4>> pw = weightWords(x, et, sc);
-        // This tile's values (the next tile's keys may stay in flight).
-        target.asyncWait(nb, l, nextKeys, 1);
-        target.warpgroupOperandFence(nb, l);
-        nb.create<gpu::BarrierOp>(l);
-        SmallVector<Value> o(st.begin() + 4, st.end());
-        target.warpgroupFence(nb, l);
-        for (int64_t kk = 0; kk < keys / 16; ++kk)
-          o = target.warpgroupTile(nb, l, et, s.dv, /*transposeB=*/true,
-                                   pw[kk], valueOperand(x, kk), o);
-        target.warpgroupCommitAndWait(nb, l, 0);
-        for (int64_t i = 0; i < s.dv / 2; ++i)
-          st[4 + i] = o[i];
-        // Every subgroup has read the values: the next tile's may land.
-        nb.create<gpu::BarrierOp>(l);
-        x.when(more, [&] { startWarpgroupTile(x, w, tid, next, false); });
-        nb.create<scf::YieldOp>(l, st);
-      });
-  SmallVector<Value> st(loop.getResults().begin(), loop.getResults().end());
+  SmallVector<Value> st;
+  if (stages == 1) {
+    st = warpgroupLoop(e, parts, rows, t, init);
+  } else {
+    // A workgroup with no keys to see (a causal or window range that
+    // leaves it none) skips the loop's prologue too.
+    Value any = e.cmpi(arith::CmpIPredicate::ult, w.kBegin, w.kEnd);
+    SmallVector<Type> types(init.size(), b.getF32Type());
+    auto ifOp = b.create<scf::IfOp>(loc, types, any, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      SmallVector<Value> out = pipelinedWarpgroupLoop(e, parts, rows, t, init);
+      b.create<scf::YieldOp>(loc, out);
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      b.create<scf::YieldOp>(loc, init);
+    }
+    st.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+  }
   finishRows(e, w, rows, split, t, st);
 }
 

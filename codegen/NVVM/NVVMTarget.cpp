@@ -242,6 +242,9 @@ public:
     b.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
     b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, pending);
   }
+  void warpgroupCommit(OpBuilder &b, Location loc) const override {
+    b.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+  }
   void warpgroupOperandFence(OpBuilder &b, Location loc) const override {
     b.create<NVVM::FenceProxyOp>(
         loc, NVVM::ProxyKind::async_shared,

@@ -112,11 +112,12 @@ LogicalResult AttentionScheduleAttr::verify(
     if (tileStages < 1 || tileStages > 2)
       return emitError() << "expected 1 or 2 tile stages, got " << tileStages;
     // The warpgroup form: one warpgroup of 64 rows, key tiles in 16-key
-    // products, one buffer each for keys and values.
-    if (tileWarpgroup && (tileRows != 64 || tileStages != 1))
-      return emitError() << "expected a warpgroup tile schedule of 64 rows "
-                            "and one stage, got tile_rows "
-                         << tileRows << ", tile_stages " << tileStages;
+    // products; one key buffer or two (the pipelined form), one value
+    // buffer.
+    if (tileWarpgroup && tileRows != 64)
+      return emitError() << "expected a warpgroup tile schedule of 64 rows, "
+                            "got tile_rows "
+                         << tileRows;
   } else if (tileStages != 0 || tileWarpgroup) {
     return emitError()
            << "expected tile_stages and tile_warpgroup only on a tile "

@@ -98,6 +98,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     t.splits = splits;
     t.noMatrix = noMatrix;
     t.noWarpgroup = noWarpgroup;
+    t.warpgroupPipeline = warpgroupPipeline;
     t.noFusedCombine = noFusedCombine;
     t.fusedCombine = fusedCombine;
     return t;

@@ -256,6 +256,11 @@ for model in "8b 32 8" "70b 64 8"; do
     "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
       --no-warpgroup -o "$OUT/bench/$name-subgroup.plan"
     echo "$name-subgroup $l" >> "$OUT/bench/compare.txt"
+    # And in the warpgroup tile's pipelined form (two key buffers, the
+    # next tile's scores during this tile's softmax).
+    "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
+      --warpgroup-pipeline -o "$OUT/bench/$name-pipelined.plan"
+    echo "$name-pipelined $l" >> "$OUT/bench/compare.txt"
     rm "$OUT/bench/$name.mlir"
     echo "$name 1 $2 $3 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
   done
@@ -272,6 +277,9 @@ chunk() { # name trace-args shape-line
   "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet --no-warpgroup \
     -o "$OUT/bench/$1-subgroup.plan"
   echo "$1-subgroup" >> "$OUT/bench/compare.txt"
+  "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet \
+    --warpgroup-pipeline -o "$OUT/bench/$1-pipelined.plan"
+  echo "$1-pipelined" >> "$OUT/bench/compare.txt"
   rm "$OUT/bench/$1.mlir"
   echo "$1 $3" >> "$OUT/bench/shapes.txt"
 }

@@ -9,14 +9,16 @@
 #   run-h200.sh BUNDLE_DIR [PHASES]
 # PHASES is a comma list of check, resident (the same cases run whole on
 # the device, and the whole-plan graph replay), torch (our outputs against
-# PyTorch on the device), memcheck, peers, ours,
+# PyTorch on the device), memcheck (compute-sanitizer: SANITIZERS, over
+# MEMCHECK_CASES), peers, ours,
 # compare (the bf16 decode shapes with a combine kernel, and on the channel
 # schedule where the bundle has those plans), tuning, profile (ncu of
 # PROFILE plans), vulkan (the SPIR-V plans against the oracle on the
 # machine's Vulkan driver), vulkan-bench (the SPIR-V plans of the decode
 # benchmark shapes timed there, as ours times the PTX plans),
 # or one of all (check,peers,ours), bench (peers,ours), everything (all).
-# ONLY="name ..." and COMPARE_ONLY="name ..." time just those plans.
+# ONLY="name ..." (ours and the peers) and COMPARE_ONLY="name ..." time
+# just those shapes and plans.
 # Each phase has a time budget in seconds (BUDGET_<PHASE>, "-" as "_", e.g.
 # BUDGET_CHECK=150): cases not started within it are reported as skipped,
 # so one slow phase cannot starve the rest of a bounded session.
@@ -106,33 +108,42 @@ fi
 
 if has memcheck; then
   budget memcheck 60
-  echo "== compute-sanitizer memcheck"
-  # MEMCHECK_CASES=all: every sweep case.
+  echo "== compute-sanitizer: ${SANITIZERS:-memcheck}"
+  # MEMCHECK_CASES=all: every sweep case; MEMCHECK_CASES=tile: every
+  # warpgroup-tile case. SANITIZERS="memcheck racecheck synccheck" runs
+  # each tool over each case.
   [ "${MEMCHECK_CASES:-}" = all ] && MEMCHECK_CASES=$(cut -d'|' -f1 "$B/sweep.txt" | tr '\n' ' ')
+  [ "${MEMCHECK_CASES:-}" = tile ] && MEMCHECK_CASES=$(cut -d'|' -f1 "$B/sweep.txt" | grep '^sweep-tile-' | tr '\n' ' ')
   # Four sanitised processes at a time share the GPU.
-  memcheck_one() {
-    n="$1"
-    intime || { echo "$n: skipped (time budget)"; return; }
+  sanitize_one() {
+    tool="$1"; n="$2"
+    intime || { echo "$tool $n: skipped (time budget)"; return; }
     args=$(grep "^$n|" "$B/sweep.txt" | cut -d'|' -f2)
-    compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$RUN" "$B/plans/$n.cuda.plan" --device=cuda --device-only $args --quiet > "$R/memcheck-$n.txt" 2>&1
-    echo "$n: exit $? $(grep -c 'Invalid' "$R/memcheck-$n.txt") invalid accesses"
+    compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 9 "$RUN" "$B/plans/$n.cuda.plan" --device=cuda --device-only $args --quiet > "$R/$tool-$n.txt" 2>&1
+    rc=$?
+    echo "$tool $n: exit $rc; $(grep -c 'Invalid' "$R/$tool-$n.txt") invalid accesses; $(grep -E 'SUMMARY' "$R/$tool-$n.txt" | tail -1)"
   }
-  export -f memcheck_one intime; export R
-  for n in ${MEMCHECK_CASES:-sweep-gqa-d128-split sweep-mqa-d96 sweep-mla-192-128 sweep-paged-split sweep-live sweep-gqa-d40 sweep-bf16-split sweep-mma-mqa6-d128-tail sweep-mma-rep3-d96-live sweep-mma-paged-split sweep-fused-mma-live-split sweep-split-channel-live}; do
-    echo "$n"
-  done | xargs -P 4 -I{} bash -c 'memcheck_one {}' | sort | tee "$R/memcheck.txt"
+  export -f sanitize_one intime; export R
+  for tool in ${SANITIZERS:-memcheck}; do
+    for n in ${MEMCHECK_CASES:-sweep-gqa-d128-split sweep-mqa-d96 sweep-mla-192-128 sweep-paged-split sweep-live sweep-gqa-d40 sweep-bf16-split sweep-mma-mqa6-d128-tail sweep-mma-rep3-d96-live sweep-mma-paged-split sweep-fused-mma-live-split sweep-split-channel-live}; do
+      echo "$tool $n"
+    done
+  done | xargs -P 4 -L 1 bash -c 'sanitize_one "$@"' _ | sort | tee "$R/memcheck.txt"
 fi
 
 if has peers; then
   budget peers 170
   echo "== benchmark: peers"
-  python3 - "$B/bench/shapes.txt" "$R/shapes.json" <<'PY'
+  python3 - "$B/bench/shapes.txt" "$R/shapes.json" "${ONLY:-}" <<'PY'
 import json, sys
 shapes = []
+only = set(sys.argv[3].split())
 for line in open(sys.argv[1]):
     # name b hq hkv lk d dtype [lq causal]
     f = line.split()
     name, b, hq, hkv, lk, d, dtype = f[:7]
+    if only and name not in only:
+        continue
     lq = int(f[7]) if len(f) > 7 else 1
     causal = len(f) > 8 and f[8] == "causal"
     shapes.append(dict(name=name, b=int(b), hq=int(hq), hkv=int(hkv), lk=int(lk), d=int(d),

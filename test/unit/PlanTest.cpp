@@ -441,6 +441,17 @@ TEST(Planner, WarpgroupTileSchedule) {
   EXPECT_EQ(s->group, 4);
   EXPECT_EQ(s->rows, 8 * 63);
   EXPECT_EQ(s->stateBytes, 2 * 2 * 64 * 128);
+  // Asked for the pipelined form: two key buffers beside the value buffer
+  // fit 48 KiB.
+  ScheduleTuning pipelined;
+  pipelined.warpgroupPipeline = true;
+  {
+    auto two = planAttention(p, d, pipelined);
+    ASSERT_TRUE(bool(two));
+    EXPECT_TRUE(two->tileWarpgroup);
+    EXPECT_EQ(two->tileStages, 2);
+    EXPECT_EQ(two->stateBytes, 3 * 2 * 64 * 128);
+  }
   // Asked not to: the subgroup tile, as on sm_80.
   ScheduleTuning tuning;
   tuning.noWarpgroup = true;
@@ -490,6 +501,9 @@ TEST(Planner, WarpgroupTileSchedule) {
   odd.valueWidth = 96;
   s = planAttention(odd, d);
   EXPECT_EQ(s->stateBytes, 64 * 128 + 2 * 64 * 128);
+  s = planAttention(odd, d, pipelined);
+  EXPECT_EQ(s->tileStages, 2);
+  EXPECT_EQ(s->stateBytes, 2 * 64 * 128 + 2 * 64 * 128);
   AttentionShape mla = decode(1, 16, 1, 512, 192, "bf16");
   mla.queryLen = 100;
   mla.valueWidth = 128;
@@ -498,6 +512,11 @@ TEST(Planner, WarpgroupTileSchedule) {
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->tileWarpgroup);
   EXPECT_EQ(s->stateBytes, 3 * 64 * 128 + 2 * 64 * 128);
+  // Two 192-wide key buffers would not fit beside the values: one, also
+  // when the pipelined form is asked for.
+  s = planAttention(mla, d, pipelined);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileStages, 1);
   // f32 has no matrix tile at all.
   AttentionShape f32 = decode(1, 8, 2, 100, 128);
   f32.queryLen = 100;

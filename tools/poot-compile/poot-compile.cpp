@@ -126,6 +126,12 @@ static struct TuningFlags {
       cl::desc("Prefill on the subgroup matrix tile even where the device "
                "has the warpgroup tile (comparisons)"),
       cl::cat(tuningOptions)};
+  cl::opt<bool> warpgroupPipeline{
+      "warpgroup-pipeline", cl::init(false),
+      cl::desc("Warpgroup tile: two key buffers, the next tile's score "
+               "products during this tile's softmax (comparisons; slower "
+               "on the H200)"),
+      cl::cat(tuningOptions)};
   cl::opt<bool> noFusedCombine{
       "no-fused-combine", cl::init(false),
       cl::desc("Split-KV: always a combine kernel (comparisons)"),

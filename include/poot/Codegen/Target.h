@@ -150,6 +150,9 @@ public:
   /// until at most `pending` groups are in flight.
   virtual void warpgroupCommitAndWait(mlir::OpBuilder &b, mlir::Location loc,
                                       int64_t pending) const;
+  /// Closes the products issued since the last call into a group, without
+  /// waiting: they run on while the lanes go on.
+  virtual void warpgroupCommit(mlir::OpBuilder &b, mlir::Location loc) const;
   /// Makes this thread's writes to workgroup memory (stores, completed
   /// asynchronous copies) visible to the warpgroup tile's reads of B,
   /// which go through another path; a barrier then extends it to the

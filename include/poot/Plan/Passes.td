@@ -60,6 +60,9 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
     Option<"noWarpgroup", "no-warpgroup", "bool", "false",
            "Prefill on the subgroup matrix tile even where the device has "
            "the warpgroup tile (comparisons)">,
+    Option<"warpgroupPipeline", "warpgroup-pipeline", "bool", "false",
+           "Warpgroup tile: two key buffers, the next tile's score products "
+           "during this tile's softmax (comparisons; slower on the H200)">,
     Option<"noFusedCombine", "no-fused-combine", "bool", "false",
            "Split-KV: always a combine kernel, never the combine in the "
            "last workgroup of a row (comparisons)">,

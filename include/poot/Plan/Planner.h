@@ -70,6 +70,10 @@ struct ScheduleTuning {
   /// Prefill on the subgroup matrix tile even where the device has the
   /// warpgroup tile (comparisons).
   bool noWarpgroup = false;
+  /// Warpgroup tile: two key buffers, the next tile's scores issued before
+  /// this tile's softmax (the pipelined form; measured slower on the H200
+  /// than one buffer, so asked for, not the default).
+  bool warpgroupPipeline = false;
   bool noFusedCombine = false; ///< split-KV: always a combine kernel
   /// Split-KV: the combine in the last workgroup on every schedule, on any
   /// target the generator gives a device fence (tests and comparisons).
@@ -157,6 +161,7 @@ void copyTuning(const From &from, To &to) {
   to.splits = from.splits;
   to.noMatrix = from.noMatrix;
   to.noWarpgroup = from.noWarpgroup;
+  to.warpgroupPipeline = from.warpgroupPipeline;
   to.noFusedCombine = from.noFusedCombine;
   to.fusedCombine = from.fusedCombine;
 }

@@ -3,6 +3,7 @@
 // RUN: poot-opt %s --split-input-file --poot-plan=device=sm_80 | FileCheck %s --check-prefix=SM80
 // RUN: poot-opt %s --split-input-file --poot-plan=device=gfx942 | FileCheck %s --check-prefix=GFX942
 // RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 no-warpgroup=true" | FileCheck %s --check-prefix=NOWG
+// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 warpgroup-pipeline=true" | FileCheck %s --check-prefix=PIPE
 
 // bf16 prefill, Llama-3-8B layer: 4 heads of a KV head interleaved in 64
 // rows; 1024 rows x 4 heads / 64 = 64 row blocks x 8 KV heads. Two 64-key
@@ -11,6 +12,10 @@
 // (2 x 64 keys x 128 bytes each).
 // CHECK-LABEL: func.func @prefill_8b
 // CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 32768, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, device = "sm_90">
+// Asked for the pipelined form: two key buffers beside the value buffer,
+// 48 KiB (the next tile's scores run during this tile's softmax).
+// PIPE-LABEL: func.func @prefill_8b
+// PIPE: state_bytes = 49152, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 2, tile_warpgroup = true
 // On the subgroup tile (asked for on sm_90; sm_80's only one), two 64-key
 // tiles would take 77824 bytes of workgroup memory, two 32-key tiles fit.
 // NOWG-LABEL: func.func @prefill_8b
@@ -66,4 +71,19 @@ func.func @four_rows(%q: tensor<1x8x4x128xbf16>, %k: tensor<1x2x100x128xbf16>, %
 func.func @sixteen_rows(%q: tensor<1x8x16x128xbf16>, %k: tensor<1x2x100x128xbf16>, %v: tensor<1x2x100x128xbf16>, %pos: tensor<i32>) -> tensor<1x8x16x128xbf16> {
   %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 4 : i64, causal} : tensor<1x8x16x128xbf16>, tensor<1x2x100x128xbf16>, tensor<1x2x100x128xbf16> -> tensor<1x8x16x128xbf16>
   return %o : tensor<1x8x16x128xbf16>
+}
+
+// -----
+
+// MLA's split key (192 wide against 128-wide values) on the warpgroup
+// tile: one key buffer (40 KiB in all), also when the pipelined form is
+// asked for, since two 24 KiB key buffers and the 16 KiB value buffer
+// would pass 48 KiB.
+// CHECK-LABEL: func.func @mla_prefill
+// CHECK: state_bytes = 40960, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true
+// PIPE-LABEL: func.func @mla_prefill
+// PIPE: state_bytes = 40960, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true
+func.func @mla_prefill(%q: tensor<1x8x300x192xbf16>, %k: tensor<1x1x300x192xbf16>, %v: tensor<1x1x300x128xbf16>) -> tensor<1x8x300x128xbf16> {
+  %o = poot.attention %q, %k, %v {scale = 0.072 : f64, n_rep = 8 : i64, causal} : tensor<1x8x300x192xbf16>, tensor<1x1x300x192xbf16>, tensor<1x1x300x128xbf16> -> tensor<1x8x300x128xbf16>
+  return %o : tensor<1x8x300x128xbf16>
 }
