@@ -1977,7 +1977,37 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   if (vt.getRank() != 4 - lead)
     return decline(rewriter, root, "expected a rank-4 value");
   int64_t vBatch = unbatched ? 1 : vt.getDimSize(0);
-  if (kShape[0] != b || vBatch != b)
+  // Keys and values of batch 1 against queries of batch N (a prefix shared
+  // by every row): broadcast to the query batch in front of the fused op,
+  // which reads each row's copy (only the dense form; the copy costs what
+  // the broadcasting matmuls of the unfused chain read anyway).
+  bool broadcastBatch = !grouped && kShape[0] == 1 && vBatch == 1 && b > 1;
+  // The same, spelled as explicit broadcasts of the batch axis alone
+  // (k.expand(B, ...)): the fused op takes the shared row itself.
+  auto batchOnly = [&](Value x) -> Value {
+    auto bc = x ? x.getDefiningOp<BroadcastOp>() : nullptr;
+    if (!bc)
+      return Value();
+    auto st = typeOf(bc.getX());
+    auto dt = typeOf(x);
+    if (st.getRank() != 4 || dt.getRank() != 4 || st.getDimSize(0) != 1 ||
+        dt.getDimSize(0) != b ||
+        st.getShape().drop_front() != dt.getShape().drop_front())
+      return Value();
+    return bc.getX();
+  };
+  if (!grouped && !unbatched && b > 1 && kShape[0] == b && vBatch == b &&
+      !kLayoutSrc && !kHeadView && !vHeadView) {
+    Value ks = batchOnly(kExp), vs = batchOnly(vExp);
+    if (ks && vs) {
+      kExp = ks;
+      vExp = vs;
+      kShape = llvm::to_vector(typeOf(ks).getShape());
+      vt = typeOf(vs);
+      broadcastBatch = true;
+    }
+  }
+  if ((kShape[0] != b || vBatch != b) && !broadcastBatch)
     return decline(rewriter, root,
                    llvm::formatv("key/value batch {0}/{1} broadcast against "
                                  "query batch {2}",
@@ -2085,6 +2115,13 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       }
     }
   }
+
+  if (broadcastBatch && (form != "dense" || kLive))
+    return decline(rewriter, root,
+                   llvm::formatv("key/value batch 1 broadcast against query "
+                                 "batch {0} with a {1} key{2}",
+                                 b, form == "dense" ? "live" : form,
+                                 form == "dense" ? " length" : ""));
 
   // One element type for the fused op: the widest the chain holds, so no
   // operand and no result loses precision (a bf16 model whose attention
@@ -2243,6 +2280,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   q = withBatch(q);
   k = withBatch(k);
   v = withBatch(v);
+
   if (grouped) {
     q = rewriter.create<ReshapeOp>(
         loc, RankedTensorType::get({b, hq, lq, qt.getDimSize(4)},
@@ -2310,6 +2348,46 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
           loc, RankedTensorType::get(shape, pt.getElementType()), pos);
   }
 
+  // Keys and values of batch 1: where nothing else of the chain depends on
+  // the batch row (a scalar position, no mask tensor of its own per row or
+  // head), the batch rows become query heads (head h of row n is head
+  // h b + n, n_rep b times larger), so the fused op reads the shared keys
+  // once for every row; otherwise they are broadcast to the query batch.
+  const bool foldBatch =
+      broadcastBatch && (!pos || typeOf(pos).getNumElements() == 1) &&
+      (!mask ||
+       (typeOf(mask).getDimSize(0) == 1 && typeOf(mask).getDimSize(1) == 1));
+  if (foldBatch) {
+    auto qt4 = typeOf(q);
+    q = rewriter.create<TransposeOp>(loc, q, ArrayRef<int64_t>{1, 0, 2, 3});
+    q = rewriter.create<ReshapeOp>(
+        loc,
+        RankedTensorType::get({1, hq * b, lq, qt4.getDimSize(3)},
+                              qt4.getElementType()),
+        q);
+    if (!slopes.empty()) {
+      SmallVector<double> perRow;
+      for (double slope : slopes)
+        perRow.append(b, slope);
+      slopes = perRow;
+    }
+    nRep *= b;
+    note += llvm::formatv("; keys and values of batch 1, the query batch {0} "
+                          "folded into the heads",
+                          b);
+  } else if (broadcastBatch) {
+    auto toBatch = [&](Value x) -> Value {
+      SmallVector<int64_t> shape(typeOf(x).getShape());
+      shape[0] = b;
+      return rewriter.create<BroadcastOp>(loc, x, shape);
+    };
+    k = toBatch(k);
+    v = toBatch(v);
+    note += llvm::formatv("; keys and values of batch 1 broadcast to the "
+                          "query batch {0}",
+                          b);
+  }
+
   auto softcap = peeled->softcap ? rewriter.getF64FloatAttr(*peeled->softcap)
                                  : FloatAttr();
   // The result keeps the root's type; a bf16 chain that computed its
@@ -2318,6 +2396,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   llvm::append_range(fusedShape, resultType.getShape());
   if (grouped)
     fusedShape = {b, hq, lq, resultType.getDimSize(4)};
+  if (foldBatch)
+    fusedShape = {1, hq * b, lq, fusedShape[3]};
   auto fusedType = RankedTensorType::get(fusedShape, et);
   auto fused = rewriter.create<AttentionOp>(
       loc, fusedType, q, k, kShared, v, read, mask, len, pos,
@@ -2329,6 +2409,12 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       slopes.empty() ? DenseF64ArrayAttr()
                      : rewriter.getDenseF64ArrayAttr(slopes));
   Value result = fused.getResult();
+  if (foldBatch) {
+    result = rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get({hq, b, lq, fusedShape[3]}, et), result);
+    result = rewriter.create<TransposeOp>(loc, result,
+                                          ArrayRef<int64_t>{1, 0, 2, 3});
+  }
   if (!qPerm.empty()) {
     SmallVector<int64_t> back(hq);
     for (int64_t h = 0; h < hq; ++h)

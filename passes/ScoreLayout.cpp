@@ -65,7 +65,14 @@
 //   the merge composing away, and the product is taken there, v regrouped,
 //   then reshaped back.
 //
-// All fire only on chains that hold or feed a softmax (an exp whose values
+// - MatmulBatchBroadcast: matmul(a, broadcast(b)) where the broadcast only
+//   widens batch dims of size 1 to the other operand's (k.expand(B, ...)
+//   of a key cache shared by every batch row) is matmul(a, b): the matmul
+//   broadcasts its batch dims itself, and the attention matcher then sees
+//   keys and values of batch 1, which it reads once for every row. (The
+//   one pattern here that fires on any matmul: it changes no layout.)
+//
+// The others fire only on chains that hold or feed a softmax (an exp whose values
 // are summed), so other matmuls, and MLP chains with a sigmoid's exp, keep
 // their layout.
 //
@@ -924,10 +931,45 @@ struct SplitProbabilitiesAtPV : public OpRewritePattern<MatmulOp> {
   }
 };
 
+/// matmul(a, broadcast(b)) (or with a broadcast) whose broadcast only
+/// widens batch dims of size 1 to sizes the other operand has there:
+/// matmul(a, b).
+struct MatmulBatchBroadcast : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp mm,
+                                PatternRewriter &rewriter) const override {
+    for (int side = 0; side < 2; ++side) {
+      Value x = side ? mm.getRhs() : mm.getLhs();
+      Value other = side ? mm.getLhs() : mm.getRhs();
+      auto bc = x.getDefiningOp<BroadcastOp>();
+      if (!bc)
+        continue;
+      auto st = typeOf(bc.getX()), dt = typeOf(x), ot = typeOf(other);
+      const int64_t r = dt.getRank();
+      if (r < 3 || st.getRank() != r || ot.getRank() != r)
+        continue;
+      bool batchOnly = true;
+      for (int64_t i = 0; i < r && batchOnly; ++i) {
+        if (st.getDimSize(i) == dt.getDimSize(i))
+          continue;
+        // Only a batch dim of 1 widened to the other operand's size there.
+        batchOnly = i < r - 2 && st.getDimSize(i) == 1 &&
+                    ot.getDimSize(i) == dt.getDimSize(i);
+      }
+      if (!batchOnly)
+        continue;
+      Value lhs = side ? other : bc.getX(), rhs = side ? bc.getX() : other;
+      rewriter.replaceOpWithNewOp<MatmulOp>(mm, lhs, rhs);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(mm, "no batch-only broadcast operand");
+  }
+};
+
 } // namespace
 
 void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
   patterns.add<RelabelScoreChain, TransposedPVProduct,
-               LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV>(
-      patterns.getContext());
+               LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV,
+               MatmulBatchBroadcast>(patterns.getContext());
 }

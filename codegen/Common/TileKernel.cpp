@@ -627,6 +627,23 @@ struct WarpgroupParts {
     x.b.create<gpu::BarrierOp>(x.loc);
   }
   /// Closes the copies started since the last group into a group.
+  /// Tile k0's softmax on its scores `acc` (st carries m, l and the
+  /// accumulators), then, once one copy group at most is in flight (the
+  /// tile's values landed), its value products, waited for.
+  void softmaxAndValues(Emitter &x, const Row (&rows)[2], Value t, Value k0,
+                        ArrayRef<Value> acc, SmallVector<Value> &st) const {
+    SmallVector<SmallVector<Value, 4>> sc(keys / 8);
+    for (int64_t blk = 0; blk < keys / 8; ++blk)
+      sc[blk].assign(acc.begin() + 4 * blk, acc.begin() + 4 * blk + 4);
+    scoresToLog2(x, w, rows, k0, t, sc);
+    softmaxTile(x, s, st, sc, /*branchless=*/true);
+    SmallVector<SmallVector<Value, 4>> pw = weightWords(x, s.storage, sc);
+    landed(x, 1);
+    SmallVector<Value> o =
+        values(x, pw, SmallVector<Value>(st.begin() + 4, st.end()));
+    e.target.warpgroupCommitAndWait(x.b, x.loc, 0);
+    std::copy(o.begin(), o.end(), st.begin() + 4);
+  }
   void closeCopies(Emitter &x) const {
     lastGroup = e.target.asyncGroup(x.b, x.loc, {});
   }
@@ -663,18 +680,8 @@ SmallVector<Value> warpgroupLoop(Emitter &e, const WarpgroupParts &parts,
         nb.create<gpu::BarrierOp>(l);
         parts.copyKeys(x, next);
         parts.closeCopies(x);
-        SmallVector<SmallVector<Value, 4>> sc(keys / 8);
-        for (int64_t blk = 0; blk < keys / 8; ++blk)
-          sc[blk].assign(acc.begin() + 4 * blk, acc.begin() + 4 * blk + 4);
-        scoresToLog2(x, w, rows, k0, t, sc);
-        softmaxTile(x, s, st, sc, /*branchless=*/true);
-        SmallVector<SmallVector<Value, 4>> pw = weightWords(x, s.storage, sc);
         // This tile's values (the next tile's keys may stay in flight).
-        parts.landed(x, 1);
-        SmallVector<Value> o =
-            parts.values(x, pw, SmallVector<Value>(st.begin() + 4, st.end()));
-        target.warpgroupCommitAndWait(nb, l, 0);
-        std::copy(o.begin(), o.end(), st.begin() + 4);
+        parts.softmaxAndValues(x, rows, t, k0, acc, st);
         // Every subgroup has read the values: the next tile's may land.
         nb.create<gpu::BarrierOp>(l);
         parts.copyValues(x, next);
@@ -736,18 +743,8 @@ SmallVector<Value> pipelinedWarpgroupLoop(Emitter &e,
         parts.landed(x, 2);
         SmallVector<Value> ahead = parts.scores(x, nextStage);
         target.warpgroupCommit(nb, l);
-        SmallVector<SmallVector<Value, 4>> sc(keys / 8);
-        for (int64_t blk = 0; blk < keys / 8; ++blk)
-          sc[blk].assign(acc.begin() + 4 * blk, acc.begin() + 4 * blk + 4);
-        scoresToLog2(x, w, rows, k0, t, sc);
-        softmaxTile(x, s, st, sc, /*branchless=*/true);
-        SmallVector<SmallVector<Value, 4>> pw = weightWords(x, s.storage, sc);
         // This tile's values (tile j + 2's keys may stay in flight).
-        parts.landed(x, 1);
-        SmallVector<Value> o =
-            parts.values(x, pw, SmallVector<Value>(st.begin() + 4, st.end()));
-        target.warpgroupCommitAndWait(nb, l, 0);
-        std::copy(o.begin(), o.end(), st.begin() + 4);
+        parts.softmaxAndValues(x, rows, t, k0, acc, st);
         // Every subgroup is done with this tile's values and tile j + 1's
         // keys: tile j + 1's values and tile j + 3's keys may land.
         nb.create<gpu::BarrierOp>(l);

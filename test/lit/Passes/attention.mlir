@@ -1335,10 +1335,11 @@ func.func @value_rank2(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: t
 
 // -----
 
-// One key batch row broadcast against two query rows.
+// One key batch row broadcast against two query rows: the rows become
+// query heads (head h of row n is head 2 h + n), n_rep 2.
 // CHECK-LABEL: func.func @key_batch_broadcast
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: key/value batch 1/1 broadcast against query batch 2{{$}}
+// CHECK: poot.attention %{{.+}}, %arg1, %arg2 {n_rep = 2 : i64, scale = 1.000000e+00 : f64} : tensor<1x4x1x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x4x1x16xf32>
+// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 1; keys and values of batch 1, the query batch 2 folded into the heads{{$}}
 func.func @key_batch_broadcast(%q: tensor<2x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<2x2x1x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
   %s = poot.matmul %q, %kt : tensor<2x2x1x16xf32>, tensor<1x2x16x8xf32>
