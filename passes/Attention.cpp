@@ -1978,35 +1978,12 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     return decline(rewriter, root, "expected a rank-4 value");
   int64_t vBatch = unbatched ? 1 : vt.getDimSize(0);
   // Keys and values of batch 1 against queries of batch N (a prefix shared
-  // by every row): broadcast to the query batch in front of the fused op,
-  // which reads each row's copy (only the dense form; the copy costs what
-  // the broadcasting matmuls of the unfused chain read anyway).
-  bool broadcastBatch = !grouped && kShape[0] == 1 && vBatch == 1 && b > 1;
-  // The same, spelled as explicit broadcasts of the batch axis alone
-  // (k.expand(B, ...)): the fused op takes the shared row itself.
-  auto batchOnly = [&](Value x) -> Value {
-    auto bc = x ? x.getDefiningOp<BroadcastOp>() : nullptr;
-    if (!bc)
-      return Value();
-    auto st = typeOf(bc.getX());
-    auto dt = typeOf(x);
-    if (st.getRank() != 4 || dt.getRank() != 4 || st.getDimSize(0) != 1 ||
-        dt.getDimSize(0) != b ||
-        st.getShape().drop_front() != dt.getShape().drop_front())
-      return Value();
-    return bc.getX();
-  };
-  if (!grouped && !unbatched && b > 1 && kShape[0] == b && vBatch == b &&
-      !kLayoutSrc && !kHeadView && !vHeadView) {
-    Value ks = batchOnly(kExp), vs = batchOnly(vExp);
-    if (ks && vs) {
-      kExp = ks;
-      vExp = vs;
-      kShape = llvm::to_vector(typeOf(ks).getShape());
-      vt = typeOf(vs);
-      broadcastBatch = true;
-    }
-  }
+  // by every row; an explicit broadcast of the batch axis in front of a
+  // matmul is dropped by poot-canonicalize): folded into the query heads,
+  // or broadcast to the query batch in front of the fused op (only the
+  // dense form), where the op is built.
+  const bool broadcastBatch =
+      !grouped && kShape[0] == 1 && vBatch == 1 && b > 1;
   if ((kShape[0] != b || vBatch != b) && !broadcastBatch)
     return decline(rewriter, root,
                    llvm::formatv("key/value batch {0}/{1} broadcast against "

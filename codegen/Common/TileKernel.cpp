@@ -395,10 +395,13 @@ void softmaxTile(Emitter &x, const Spec &s, SmallVector<Value> &st,
       return x.target.exp2(nb, l, sum);
     };
     Value alpha = weight(st[r]);
-    Value grew = x.cmpf(arith::CmpFPredicate::OGT, mNew, st[r]);
     // Branchless, l and the accumulators take one factor: 1 exactly where
     // the max did not grow, as the branch would leave them.
-    Value factor = branchless ? x.select(grew, alpha, x.f32(1)) : alpha;
+    Value grew, factor = alpha;
+    if (branchless) {
+      grew = x.cmpf(arith::CmpFPredicate::OGT, mNew, st[r]);
+      factor = x.select(grew, alpha, x.f32(1));
+    }
     Value lNew = x.mul(st[2 + r], factor);
     for (int64_t blk = 0; blk < blocks; ++blk)
       for (int64_t j = 0; j < 2; ++j) {
@@ -406,6 +409,8 @@ void softmaxTile(Emitter &x, const Spec &s, SmallVector<Value> &st,
         p = weight(p);
         lNew = x.add(lNew, p);
       }
+    if (!grew)
+      grew = x.cmpf(arith::CmpFPredicate::OGT, mNew, st[r]);
     st[r] = mNew;
     st[2 + r] = lNew;
     SmallVector<Value *> row;
