@@ -235,6 +235,10 @@ poot_status poot_kv_finish(poot_kv_cache *cache, int64_t seq);
 /* Tokens `seq` has computed so far (its next row starts there). */
 poot_status poot_kv_computed(const poot_kv_cache *cache, int64_t seq,
                              int32_t *out);
+/* The weights `seq` was admitted on: rows of several adapters share a step
+ * when the plan has an "adapter" slot, bound per row from these. */
+poot_status poot_kv_sequence_weights(const poot_kv_cache *cache, int64_t seq,
+                                     poot_weights_id *out);
 
 /* The step shape of a paged plan (its write_map, slot_map and pos slots). */
 poot_status poot_kv_step_shape_of(const poot_plan *plan,

@@ -191,6 +191,14 @@ poot_status poot_kv_computed(const poot_kv_cache *c, int64_t seq,
   return result(c->cache->computed(seq, *out));
 }
 
+poot_status poot_kv_sequence_weights(const poot_kv_cache *c, int64_t seq,
+                                     poot_weights_id *out) {
+  poot::capi::clearError();
+  if (!c || !out)
+    return nullArgument();
+  return result(c->cache->weightsOf(seq, *out));
+}
+
 poot_status poot_kv_step_shape_of(const poot_plan *plan,
                                   poot_kv_step_shape *out) {
   poot::capi::clearError();

@@ -172,7 +172,7 @@ void PootDialect::initialize() {
 
 bool poot::isKnownSlot(StringRef slot) {
   return llvm::StringSwitch<bool>(slot)
-      .Cases("pos", "len", "slot_map", "write_map", true)
+      .Cases("pos", "len", "slot_map", "write_map", "adapter", true)
       .Default(false);
 }
 
@@ -249,7 +249,7 @@ LogicalResult PootDialect::verifyRegionArgAttribute(Operation *op,
     if (!slot || !isKnownSlot(slot.getValue()))
       return fn.emitOpError()
              << "expected poot.slot one of \"pos\", \"len\", \"slot_map\", "
-                "\"write_map\", got "
+                "\"write_map\", \"adapter\", got "
              << attr.getValue();
     if (!isIntegerTensor(type))
       return fn.emitOpError() << "expected an integer tensor for slot "

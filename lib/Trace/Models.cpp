@@ -156,6 +156,13 @@ llvm::Error validateModelConfig(const ModelConfig &c) {
         llvm::formatv("expected head-dim > 0, got {0}", c.headDim));
   if (c.valueDim < 0 || c.poolSlots < 0)
     return configError("expected value-dim and pool-slots >= 0");
+  if (c.loraAdapters < 0 || (c.loraAdapters > 0 && c.loraRank <= 0))
+    return configError(llvm::formatv(
+        "expected lora >= 0 and lora-rank > 0, got {0} and {1}",
+        c.loraAdapters, c.loraRank));
+  if (c.loraAdapters > 0 && c.family == Family::Mla)
+    return configError("expected --lora on a family with plain query and "
+                       "value projections (not deepseek-v2's latent ones)");
   if (c.numHeads % c.numKvHeads != 0)
     return configError(
         llvm::formatv("expected heads divisible by kv-heads, got {0} and {1}",
@@ -190,11 +197,15 @@ llvm::Error validateModelConfig(const ModelConfig &c) {
     return configError(llvm::formatv(
         "expected the prompt to fit the cache, got seq {0} and capacity {1}",
         c.seqLen, c.capacity));
+  if (c.chunked && (c.phase != Phase::Prefill || c.cache != CacheKind::Paged))
+    return configError("expected --chunked only with a paged prefill (a "
+                       "decode already continues the cache)");
   if (c.live && c.phase != Phase::Decode)
     return configError("expected --live only with decode: every prompt key "
                        "is live in a prefill");
   if (c.family == Family::Sparse) {
-    int64_t keyLen = c.phase == Phase::Decode ? c.capacity : c.seqLen;
+    int64_t keyLen =
+        c.phase == Phase::Decode || c.chunked ? c.capacity : c.seqLen;
     if (c.indexHeads <= 0 || c.indexDim <= 0 || c.blockRatio <= 0)
       return configError("expected index-heads, index-dim and ratio > 0");
     if (keyLen % c.blockRatio != 0)
@@ -228,13 +239,16 @@ private:
   int64_t queryLen() const {
     return c.phase == Phase::Decode ? c.decodeTokens : c.seqLen;
   }
-  bool decode() const { return c.phase == Phase::Decode; }
+  /// Whether the step continues what the cache holds (from `pos`): a
+  /// decode, or a chunked prefill.
+  bool decode() const { return c.phase == Phase::Decode || c.chunked; }
   bool paged() const { return c.cache == CacheKind::Paged; }
 
   void declareStepInputs();
   Value queryPositions();
   Value rmsNorm(Value x, StringRef weightName);
   Value project(Value x, StringRef name, int64_t out);
+  Value projectAdapted(Value x, StringRef name, int64_t out);
   Value splitHeads(Value x, int64_t heads, int64_t width);
   Value mergeHeads(Value x);
   Value cacheView(StringRef name, Value fresh);
@@ -250,6 +264,8 @@ private:
   const ModelConfig &c;
   Type storage;
   Value pos, writeMap, readMap, len, qpos, cos, sin;
+  /// Per row: the adapter bank entry, and 1 where an adapter applies.
+  Value adapterEntry, adapterGate;
   std::vector<std::pair<std::string, Value>> stateOutputs;
   std::vector<std::pair<std::string, Value>> witnesses;
   std::map<std::pair<int64_t, int64_t>, Value> masks;
@@ -274,6 +290,16 @@ void ModelTrace::declareStepInputs() {
     if (decode())
       readMap = t.slotInput("slot_map", "slot_map", {c.batch, c.capacity}, i32,
                             DeclaredRange{0, c.slots()});
+  }
+  if (c.loraAdapters > 0) {
+    // adapter 0 is the base model: it reads bank entry 0 like adapter 1,
+    // and its gate of 0 drops the update.
+    Value adapter = t.slotInput("adapter", "adapter", {c.batch}, i32,
+                                DeclaredRange{0, c.loraAdapters + 1});
+    adapterEntry = t.max(t.sub(adapter, t.splatLike(1.0, adapter)),
+                         t.splatLike(0.0, adapter));
+    Value gate = t.convert(t.min(adapter, t.splatLike(1.0, adapter)), storage);
+    adapterGate = t.reshape(gate, {c.batch, 1, 1});
   }
   if (c.live) {
     // len = pos + Lq, one per batch row.
@@ -312,6 +338,25 @@ Value ModelTrace::rmsNorm(Value x, StringRef weightName) {
 Value ModelTrace::project(Value x, StringRef name, int64_t out) {
   int64_t in = Tracer::shapeOf(x).back();
   return t.matmul(x, t.input(name, {in, out}, storage));
+}
+
+Value ModelTrace::projectAdapted(Value x, StringRef name, int64_t out) {
+  Value y = project(x, name, out);
+  if (c.loraAdapters == 0)
+    return y;
+  // y + gate * (x A) B with each row's own A [in, r] and B [r, out],
+  // gathered from the banks: one batched product per row, whatever mix of
+  // adapters the step's rows run.
+  ArrayRef<int64_t> s = Tracer::shapeOf(x);
+  int64_t in = s.back(), r = c.loraRank;
+  Value a = t.gather(
+      t.input((name + ".lora_a").str(), {c.loraAdapters, in, r}, storage),
+      adapterEntry, /*axis=*/0);
+  Value b = t.gather(
+      t.input((name + ".lora_b").str(), {c.loraAdapters, r, out}, storage),
+      adapterEntry, /*axis=*/0);
+  Value update = t.matmul(t.matmul(x, a), b);
+  return t.add(y, t.mul(update, t.broadcastTo(adapterGate, {s[0], s[1], out})));
 }
 
 Value ModelTrace::splitHeads(Value x, int64_t heads, int64_t width) {
@@ -388,11 +433,13 @@ Value ModelTrace::attend(StringRef prefix, Value q, Value k, Value v,
 Value ModelTrace::layerLlama(StringRef prefix, int64_t layer, Value h) {
   int64_t d = c.headDim, rotary = c.rotaryDim ? c.rotaryDim : c.headDim;
   auto name = [&](StringRef leaf) { return (prefix + "." + leaf).str(); };
-  Value q = splitHeads(project(h, name("wq"), c.numHeads * d), c.numHeads, d);
+  Value q = splitHeads(projectAdapted(h, name("wq"), c.numHeads * d),
+                       c.numHeads, d);
   Value k =
       splitHeads(project(h, name("wk"), c.numKvHeads * d), c.numKvHeads, d);
-  Value v = splitHeads(project(h, name("wv"), c.numKvHeads * c.valueWidth()),
-                       c.numKvHeads, c.valueWidth());
+  Value v = splitHeads(
+      projectAdapted(h, name("wv"), c.numKvHeads * c.valueWidth()),
+      c.numKvHeads, c.valueWidth());
   if (c.family != Family::Alibi) {
     q = ops::rope(t, q, cos, sin, c.ropeStyle, rotary);
     k = ops::rope(t, k, cos, sin, c.ropeStyle, rotary);
@@ -499,6 +546,8 @@ static std::string graphName(const ModelConfig &c) {
       ch = '_';
   base += c.phase == Phase::Decode ? "_decode" : "_prefill";
   base += c.cache == CacheKind::Paged ? "_paged" : "_fixed";
+  if (c.chunked)
+    base += "_chunk";
   if (c.live)
     base += "_live";
   return base;

@@ -441,7 +441,13 @@ TEST(ContextParallelTest, PagedDecodePlan) {
 
 TEST(ContextParallelTest, ServingPlanMixedSteps) {
   runPlan(std::string(POOT_SOURCE_DIR) +
-              "/examples/serve/llama3-8b.mixed.paged.cpu.plan",
+              "/examples/serve/llama3-8b.serve.mixed.cpu.plan",
+          ContextSplit::SplitKv);
+}
+
+TEST(ContextParallelTest, ServingPlanChunkedPrefill) {
+  runPlan(std::string(POOT_SOURCE_DIR) +
+              "/examples/serve/llama3-8b.serve.chunk.cpu.plan",
           ContextSplit::SplitKv);
 }
 

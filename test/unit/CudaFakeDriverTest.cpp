@@ -82,6 +82,7 @@ struct FakeCuda {
   std::map<CUdeviceptr, size_t> allocations;
   int freed = 0;
   int copiesToDevice = 0;
+  int deviceCopies = 0;
   std::string lastImage;
   int modulesLoaded = 0, modulesUnloaded = 0;
   /// The loaded module's kernels: name -> parameter count.
@@ -348,6 +349,18 @@ CUresult fakeDtoHAsync(void *dst, CUdeviceptr src, size_t bytes,
 CUresult fakeDtoH(void *dst, CUdeviceptr src, size_t bytes) {
   return fakeDtoHAsync(dst, src, bytes, nullptr);
 }
+CUresult fakeDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                       CUstream stream) {
+  if (stream && stream == fake->capturing)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  unsigned char *to = hostBytes(dst, bytes);
+  const unsigned char *from = hostBytes(src, bytes);
+  if (!to || !from)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::memmove(to, from, bytes);
+  ++fake->deviceCopies;
+  return CUDA_SUCCESS;
+}
 CUresult fakeMemsetAsync(CUdeviceptr dst, unsigned char value, size_t bytes,
                          CUstream stream) {
   if (stream && stream == fake->capturing)
@@ -504,6 +517,7 @@ std::shared_ptr<CudaApi> fakeApi() {
   api->cuMemcpyDtoH = fakeDtoH;
   api->cuMemcpyHtoDAsync = fakeHtoDAsync;
   api->cuMemcpyDtoHAsync = fakeDtoHAsync;
+  api->cuMemcpyDtoDAsync = fakeDtoDAsync;
   api->cuMemsetD8 = fakeMemset;
   api->cuMemsetD8Async = fakeMemsetAsync;
   api->cuLaunchKernel = fakeLaunch;
@@ -688,6 +702,37 @@ TEST_F(FakeCudaTest, BuffersAreHostMemory) {
   EXPECT_EQ(state.freed, 0);
   moved = CudaDeviceBuffer();
   EXPECT_EQ(state.freed, 1);
+}
+
+TEST_F(FakeCudaTest, CopiesStayOnTheDevice) {
+  // GpuDevice::copy goes device to device (cuMemcpyDtoDAsync), never
+  // through the host, and refuses a bad list before it copies anything.
+  std::unique_ptr<GpuBuffer> a, b;
+  ASSERT_TRUE(device->allocate(16, a).isOk());
+  ASSERT_TRUE(device->allocate(16, b).isOk());
+  float in[4] = {1, 2, 3, 4}, zero[4] = {}, out[4] = {};
+  ASSERT_TRUE(a->upload(in, 16).isOk());
+  ASSERT_TRUE(b->upload(zero, 16).isOk());
+  int toDevice = state.copiesToDevice;
+  ASSERT_TRUE(
+      device->copy({{a.get(), 8, b.get(), 0, 8}, {a.get(), 0, a.get(), 8, 4}})
+          .isOk());
+  EXPECT_EQ(state.deviceCopies, 2);
+  EXPECT_EQ(state.copiesToDevice, toDevice);
+  ASSERT_TRUE(b->download(out, 16).isOk());
+  EXPECT_EQ(out[0], 3.0f);
+  EXPECT_EQ(out[1], 4.0f);
+  EXPECT_EQ(out[2], 0.0f);
+  ASSERT_TRUE(a->download(out, 16).isOk());
+  EXPECT_EQ(out[2], 1.0f);
+  // Out of range, overlapping, or another device's buffer: nothing copied.
+  Status s = device->copy({{a.get(), 0, b.get(), 0, 4}, {a.get(), 12, b.get(), 0, 8}});
+  EXPECT_EQ(s.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(s.message().rfind("copy 1: 8 bytes from 12 to 0 leave", 0), 0u)
+      << s.message();
+  s = device->copy({{a.get(), 0, a.get(), 4, 8}});
+  EXPECT_NE(s.message().find("overlap"), std::string::npos);
+  EXPECT_EQ(state.deviceCopies, 2);
 }
 
 TEST_F(FakeCudaTest, ModulesLoadFromPtxText) {

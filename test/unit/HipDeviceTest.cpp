@@ -31,6 +31,7 @@ struct FakeHip {
   int devices = 1;
   int selected = -1;
   std::map<void *, std::vector<unsigned char>> memory;
+  int deviceCopies = 0;
   std::string lastModuleImage;
   std::vector<std::string> functions;
   struct LaunchRecord {
@@ -159,6 +160,14 @@ int fakeDtoH(void *dst, void *src, size_t bytes) {
   std::memcpy(dst, a.data() + offset, bytes);
   return 0;
 }
+int fakeDtoD(void *dst, void *src, size_t bytes) {
+  size_t to, from;
+  std::vector<unsigned char> &d = allocationOf(dst, to);
+  std::vector<unsigned char> &s = allocationOf(src, from);
+  std::memmove(d.data() + to, s.data() + from, bytes);
+  ++fake->deviceCopies;
+  return 0;
+}
 int fakeSync(HipStreamHandle *) {
   ++fake->syncs;
   return fake->syncError;
@@ -200,6 +209,7 @@ std::shared_ptr<HipApi> fakeApi() {
   api->hipFree = fakeFree;
   api->hipMemcpyHtoD = fakeHtoD;
   api->hipMemcpyDtoH = fakeDtoH;
+  api->hipMemcpyDtoD = fakeDtoD;
   api->hipStreamSynchronize = fakeSync;
   api->hipGetErrorName = fakeErrorName;
   api->hipGetErrorString = fakeErrorString;
@@ -303,6 +313,22 @@ TEST_F(FakeHipTest, BuffersRoundTrip) {
   EXPECT_EQ(s.code(), ErrorCode::Io);
   EXPECT_EQ(s.message(), "hipMalloc: hipErrorOutOfMemory");
   EXPECT_FALSE(big.valid());
+}
+
+TEST_F(FakeHipTest, CopiesStayOnTheDevice) {
+  std::unique_ptr<GpuBuffer> a, b;
+  ASSERT_TRUE(device->allocate(16, a).isOk());
+  ASSERT_TRUE(device->allocate(16, b).isOk());
+  float in[4] = {1, 2, 3, 4}, out[4] = {};
+  ASSERT_TRUE(a->upload(in, 16).isOk());
+  ASSERT_TRUE(device->copy({{a.get(), 4, b.get(), 8, 8}}).isOk());
+  EXPECT_EQ(state.deviceCopies, 1);
+  ASSERT_TRUE(b->download(out, 8, 8).isOk());
+  EXPECT_EQ(out[0], 2.0f);
+  EXPECT_EQ(out[1], 3.0f);
+  EXPECT_EQ(device->copy({{a.get(), 12, b.get(), 0, 8}}).code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(state.deviceCopies, 1);
 }
 
 TEST_F(FakeHipTest, LaunchPacksPointersAndGeometry) {

@@ -77,6 +77,16 @@ TEST_F(ServingCAPITest, ServesAStepThroughC) {
   int32_t done = 0;
   ASSERT_EQ(poot_kv_computed(cache, 7, &done), POOT_OK);
   EXPECT_EQ(done, 2);
+  poot_weights_id adapter = 0, of = 0;
+  ASSERT_EQ(poot_kv_weights(cache, "a", &adapter), POOT_OK);
+  ASSERT_EQ(poot_kv_sequence_weights(cache, 7, &of), POOT_OK);
+  EXPECT_EQ(of, base);
+  ASSERT_EQ(poot_kv_admit(cache, 9, adapter, prompt, 3, &a), POOT_OK);
+  ASSERT_EQ(poot_kv_sequence_weights(cache, 9, &of), POOT_OK);
+  EXPECT_EQ(of, adapter);
+  EXPECT_EQ(poot_kv_sequence_weights(cache, 99, &of),
+            POOT_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(poot_kv_finish(cache, 9), POOT_OK);
   // Committing again: nothing prepared.
   EXPECT_EQ(poot_kv_commit_step(cache), POOT_ERR_INVALID_ARGUMENT);
   EXPECT_TRUE(startsWith(poot_last_error(), "invalid-argument: no prepared"));

@@ -142,13 +142,40 @@ TEST_F(ServingStepTest, RefusedStepsChangeNothing) {
   refused({{1, 5}}, shape);                 // > tokens a row
   refused({{2, 4}}, shape);                 // > known
   refused({{9, 1}}, shape);                 // unknown
-  EXPECT_NE(refused({{1, 1}, {3, 1}}, shape).find("other weights"),
-            std::string::npos);
   refused({{1, 1}, {2, 1}}, {1, 4, 16, 64}); // > rows
   refused({{1, 1}}, {4, 4, 16, 32});         // pool too big
   refused({{1, 1}}, {4, 4, 3, 64});          // capacity < tokens
   EXPECT_EQ(table(1), before);
   EXPECT_EQ(pool->stats().usedBlocks, statsBefore.usedBlocks);
+  ASSERT_TRUE(pool->checkInvariants().isOk());
+}
+
+TEST_F(ServingStepTest, RowsOfSeveralAdaptersShareAStep) {
+  // A plan that selects its adapter per row serves the base model and two
+  // adapters in one step; each row reports the identity it runs on, and a
+  // reload retires only that adapter's rows.
+  WeightsId x, y;
+  ASSERT_TRUE(pool->adapterWeights("x", x).isOk());
+  ASSERT_TRUE(pool->adapterWeights("y", y).isOk());
+  Admission a;
+  admit(1, range(0, 3));
+  ASSERT_TRUE(pool->admit(2, x, range(0, 3), a).isOk());
+  ASSERT_TRUE(pool->admit(3, y, range(0, 3), a).isOk());
+  StepPlan plan = step({{3, 3}, {1, 3}, {2, 3}});
+  EXPECT_EQ(plan.weights,
+            (std::vector<WeightsId>{y, pool->baseWeights(), x}));
+  ASSERT_TRUE(pool->commitStep(plan).isOk());
+  WeightsId x2;
+  ASSERT_TRUE(pool->reloadWeights("x", x2).isOk());
+  ASSERT_TRUE(pool->append(1, {7}).isOk());
+  ASSERT_TRUE(pool->append(2, {7}).isOk());
+  ASSERT_TRUE(pool->append(3, {7}).isOk());
+  Status s = pool->prepareStep(shape, {{1, 1}, {2, 1}, {3, 1}}, plan);
+  EXPECT_EQ(s.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(s.message().find("sequence 2 runs on retired weights"),
+            std::string::npos);
+  StepPlan rest = step({{1, 1}, {3, 1}});
+  EXPECT_EQ(rest.weights, (std::vector<WeightsId>{pool->baseWeights(), y}));
   ASSERT_TRUE(pool->checkInvariants().isOk());
 }
 

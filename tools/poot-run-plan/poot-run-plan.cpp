@@ -632,7 +632,9 @@ int main(int argc, char **argv) {
       return fail("--set " + name + ": " + s.message());
     bound[name] = rt::Tensor(type, std::move(values));
   }
-  int64_t headroom = static_cast<int64_t>(o.steps) - 1;
+  // Positions leave room for every later step's tokens.
+  int64_t headroom =
+      (static_cast<int64_t>(o.steps) - 1) * rt::tokensPerStep(graph);
   for (const rt::GraphInput &input : graph.inputs) {
     if (bound.count(input.name))
       continue;

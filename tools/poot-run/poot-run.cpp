@@ -285,11 +285,12 @@ int main(int argc, char **argv) {
       return fail("--set " + name + ": " + s.message());
     bound[name.str()] = rt::Tensor(type, std::move(values));
   }
+  // Positions leave room for every later step's tokens.
+  const int64_t headroom = (int64_t(steps) - 1) * rt::tokensPerStep(graph);
   for (const rt::GraphInput &input : graph.inputs) {
     if (bound.count(input.name))
       continue;
-    if (rt::Status s = rt::randomInput(graph, input, seed,
-                                       /*headroom=*/steps - 1,
+    if (rt::Status s = rt::randomInput(graph, input, seed, headroom,
                                        bound[input.name]);
         !s.isOk())
       return fail(s.toString());
@@ -303,8 +304,7 @@ int main(int argc, char **argv) {
   if (check)
     for (const rt::GraphInput &input : refGraph.inputs) {
       if (!bound.count(input.name)) {
-        if (rt::Status s = rt::randomInput(refGraph, input, seed,
-                                           /*headroom=*/steps - 1,
+        if (rt::Status s = rt::randomInput(refGraph, input, seed, headroom,
                                            bound[input.name]);
             !s.isOk())
           return fail("--check: " + s.toString());

@@ -46,6 +46,10 @@ cl::opt<bool> live("live",
                    cl::desc("Decode through the live form (len = pos + "
                             "tokens, guarded)"),
                    cl::cat(category));
+cl::opt<bool> chunked("chunked",
+                      cl::desc("A paged prefill chunk that continues a cached "
+                               "prefix (pos and the read map)"),
+                      cl::cat(category));
 cl::opt<bool> list("list", cl::desc("List the presets and blocks and exit"),
                    cl::cat(category));
 cl::opt<std::string> outputFile("o", cl::desc("Output file"), cl::init("-"),
@@ -70,6 +74,13 @@ cl::opt<int64_t> valueDim("value-dim", cl::desc("Value width"),
                           cl::cat(category));
 cl::opt<int64_t> poolSlots("pool-slots", cl::desc("Paged pool slots"),
                            cl::cat(category));
+cl::opt<int64_t> lora("lora",
+                      cl::desc("LoRA adapters on the query and value "
+                               "projections, chosen per row by the adapter "
+                               "slot (0: none)"),
+                      cl::cat(category));
+cl::opt<int64_t> loraRank("lora-rank", cl::desc("LoRA rank (default 8)"),
+                          cl::cat(category));
 cl::opt<int64_t> window("window", cl::desc("Sliding window"),
                         cl::cat(category));
 cl::opt<double> softcap("softcap", cl::desc("Attention logit softcap"),
@@ -138,6 +149,7 @@ llvm::Error applyOptions(ModelConfig &c) {
           "expected --rope-style=half|interleaved, got '" + ropeStyle + "'");
   }
   override(live, c.live);
+  override(chunked, c.chunked);
   override(layers, c.layers);
   override(batch, c.batch);
   override(capacity, c.capacity);
@@ -149,6 +161,8 @@ llvm::Error applyOptions(ModelConfig &c) {
   override(headDim, c.headDim);
   override(valueDim, c.valueDim);
   override(poolSlots, c.poolSlots);
+  override(lora, c.loraAdapters);
+  override(loraRank, c.loraRank);
   override(scale, c.scale);
   override(rotaryDim, c.rotaryDim);
   override(ropeTheta, c.ropeTheta);

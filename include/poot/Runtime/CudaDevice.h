@@ -113,6 +113,8 @@ struct CudaApi {
                                 size_t bytes, CUstream stream) = nullptr;
   CUresult (*cuMemcpyDtoHAsync)(void *host, CUdeviceptr device, size_t bytes,
                                 CUstream stream) = nullptr;
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                                CUstream stream) = nullptr;
   CUresult (*cuMemsetD8)(CUdeviceptr device, unsigned char value,
                          size_t bytes) = nullptr;
   CUresult (*cuMemsetD8Async)(CUdeviceptr device, unsigned char value,
@@ -181,6 +183,11 @@ public:
   Status download(void *dst, int64_t bytes, int64_t offset = 0) const;
   /// Sets every byte to `value`, in order on the device's stream, and waits.
   Status fill(uint8_t value);
+  /// Copies `bytes` of `src` (a buffer of the same device) from
+  /// `srcOffset` into this buffer at `offset`, device to device, in order
+  /// on the device's stream, and waits.
+  Status copyFrom(const CudaDeviceBuffer &src, int64_t srcOffset,
+                  int64_t offset, int64_t bytes);
 
   struct Impl;
 
@@ -350,6 +357,7 @@ public:
                     std::unique_ptr<GpuModule> &out) override;
   int64_t argOffsetAlignment() const override { return 256; }
   Status run(const std::vector<GpuLaunch> &launches) override;
+  Status copy(const std::vector<GpuCopy> &copies) override;
   Status record(std::vector<GpuLaunch> launches,
                 std::unique_ptr<GpuRecording> &out) override;
   Status replay(const GpuRecording &recording) override;

@@ -63,6 +63,15 @@ Status openDevice(const std::string &kind, const Plan &plan,
                   const DeviceOptions &options,
                   std::unique_ptr<PlanDevice> &out);
 
+/// Opens GPU device `kind` ("vulkan", "cuda" or "hip") by itself, for an
+/// engine that runs several plans on one device (a PlanRunner for each, over
+/// this device) and keeps buffers of its own there, such as the K/V pools
+/// every step shape of a serving engine shares (PlanRunner::holdState).
+/// InvalidArgument for "cpu" or an unknown kind; the driver's error
+/// (Unsupported where it is missing) otherwise.
+Status openGpuDevice(const std::string &kind, int ordinal,
+                     std::unique_ptr<GpuDevice> &out);
+
 } // namespace poot::rt
 
 #endif // POOT_RUNTIME_DEVICE_H

@@ -61,6 +61,11 @@ public:
   /// declines, and the eqns are offered one at a time.
   virtual Status runGraph(const Graph &graph, std::vector<Tensor> &values,
                           std::vector<bool> &defined, bool &ran);
+  /// Whether the runner keeps state input `inputName` itself (a device
+  /// buffer that stays on the device from run to run). The evaluator then
+  /// neither needs, reads nor writes a host binding for it, and refuses a
+  /// run the runner does not run whole.
+  virtual bool holdsState(const std::string &inputName) const;
 };
 
 /// evaluate(), with `runner` offered every eqn first. The run contract is

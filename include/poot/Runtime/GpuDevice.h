@@ -82,6 +82,16 @@ struct GpuLaunch {
   int64_t lanes = 1;
 };
 
+/// One device-side copy: `bytes` bytes of `src` from `srcOffset` into `dst`
+/// at `dstOffset` (the same buffer is fine where the ranges do not meet).
+struct GpuCopy {
+  const GpuBuffer *src = nullptr;
+  int64_t srcOffset = 0;
+  GpuBuffer *dst = nullptr;
+  int64_t dstOffset = 0;
+  int64_t bytes = 0;
+};
+
 /// Launches recorded once, replayed many times (a CUDA graph; elsewhere
 /// the launches themselves, run again).
 class GpuRecording {
@@ -129,6 +139,13 @@ public:
   /// replays by running them.
   virtual Status record(std::vector<GpuLaunch> launches,
                         std::unique_ptr<GpuRecording> &out);
+  /// Performs `copies` in order on the device and waits, as run() does:
+  /// what a serving engine needs to move K/V blocks inside a pool that
+  /// stays on the device (copy-on-write). Every copy is checked before the
+  /// first is made (this device's buffers, ranges inside them, no overlap
+  /// within one copy), so a refused list copies nothing. The default goes
+  /// through host memory; the devices copy device to device.
+  virtual Status copy(const std::vector<GpuCopy> &copies);
   /// Runs what `recording` holds and waits, as run() does.
   virtual Status replay(const GpuRecording &recording);
 
@@ -160,6 +177,9 @@ protected:
   /// aligned offset inside it; InvalidArgument starting with `where`
   /// otherwise.
   Status checkArg(const GpuArg &arg, const std::string &where) const;
+  /// Ok when every copy is one copy() may make; InvalidArgument naming the
+  /// first that is not.
+  Status checkCopies(const std::vector<GpuCopy> &copies) const;
 };
 
 } // namespace poot::rt

@@ -71,6 +71,7 @@ struct HipApi {
   Error (*hipFree)(void *pointer) = nullptr;
   Error (*hipMemcpyHtoD)(void *device, void *host, size_t bytes) = nullptr;
   Error (*hipMemcpyDtoH)(void *host, void *device, size_t bytes) = nullptr;
+  Error (*hipMemcpyDtoD)(void *dst, void *src, size_t bytes) = nullptr;
   Error (*hipStreamSynchronize)(HipStreamHandle *stream) = nullptr;
   const char *(*hipGetErrorName)(Error error) = nullptr;
   const char *(*hipGetErrorString)(Error error) = nullptr;
@@ -103,6 +104,10 @@ public:
   Status upload(const void *src, int64_t bytes, int64_t offset = 0);
   /// Copies `bytes` at `offset` of the buffer to `dst` and waits.
   Status download(void *dst, int64_t bytes, int64_t offset = 0) const;
+  /// Copies `bytes` of `src` (a buffer of the same device) from
+  /// `srcOffset` into this buffer at `offset`, device to device.
+  Status copyFrom(const HipDeviceBuffer &src, int64_t srcOffset,
+                  int64_t offset, int64_t bytes);
 
   struct Impl;
 
@@ -202,6 +207,7 @@ public:
                     std::unique_ptr<GpuModule> &out) override;
   int64_t argOffsetAlignment() const override { return 256; }
   Status run(const std::vector<GpuLaunch> &launches) override;
+  Status copy(const std::vector<GpuCopy> &copies) override;
 
 private:
   HipDevice() = default;

@@ -97,6 +97,22 @@ public:
   int64_t arenaBindings() const;
   /// Launches recorded for the last resident run (0: none).
   int64_t capturedLaunches() const;
+  /// Keeps state input `inputName` (and the output carrying its state) in
+  /// `buffer` from run to run: a buffer of this runner's device holding
+  /// the state's device storage (GpuDevice::allocate of its storageBytes;
+  /// the caller fills it, zeros for an empty K/V pool). A run reads the
+  /// buffer in place and leaves the new state in it: the pool never
+  /// travels, and its host binding is neither needed nor touched. Blocks
+  /// move inside it with GpuDevice::copy (serve::applyBlockCopies); read it
+  /// back with download. Only a run of the whole graph on the device can
+  /// hold state, so with any held, a run that would go eqn by eqn (resident
+  /// runs off, an eqn without kernels) is refused before anything runs.
+  /// Null releases the state to the host bindings again. UnknownName for
+  /// no such state input; InvalidArgument for another device's buffer or
+  /// one of another size. The buffer must outlive the runner or its
+  /// release.
+  Status holdState(const std::string &inputName, GpuBuffer *buffer);
+  bool holdsState(const std::string &inputName) const override;
   /// Times `iterations` replays of the last resident run's recording
   /// (inputs already on the device, cache flushed before each), in
   /// microseconds.
@@ -118,6 +134,8 @@ private:
   using EqnBuffers = std::map<std::string, std::unique_ptr<GpuBuffer>>;
   std::map<const Eqn *, EqnBuffers> buffers;
   std::unique_ptr<Resident> resident;
+  /// State inputs kept in the caller's device buffers, by input name.
+  std::map<std::string, GpuBuffer *> held;
   int64_t dispatched = 0;
   int64_t onHost = 0;
   bool deviceOnly = false;

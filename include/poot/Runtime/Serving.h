@@ -30,6 +30,11 @@
 #include <unordered_map>
 #include <vector>
 
+namespace poot::rt {
+class GpuBuffer;
+class GpuDevice;
+} // namespace poot::rt
+
 namespace poot::rt::serve {
 
 using BlockId = int32_t;
@@ -105,8 +110,9 @@ struct StepShape {
 /// The step shape of a paged plan from its slot inputs: `write_map`
 /// [rows * tokens], `slot_map` [rows, capacity], `pos` [rows] (i32), the
 /// pool's slot count from the maps' declared ranges. InvalidArgument for a
-/// graph without them (a paged prefill graph has no read map: it attends to
-/// its own tokens only, so it cannot continue a cached prefix).
+/// graph without them: a plain paged prefill has no read map (it attends to
+/// its own tokens only, so it cannot continue a cached prefix); a chunked
+/// one has.
 Status stepShapeOf(const Graph &graph, StepShape &out);
 
 /// The bucket for a step of `rows` rows whose longest chunk is `tokens`:
@@ -128,6 +134,10 @@ struct StepPlan {
   StepShape shape;
   std::vector<StepRow> rows;
   std::vector<int32_t> firstPosition; ///< per row: where its tokens start
+  /// Per row: the weights its sequence runs on. Rows of different adapters
+  /// share a step when the plan selects weights per row (an `adapter`
+  /// slot); the engine maps each identity to the adapter it binds.
+  std::vector<WeightsId> weights;
   /// [rows, capacity] row-major: the pool slot of each key position.
   /// Positions at or past a row's length repeat the slot of its position
   /// 0 (padding rows: slot 0): always inside the pool, never visible to a
@@ -150,6 +160,12 @@ Status checkWriteMap(const std::vector<int32_t> &writeMap, int64_t slots);
 /// slots of `bytes / slots` bytes each (a [slots, heads, dim] K or V pool).
 Status applyBlockCopies(const std::vector<BlockCopy> &copies, int32_t blockSize,
                         int64_t slots, void *data, size_t bytes);
+/// The same on a pool that stays on a device (a K or V pool a PlanRunner
+/// holds, see PlanRunner::holdState): `pool` holds `slots` equal slots, and
+/// the blocks move device to device (GpuDevice::copy). Checked whole
+/// before anything moves.
+Status applyBlockCopies(const std::vector<BlockCopy> &copies, int32_t blockSize,
+                        int64_t slots, GpuDevice &device, GpuBuffer &pool);
 
 /// The block pool, its sequences and its prefix cache. One thread at a
 /// time. Every call either does all it says or returns with nothing changed.
@@ -201,12 +217,14 @@ public:
   /// have K/V in the pool.
   Status tokens(SeqId seq, std::vector<TokenId> &out) const;
   Status computed(SeqId seq, int32_t &out) const;
+  /// The weights `seq` was admitted on.
+  Status weightsOf(SeqId seq, WeightsId &out) const;
   Status blockTable(SeqId seq, std::vector<BlockId> &out) const;
   int32_t blockRefCount(BlockId block) const;
 
   //--- Steps -----------------------------------------------------------------
   /// Builds the maps of one step of `shape` for `rows` (at most shape.rows,
-  /// distinct sequences of one live weights identity, each computing 1 to
+  /// distinct sequences, each on live weights, each computing 1 to
   /// shape.tokens of its known tokens), taking blocks for decode growth and
   /// copies of shared blocks about to be written. PoolExhausted when the
   /// pool cannot give them: nothing changed. A granted step's copies must

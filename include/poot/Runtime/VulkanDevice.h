@@ -211,6 +211,7 @@ public:
                     std::unique_ptr<GpuModule> &out) override;
   int64_t argOffsetAlignment() const override { return offsetAlignment_; }
   Status run(const std::vector<GpuLaunch> &launches) override;
+  Status copy(const std::vector<GpuCopy> &copies) override;
   Status timingSupport() const override { return timestampSupport(); }
   Status time(const std::vector<GpuLaunch> &launches, int iterations,
               bool flushCache, std::vector<double> &microseconds) override;

@@ -95,6 +95,20 @@ struct ModelConfig {
   int64_t decodeTokens = 1;
   /// Pool slots of a paged cache; 0 means batch * capacity.
   int64_t poolSlots = 0;
+  /// LoRA adapters served per row: with N > 0, the query and value
+  /// projections of every layer add the low-rank update of the adapter the
+  /// row's `adapter` slot names (0: the base model alone; a in [1, N]: bank
+  /// entry a - 1 of `<layer>.wq.lora_a` [N, hidden, rank] and `.lora_b`
+  /// [N, rank, out], their scaling folded into lora_b), so rows of several
+  /// adapters share one step.
+  int64_t loraAdapters = 0;
+  /// A paged prefill that continues a cached prefix: the prompt chunk's
+  /// `seqLen` tokens start at each row's `pos` and attend through the read
+  /// map to the prefix before them and to themselves (what a serving
+  /// driver runs after a prefix-cache hit, and for every chunk of a long
+  /// prompt but the first).
+  bool chunked = false;
+  int64_t loraRank = 8;
 
   int64_t keyWidth() const {
     return family == Family::Mla ? nopeDim + ropeDim : headDim;

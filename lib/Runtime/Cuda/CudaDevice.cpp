@@ -354,6 +354,26 @@ Status CudaDeviceBuffer::fill(uint8_t value) {
   return Status::ok();
 }
 
+Status CudaDeviceBuffer::copyFrom(const CudaDeviceBuffer &src,
+                                  int64_t srcOffset, int64_t offset,
+                                  int64_t bytes) {
+  if (!impl_ || !src.impl_)
+    return Status(ErrorCode::InvalidArgument, "a copy with an empty buffer");
+  POOT_RETURN_IF_ERROR(checkRange("copy", srcOffset, bytes, src.impl_->size));
+  POOT_RETURN_IF_ERROR(checkRange("copy", offset, bytes, impl_->size));
+  if (bytes == 0)
+    return Status::ok();
+  const Context &ctx = *impl_->ctx;
+  POOT_RETURN_IF_ERROR(ctx.makeCurrent());
+  POOT_CU_CHECK(*ctx.api, "cuMemcpyDtoDAsync",
+                ctx.api->cuMemcpyDtoDAsync(impl_->ptr + offset,
+                                           src.impl_->ptr + srcOffset, bytes,
+                                           ctx.stream));
+  POOT_CU_CHECK(*ctx.api, "cuStreamSynchronize",
+                ctx.api->cuStreamSynchronize(ctx.stream));
+  return Status::ok();
+}
+
 //===----------------------------------------------------------------------===//
 // Modules and kernels
 //===----------------------------------------------------------------------===//

@@ -113,6 +113,16 @@ Status CudaDevice::run(const std::vector<GpuLaunch> &launches) {
   return synchronize();
 }
 
+Status CudaDevice::copy(const std::vector<GpuCopy> &copies) {
+  POOT_RETURN_IF_ERROR(checkCopies(copies));
+  for (const GpuCopy &c : copies)
+    POOT_RETURN_IF_ERROR(
+        static_cast<Buffer *>(c.dst)->native.copyFrom(
+            static_cast<const Buffer *>(c.src)->native, c.srcOffset,
+            c.dstOffset, c.bytes));
+  return Status::ok();
+}
+
 Status CudaDevice::record(std::vector<GpuLaunch> launches,
                           std::unique_ptr<GpuRecording> &out) {
   std::vector<std::vector<uint64_t>> pointers;

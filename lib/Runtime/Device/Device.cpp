@@ -91,16 +91,24 @@ Status poot::rt::openDevice(const std::string &kind, const Plan &plan,
   if (kind == "cpu")
     return Status::ok(); // the evaluator runs every eqn
   std::unique_ptr<GpuDevice> device;
-  if (kind == "vulkan")
-    POOT_RETURN_IF_ERROR(create<VulkanDevice>(options.ordinal, device));
-  else if (kind == "cuda")
-    POOT_RETURN_IF_ERROR(create<CudaDevice>(options.ordinal, device));
-  else
-    POOT_RETURN_IF_ERROR(create<HipDevice>(options.ordinal, device));
+  POOT_RETURN_IF_ERROR(openGpuDevice(kind, options.ordinal, device));
   auto opened = std::make_unique<OpenedDevice>(std::move(device), plan);
   if (options.resident)
     opened->runner().setResident(true);
   opened->setDeviceOnly(options.deviceOnly);
   out = std::move(opened);
   return Status::ok();
+}
+
+Status poot::rt::openGpuDevice(const std::string &kind, int ordinal,
+                               std::unique_ptr<GpuDevice> &out) {
+  out.reset();
+  if (kind == "vulkan")
+    return create<VulkanDevice>(ordinal, out);
+  if (kind == "cuda")
+    return create<CudaDevice>(ordinal, out);
+  if (kind == "hip")
+    return create<HipDevice>(ordinal, out);
+  return Status(ErrorCode::InvalidArgument,
+                "no GPU device '" + kind + "' (vulkan, cuda, hip)");
 }

@@ -90,12 +90,16 @@ template <typename Words> Status checkErrorWords(const Words &words) {
 }
 
 /// After a whole-graph run: every output of `graph` read back into
-/// `values` (and marked defined); `download(v, dst, bytes)` reads value v's
-/// device storage.
+/// `values` (and marked defined), but those `skip` marks (held state);
+/// `download(v, dst, bytes)` reads value v's device storage.
 template <typename Download>
 Status readOutputs(const Graph &graph, std::vector<Tensor> &values,
-                   std::vector<bool> &defined, Download download) {
-  for (const GraphOutput &output : graph.outputs) {
+                   std::vector<bool> &defined, Download download,
+                   const std::vector<bool> *skip = nullptr) {
+  for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    const GraphOutput &output = graph.outputs[o];
+    if (skip && (*skip)[o])
+      continue;
     const TensorType &type = graph.values[output.value];
     std::vector<unsigned char> bytes(deviceBytes(type));
     POOT_RETURN_IF_ERROR(download(output.value, bytes.data(),

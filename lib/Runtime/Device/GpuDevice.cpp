@@ -2,6 +2,8 @@
 
 #include "poot/Runtime/GpuDevice.h"
 
+#include <new>
+
 using namespace poot::rt;
 
 GpuBuffer::~GpuBuffer() = default;
@@ -55,5 +57,51 @@ Status GpuDevice::checkArg(const GpuArg &arg, const std::string &where) const {
                   where + ": a range at " + std::to_string(arg.offset) +
                       " outside its buffer of " + std::to_string(size) +
                       " bytes, or not a multiple of " + std::to_string(align));
+  return Status::ok();
+}
+
+Status GpuDevice::checkCopies(const std::vector<GpuCopy> &copies) const {
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const GpuCopy &c = copies[i];
+    std::string where = "copy " + std::to_string(i);
+    if (!c.src || !c.dst || c.src->owner() != this || c.dst->owner() != this)
+      return Status(ErrorCode::InvalidArgument,
+                    where + ": a buffer belongs to another device");
+    auto inside = [](int64_t offset, int64_t bytes, int64_t size) {
+      return offset >= 0 && bytes >= 0 && offset <= size &&
+             bytes <= size - offset;
+    };
+    if (!inside(c.srcOffset, c.bytes, c.src->size()) ||
+        !inside(c.dstOffset, c.bytes, c.dst->size()))
+      return Status(ErrorCode::InvalidArgument,
+                    where + ": " + std::to_string(c.bytes) + " bytes from " +
+                        std::to_string(c.srcOffset) + " to " +
+                        std::to_string(c.dstOffset) +
+                        " leave buffers of " + std::to_string(c.src->size()) +
+                        " and " + std::to_string(c.dst->size()) + " bytes");
+    if (c.src == c.dst && c.bytes > 0 && c.srcOffset < c.dstOffset + c.bytes &&
+        c.dstOffset < c.srcOffset + c.bytes)
+      return Status(ErrorCode::InvalidArgument,
+                    where + ": the source and destination ranges overlap");
+  }
+  return Status::ok();
+}
+
+Status GpuDevice::copy(const std::vector<GpuCopy> &copies) {
+  POOT_RETURN_IF_ERROR(checkCopies(copies));
+  for (const GpuCopy &c : copies) {
+    if (c.bytes == 0)
+      continue;
+    std::vector<unsigned char> staging;
+    try {
+      staging.resize(static_cast<size_t>(c.bytes));
+    } catch (const std::bad_alloc &) {
+      return Status(ErrorCode::Unsupported,
+                    "out of host memory staging a copy of " +
+                        std::to_string(c.bytes) + " bytes");
+    }
+    POOT_RETURN_IF_ERROR(c.src->download(staging.data(), c.bytes, c.srcOffset));
+    POOT_RETURN_IF_ERROR(c.dst->upload(staging.data(), c.bytes, c.dstOffset));
+  }
   return Status::ok();
 }

@@ -47,9 +47,16 @@ struct PlanRunner::Resident {
   std::vector<std::unique_ptr<GpuBuffer>> extras;
   std::vector<std::pair<const Eqn *, GpuBuffer *>> errorWords;
   std::unique_ptr<GpuRecording> recording;
+  /// Per value: the caller's buffer it is held in (held state), or null.
+  std::vector<GpuBuffer *> external;
+  /// After each replay: a held state's new value (not written in place)
+  /// copied into its buffer, as (value, held input value).
+  std::vector<std::pair<int, int>> stateCopies;
 
   GpuArg argOf(int v) const {
     v = storage[v];
+    if (external[v])
+      return {external[v]};
     if (arenaRange[v].second >= 0)
       return {arena.get(), arenaRange[v].first, arenaRange[v].second};
     return {own[v].get()};
@@ -239,6 +246,7 @@ Status PlanRunner::buildResident(const Graph &graph) {
   const size_t numValues = graph.values.size();
   res->storage = device::storageValues(graph);
   res->own.resize(numValues);
+  res->external.assign(numValues, nullptr);
   res->arenaRange.assign(numValues, {0, -1});
   std::vector<std::pair<int64_t, int64_t>> scratchRange(graph.eqns.size(),
                                                         {0, -1});
@@ -290,11 +298,27 @@ Status PlanRunner::buildResident(const Graph &graph) {
       }
     }
   }
+  // Held state lives in the caller's buffers; a new state value not
+  // written in place over its input is copied there after each replay.
+  for (const GraphInput &input : graph.inputs) {
+    auto it = held.find(input.name);
+    if (it == held.end())
+      continue;
+    int root = res->storage[input.value];
+    res->external[root] = it->second;
+    res->arenaRange[root] = {0, -1};
+    for (const GraphOutput &output : graph.outputs)
+      if (output.state == input.state &&
+          res->storage[output.value] != root)
+        res->stateCopies.push_back({output.value, root});
+  }
   for (size_t v = 0; v < numValues; ++v) {
     if (res->storage[v] != static_cast<int>(v)) {
       res->arenaRange[v] = {0, -1}; // stored in its operand's storage
       continue;
     }
+    if (res->external[v])
+      continue;
     if (res->arenaRange[v].second < 0)
       POOT_RETURN_IF_ERROR(device.allocate(
           device::deviceBytes(graph.values[v]), res->own[v]));
@@ -374,8 +398,23 @@ Status PlanRunner::buildResident(const Graph &graph) {
 Status PlanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
                             std::vector<bool> &defined, bool &ran) {
   ran = false;
+  // With state held on the device a graph that cannot run whole is an
+  // error, before anything runs: eqn by eqn would read a stale host copy.
+  auto decline = [&](const std::string &why) {
+    if (held.empty())
+      return Status::ok();
+    return Status(ErrorCode::Unsupported,
+                  "state '" + held.begin()->first +
+                      "' is held on the device, but the graph cannot run "
+                      "whole there: " + why);
+  };
   if (!residentOn)
-    return Status::ok();
+    return decline("resident runs are off");
+  for (const auto &[name, buffer] : held)
+    if (graph.findInput(name) < 0)
+      return Status(ErrorCode::UnknownName,
+                    "held state '" + name + "' is no input of graph '" +
+                        graph.name + "'");
   std::vector<bool> isInput(graph.values.size(), false);
   for (const GraphInput &input : graph.inputs)
     isInput[input.value] = true;
@@ -383,12 +422,13 @@ Status PlanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
   for (const Eqn &eqn : graph.eqns) {
     if (eqn.op == "constant")
       continue;
-    if (!device::hasLaunches(eqn))
-      return Status::ok(); // eqn by eqn, some on the host
+    if (!device::hasLaunches(eqn)) // eqn by eqn, some on the host
+      return decline(eqn.location + ": " + eqn.op + " has no kernels");
     if (eqn.op == "attention")
       for (int v : eqn.operands)
         if (graph.values[v].dtype == DType::I64 && !isInput[v])
-          return Status::ok();
+          return decline(eqn.location +
+                         ": the attention reads a computed i64 value");
     if (!first)
       first = &eqn;
   }
@@ -408,6 +448,8 @@ Status PlanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
       narrowed(graph.inputs.size());
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     const GraphInput &input = graph.inputs[i];
+    if (held.count(input.name))
+      continue; // on the device already
     std::string what = "input '" + input.name + "'";
     const Tensor &t = values[input.value];
     POOT_RETURN_IF_ERROR(
@@ -418,6 +460,8 @@ Status PlanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
   }
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     int v = graph.inputs[i].value;
+    if (held.count(graph.inputs[i].name))
+      continue;
     POOT_RETURN_IF_ERROR(res.upload(v, encoded[i]));
     if (auto it = res.narrowed.find(v); it != res.narrowed.end())
       POOT_RETURN_IF_ERROR(it->second->upload(
@@ -430,14 +474,62 @@ Status PlanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
   }
   POOT_RETURN_IF_ERROR(device.replay(*res.recording));
   POOT_RETURN_IF_ERROR(device::checkErrorWords(res.errorWords));
-  // Only the outputs come back.
+  if (!res.stateCopies.empty()) {
+    std::vector<GpuCopy> copies;
+    for (auto [value, root] : res.stateCopies) {
+      GpuArg from = res.argOf(value);
+      int64_t bytes = device::deviceBytes(graph.values[value]);
+      copies.push_back({from.buffer, from.offset, res.external[root], 0, bytes});
+    }
+    POOT_RETURN_IF_ERROR(device.copy(copies));
+  }
+  // Only the outputs come back, held state not at all.
+  std::vector<bool> skip(graph.outputs.size(), false);
+  for (size_t o = 0; o < graph.outputs.size(); ++o)
+    skip[o] = !graph.outputs[o].state.empty() &&
+              res.external[res.storage[graph.outputs[o].value]] != nullptr;
+  for (auto [value, root] : res.stateCopies)
+    for (size_t o = 0; o < graph.outputs.size(); ++o)
+      skip[o] = skip[o] || graph.outputs[o].value == value;
   POOT_RETURN_IF_ERROR(device::readOutputs(
-      graph, values, defined, [&](int v, void *dst, int64_t bytes) {
+      graph, values, defined,
+      [&](int v, void *dst, int64_t bytes) {
         return res.download(v, dst, bytes);
-      }));
+      },
+      &skip));
   dispatched += static_cast<int64_t>(graph.eqns.size());
   ran = true;
   return Status::ok();
+}
+
+Status PlanRunner::holdState(const std::string &inputName, GpuBuffer *buffer) {
+  int i = plan.graph.findInput(inputName);
+  if (i < 0 || plan.graph.inputs[i].state.empty())
+    return Status(ErrorCode::UnknownName,
+                  "the plan has no state input '" + inputName + "'");
+  if (!buffer) {
+    if (held.erase(inputName))
+      resident.reset();
+    return Status::ok();
+  }
+  const TensorType &type = plan.graph.values[plan.graph.inputs[i].value];
+  if (buffer->owner() != &device)
+    return Status(ErrorCode::InvalidArgument,
+                  "state '" + inputName + "': the buffer belongs to another "
+                                          "device");
+  if (buffer->size() != device::deviceBytes(type))
+    return Status(ErrorCode::InvalidArgument,
+                  "state '" + inputName + "' " + type.toString() + " takes " +
+                      std::to_string(device::deviceBytes(type)) +
+                      " bytes on the device, the buffer holds " +
+                      std::to_string(buffer->size()));
+  held[inputName] = buffer;
+  resident.reset(); // rebuilt around the buffer at the next run
+  return Status::ok();
+}
+
+bool PlanRunner::holdsState(const std::string &inputName) const {
+  return held.count(inputName) != 0;
 }
 
 Status PlanRunner::timeResident(int iterations,

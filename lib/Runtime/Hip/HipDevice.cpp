@@ -401,6 +401,23 @@ Status HipDeviceBuffer::download(void *dst, int64_t bytes,
   return Status::ok();
 }
 
+Status HipDeviceBuffer::copyFrom(const HipDeviceBuffer &src, int64_t srcOffset,
+                                 int64_t offset, int64_t bytes) {
+  if (!impl_ || !src.impl_)
+    return Status(ErrorCode::InvalidArgument, "a copy with an empty buffer");
+  POOT_RETURN_IF_ERROR(checkRange("copy", srcOffset, bytes, src.impl_->size));
+  POOT_RETURN_IF_ERROR(checkRange("copy", offset, bytes, impl_->size));
+  if (bytes == 0)
+    return Status::ok();
+  const Context &ctx = *impl_->ctx;
+  POOT_RETURN_IF_ERROR(ctx.select());
+  POOT_HIP_CHECK(*ctx.api, "hipMemcpyDtoD",
+                 ctx.api->hipMemcpyDtoD(
+                     static_cast<char *>(impl_->ptr) + offset,
+                     static_cast<char *>(src.impl_->ptr) + srcOffset, bytes));
+  return Status::ok();
+}
+
 Status HipDevice::createBuffer(int64_t bytes, HipDeviceBuffer &out) {
   if (bytes <= 0)
     return Status(ErrorCode::InvalidArgument,

@@ -52,6 +52,15 @@ Status HipDevice::loadModule(const Plan &plan,
   return Status::ok();
 }
 
+Status HipDevice::copy(const std::vector<GpuCopy> &copies) {
+  POOT_RETURN_IF_ERROR(checkCopies(copies));
+  for (const GpuCopy &c : copies)
+    POOT_RETURN_IF_ERROR(static_cast<Buffer *>(c.dst)->native.copyFrom(
+        static_cast<const Buffer *>(c.src)->native, c.srcOffset, c.dstOffset,
+        c.bytes));
+  return Status::ok();
+}
+
 Status HipDevice::run(const std::vector<GpuLaunch> &launches) {
   std::vector<std::vector<void *>> pointers(launches.size());
   for (size_t l = 0; l < launches.size(); ++l) {

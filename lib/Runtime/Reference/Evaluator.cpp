@@ -1288,7 +1288,14 @@ Status evaluateEqn(const Eqn &eqn, const std::vector<const Tensor *> &operands,
   return Status::ok();
 }
 
-Status checkBindings(const Graph &graph, const Bindings &bindings) {
+namespace {
+
+bool held(const EqnRunner *runner, const std::string &inputName) {
+  return runner && runner->holdsState(inputName);
+}
+
+Status checkBindingsFor(const Graph &graph, const Bindings &bindings,
+                        const EqnRunner *runner) {
   for (const auto &[name, tensor] : bindings.inputs) {
     (void)tensor;
     if (graph.findInput(name) < 0)
@@ -1321,6 +1328,8 @@ Status checkBindings(const Graph &graph, const Bindings &bindings) {
                         "' is bound twice, to different tensors in inputs "
                         "and state");
     const Tensor *bound = boundTensor(input, bindings);
+    if (!bound && !input.state.empty() && held(runner, input.name))
+      continue; // the runner keeps it
     if (!bound)
       return Status(ErrorCode::MissingInput,
                     "input '" + input.name + "' is not bound");
@@ -1373,6 +1382,8 @@ Status checkBindings(const Graph &graph, const Bindings &bindings) {
                     "output '" + output.name + "' carries state '" +
                         output.state + "' but no input does");
     const std::string &inputName = graph.inputs[in].name;
+    if (held(runner, inputName))
+      continue;
     auto st = bindings.state.find(inputName);
     if (st == bindings.state.end() || !st->second)
       return Status(ErrorCode::MissingInput, "state '" + output.state +
@@ -1386,12 +1397,20 @@ Status checkBindings(const Graph &graph, const Bindings &bindings) {
   return Status::ok();
 }
 
+} // namespace
+
+Status checkBindings(const Graph &graph, const Bindings &bindings) {
+  return checkBindingsFor(graph, bindings, nullptr);
+}
+
 Status evaluate(const Graph &graph, const Bindings &bindings, NumericMode mode,
                 std::map<std::string, Tensor> &outputs) {
   return evaluate(graph, bindings, mode, outputs, nullptr);
 }
 
 EqnRunner::~EqnRunner() = default;
+
+bool EqnRunner::holdsState(const std::string &) const { return false; }
 
 Status EqnRunner::runGraph(const Graph &, std::vector<Tensor> &,
                            std::vector<bool> &, bool &ran) {
@@ -1404,20 +1423,37 @@ namespace {
 Status evaluateGraph(const Graph &graph, const Bindings &bindings,
                      NumericMode mode, std::map<std::string, Tensor> &outputs,
                      EqnRunner *runner) {
-  POOT_RETURN_IF_ERROR(checkBindings(graph, bindings));
+  POOT_RETURN_IF_ERROR(checkBindingsFor(graph, bindings, runner));
 
   // The value table is private: inputs are copied in so that state buffers
-  // bound as inputs stay untouched until the run has succeeded.
+  // bound as inputs stay untouched until the run has succeeded. State the
+  // runner holds is not copied: it is on the device.
   std::vector<Tensor> table(graph.values.size());
   std::vector<bool> defined(graph.values.size(), false);
+  std::string heldName;
   for (const GraphInput &input : graph.inputs) {
-    table[input.value] = *boundTensor(input, bindings);
     defined[input.value] = true;
+    if (!input.state.empty() && held(runner, input.name)) {
+      heldName = input.name;
+      continue;
+    }
+    table[input.value] = *boundTensor(input, bindings);
   }
+  auto heldOutput = [&](const GraphOutput &output) {
+    if (output.state.empty())
+      return false;
+    int in = stateInput(graph, output.state);
+    return in >= 0 && held(runner, graph.inputs[in].name);
+  };
 
   bool ranWhole = false;
   if (runner)
     POOT_RETURN_IF_ERROR(runner->runGraph(graph, table, defined, ranWhole));
+  if (!ranWhole && !heldName.empty())
+    return Status(ErrorCode::Unsupported,
+                  "state '" + heldName +
+                      "' is held on the device, but the graph did not run "
+                      "whole there");
   const std::vector<Eqn> none;
   for (const Eqn &eqn : ranWhole ? none : graph.eqns) {
     std::string where = eqn.location.empty() ? "" : eqn.location + ": ";
@@ -1452,7 +1488,7 @@ Status evaluateGraph(const Graph &graph, const Bindings &bindings,
   }
 
   for (const GraphOutput &output : graph.outputs)
-    if (!defined[output.value])
+    if (!defined[output.value] && !heldOutput(output))
       return Status(ErrorCode::InvalidArgument,
                     "output '" + output.name + "' is never computed");
 
@@ -1485,7 +1521,7 @@ Status evaluateGraph(const Graph &graph, const Bindings &bindings,
     }
   }
   for (const GraphOutput &output : graph.outputs) {
-    if (output.state.empty())
+    if (output.state.empty() || heldOutput(output))
       continue;
     const Tensor &value = table[output.value];
     const std::string &inputName =

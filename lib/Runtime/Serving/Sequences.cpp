@@ -316,6 +316,14 @@ Status KvCache::computed(SeqId seq, int32_t &out) const {
   return Status::ok();
 }
 
+Status KvCache::weightsOf(SeqId seq, WeightsId &out) const {
+  const Sequence *s = find(seq);
+  if (!s)
+    return noSequence(seq);
+  out = s->weights;
+  return Status::ok();
+}
+
 Status KvCache::blockTable(SeqId seq, std::vector<BlockId> &out) const {
   const Sequence *s = find(seq);
   if (!s)

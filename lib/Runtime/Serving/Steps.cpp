@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "poot/Runtime/Serving.h"
+#include "poot/Runtime/GpuDevice.h"
 
 #include <algorithm>
 #include <cstring>
@@ -65,8 +66,9 @@ Status poot::rt::serve::stepShapeOf(const Graph &graph, StepShape &out) {
   if (!write || !read)
     return invalid("graph '" + graph.name + "' has no " +
                    (write ? "slot_map" : "write_map") +
-                   " slot: serving needs a paged decode graph (a paged "
-                   "prefill graph attends to its own tokens only)");
+                   " slot: serving needs a paged graph that reads through "
+                   "the read map (a paged decode, or a chunked paged prefill; "
+                   "a plain paged prefill attends to its own tokens only)");
   const TensorType *w = typeOf(graph, *write), *r = typeOf(graph, *read),
                    *p = pos ? typeOf(graph, *pos) : nullptr;
   if (!w || !r || (pos && !p))
@@ -144,15 +146,18 @@ Status poot::rt::serve::checkWriteMap(const std::vector<int32_t> &writeMap,
   return Status::ok();
 }
 
-Status poot::rt::serve::applyBlockCopies(const std::vector<BlockCopy> &copies,
-                                         int32_t blockSize, int64_t slots,
-                                         void *data, size_t bytes) {
-  if (!data || blockSize <= 0 || slots <= 0 || bytes % size_t(slots) != 0)
+namespace {
+
+/// The bytes of one slot of a pool of `bytes` bytes, once every copy is
+/// checked to stay inside its `slots / blockSize` blocks.
+Status checkBlockCopies(const std::vector<BlockCopy> &copies,
+                        int32_t blockSize, int64_t slots, size_t bytes,
+                        size_t &slotBytes) {
+  if (blockSize <= 0 || slots <= 0 || bytes % size_t(slots) != 0)
     return invalid("a pool of " + std::to_string(bytes) + " bytes is not " +
                    std::to_string(slots) + " equal slots");
-  size_t slotBytes = bytes / size_t(slots);
+  slotBytes = bytes / size_t(slots);
   int64_t blocks = slots / blockSize;
-  // All checked before any byte moves.
   for (const BlockCopy &c : copies)
     if (c.src < 0 || c.dst < 0 || c.src >= blocks || c.dst >= blocks ||
         c.src == c.dst || c.tokens < 0 || c.tokens > blockSize)
@@ -160,12 +165,40 @@ Status poot::rt::serve::applyBlockCopies(const std::vector<BlockCopy> &copies,
                      std::to_string(c.dst) + " of " + std::to_string(c.tokens) +
                      " tokens outside a pool of " + std::to_string(blocks) +
                      " blocks");
+  return Status::ok();
+}
+
+} // namespace
+
+Status poot::rt::serve::applyBlockCopies(const std::vector<BlockCopy> &copies,
+                                         int32_t blockSize, int64_t slots,
+                                         void *data, size_t bytes) {
+  if (!data)
+    return invalid("block copies into no pool");
+  size_t slotBytes = 0;
+  // All checked before any byte moves.
+  POOT_RETURN_IF_ERROR(
+      checkBlockCopies(copies, blockSize, slots, bytes, slotBytes));
   auto *base = static_cast<unsigned char *>(data);
   for (const BlockCopy &c : copies)
     std::memcpy(base + size_t(c.dst) * blockSize * slotBytes,
                 base + size_t(c.src) * blockSize * slotBytes,
                 size_t(c.tokens) * slotBytes);
   return Status::ok();
+}
+
+Status poot::rt::serve::applyBlockCopies(const std::vector<BlockCopy> &copies,
+                                         int32_t blockSize, int64_t slots,
+                                         GpuDevice &device, GpuBuffer &pool) {
+  size_t slotBytes = 0;
+  POOT_RETURN_IF_ERROR(checkBlockCopies(copies, blockSize, slots,
+                                        size_t(pool.size()), slotBytes));
+  std::vector<GpuCopy> moves;
+  for (const BlockCopy &c : copies)
+    moves.push_back({&pool, int64_t(c.src) * blockSize * int64_t(slotBytes),
+                     &pool, int64_t(c.dst) * blockSize * int64_t(slotBytes),
+                     int64_t(c.tokens) * int64_t(slotBytes)});
+  return device.copy(moves);
 }
 
 //--- KvCache: steps ---------------------------------------------------------
@@ -198,9 +231,6 @@ Status KvCache::checkRows(const StepShape &shape,
       return invalid(name + " runs on retired weights " +
                      std::to_string(s->weights) +
                      ": its K/V is stale; finish and readmit it");
-    if (s->weights != find(rows[0].seq)->weights)
-      return invalid(name + " runs on other weights than the step's first "
-                            "row: a plan binds one set of weights");
     if (row.tokens < 1 || row.tokens > shape.tokens ||
         size_t(s->computed) + row.tokens > s->tokens.size())
       return invalid(name + " cannot compute " + std::to_string(row.tokens) +
@@ -277,6 +307,7 @@ void KvCache::fillMaps(StepPlan &plan) const {
       plan.writeMap[r * size_t(shape.tokens) + i] = slotOf(s.computed + i);
     plan.firstPosition[r] = plan.pos[r] = s.computed;
     plan.len[r] = length;
+    plan.weights[r] = s.weights;
   }
 }
 
@@ -289,6 +320,7 @@ Status KvCache::prepareStep(const StepShape &shape,
     plan.shape = shape;
     plan.rows = rows;
     plan.firstPosition.assign(rows.size(), 0);
+    plan.weights.assign(rows.size(), 0);
     plan.readMap.assign(size_t(shape.rows) * shape.capacity, 0);
     plan.writeMap.assign(size_t(shape.rows) * shape.tokens, -1);
     plan.pos.assign(shape.rows, 0);

@@ -11,6 +11,8 @@
 
 #include "Device/GpuObjects.h"
 
+#include <cstring>
+
 
 using namespace poot::rt;
 
@@ -70,6 +72,22 @@ Status VulkanDevice::run(const std::vector<GpuLaunch> &launches) {
   std::vector<VulkanDispatch> dispatches;
   POOT_RETURN_IF_ERROR(toDispatches(launches, dispatches));
   return dispatchAll(dispatches);
+}
+
+Status VulkanDevice::copy(const std::vector<GpuCopy> &copies) {
+  // Every buffer is host-visible coherent memory, mapped for its life, and
+  // every submission has been waited for: a copy is a copy of the mapping.
+  POOT_RETURN_IF_ERROR(checkCopies(copies));
+  for (const GpuCopy &c : copies)
+    if (c.bytes > 0)
+      std::memcpy(
+          static_cast<char *>(static_cast<Buffer *>(c.dst)->native.data()) +
+              c.dstOffset,
+          static_cast<const char *>(
+              static_cast<const Buffer *>(c.src)->native.data()) +
+              c.srcOffset,
+          static_cast<size_t>(c.bytes));
+  return Status::ok();
 }
 
 Status VulkanDevice::time(const std::vector<GpuLaunch> &launches,

@@ -383,7 +383,7 @@ func.func @guard_bounds(%a: tensor<2xi32>) {
 // Graph conventions
 //===----------------------------------------------------------------------===//
 
-// expected-error @+1 {{expected poot.slot one of "pos", "len", "slot_map", "write_map", got "position"}}
+// expected-error @+1 {{expected poot.slot one of "pos", "len", "slot_map", "write_map", "adapter", got "position"}}
 func.func @slot_name(%p: tensor<i32> {poot.slot = "position"}) {
   return
 }
