@@ -275,6 +275,30 @@ poot_status poot_kv_copy_blocks(const poot_kv_copy *copies, int num_copies,
                                 size_t bytes);
 poot_status poot_kv_get_stats(const poot_kv_cache *cache, poot_kv_stats *out);
 
+/*--- K/V pools kept on the device ------------------------------------------*
+ * A GPU session (vulkan, cuda, hip) can keep a state buffer on the device
+ * from run to run instead of the caller's host buffer going up and coming
+ * back every run: what a serving engine wants for its K/V pools. Runs then
+ * execute the whole graph on the device (a graph with an op the device
+ * cannot run fails with POOT_ERR_UNSUPPORTED, before anything runs), and
+ * the host buffer bound with poot_bind_state, if any, is no longer read or
+ * written. A cpu or oracle session answers POOT_ERR_UNSUPPORTED. */
+
+/* Moves state `name` to the device: it starts as the buffer bound with
+ * poot_bind_state, or as zeros. Calling it again does nothing. */
+poot_status poot_state_keep_on_device(poot_session *session, const char *name);
+/* Copies the device's state `name` to or from `data` (its storage bytes). */
+poot_status poot_state_read(const poot_session *session, const char *name,
+                            void *data, size_t bytes);
+poot_status poot_state_write(poot_session *session, const char *name,
+                             const void *data, size_t bytes);
+/* Performs block copies (copy-on-write, from poot_kv_prepare_step) inside
+ * the device's state `name`, a pool of `slots` slots, device to device.
+ * Checked whole first: a refused list copies nothing. */
+poot_status poot_state_copy_blocks(poot_session *session, const char *name,
+                                   const poot_kv_copy *copies, int num_copies,
+                                   int32_t block_size, int64_t slots);
+
 #ifdef __cplusplus
 }
 #endif

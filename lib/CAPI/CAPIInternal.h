@@ -3,6 +3,7 @@
 #define POOT_LIB_CAPI_CAPIINTERNAL_H
 
 #include "poot/Runtime/Device.h"
+#include "poot/Runtime/GpuDevice.h"
 #include "poot/Runtime/PlanFile.h"
 #include "poot/Runtime/Status.h"
 #include "poot/poot.h"
@@ -27,6 +28,9 @@ struct poot_session {
   std::unique_ptr<poot::rt::PlanDevice> device;
   std::map<std::string, poot::rt::Tensor> inputs;
   std::map<std::string, void *> state;
+  /// State kept on the device (poot_state_keep_on_device), by input name:
+  /// the runner holds these buffers from run to run.
+  std::map<std::string, std::unique_ptr<poot::rt::GpuBuffer>> deviceState;
   std::map<std::string, poot::rt::Tensor> outputs;
 };
 

@@ -9,6 +9,7 @@
 #include "CAPIInternal.h"
 
 #include "poot/Runtime/Evaluator.h"
+#include "poot/Runtime/Serving.h"
 
 #include <cstring>
 #include <new>
@@ -76,7 +77,7 @@ poot_status runSession(poot_session *s) {
   for (auto &[name, t] : s->inputs)
     b.inputs[name] = &t;
   for (const GraphInput &in : g.inputs) {
-    if (in.state.empty())
+    if (in.state.empty() || s->deviceState.count(in.name))
       continue;
     auto it = s->state.find(in.name);
     if (it == s->state.end())
@@ -327,6 +328,134 @@ poot_status poot_read_output(const poot_session *s, const char *name,
                                 " bytes, got " + std::to_string(bytes));
   encodeStorage(it->second, data);
   return POOT_OK;
+}
+
+//--- State kept on the device ---------------------------------------------
+
+namespace {
+
+/// The session's device and the state input `name`, or a typed failure.
+poot_status deviceStateOf(const poot_session *s, const char *name,
+                          const GraphInput *&in) {
+  if (!s || !name)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  if (!s->device)
+    return poot::capi::fail(POOT_ERR_UNSUPPORTED,
+                            "a cpu or oracle session keeps state in the "
+                            "caller's buffers only");
+  in = findInput(*s->plan, name);
+  if (!in || in->state.empty())
+    return poot::capi::fail(POOT_ERR_UNKNOWN_NAME,
+                            std::string("the plan has no state '") + name + "'");
+  return POOT_OK;
+}
+
+poot_status keepOnDevice(poot_session *s, const GraphInput &in) {
+  const TensorType &type = s->plan->graph.values[in.value];
+  GpuDevice &gpu = s->device->runner().gpu();
+  std::unique_ptr<GpuBuffer> buffer;
+  if (Status st = gpu.allocate(storageBytes(type), buffer); !st.isOk())
+    return poot::capi::fail(st);
+  // It starts as the bound buffer, or zeros.
+  std::vector<unsigned char> bytes(bytesOf(type), 0);
+  if (auto it = s->state.find(in.name); it != s->state.end())
+    std::memcpy(bytes.data(), it->second, bytes.size());
+  if (Status st = buffer->upload(bytes.data(), int64_t(bytes.size()));
+      !st.isOk())
+    return poot::capi::fail(st);
+  PlanRunner &runner = s->device->runner();
+  runner.setResident(true);
+  if (Status st = runner.holdState(in.name, buffer.get()); !st.isOk())
+    return poot::capi::fail(st);
+  s->deviceState[in.name] = std::move(buffer);
+  return POOT_OK;
+}
+
+} // namespace
+
+poot_status poot_state_keep_on_device(poot_session *s, const char *name) {
+  poot::capi::clearError();
+  const GraphInput *in = nullptr;
+  if (poot_status st = deviceStateOf(s, name, in); st != POOT_OK)
+    return st;
+  if (s->deviceState.count(in->name))
+    return POOT_OK;
+  try {
+    return keepOnDevice(s, *in);
+  } catch (const std::bad_alloc &) {
+    return poot::capi::fail(POOT_ERR_UNSUPPORTED,
+                            "out of memory keeping state on the device");
+  }
+}
+
+poot_status poot_state_read(const poot_session *s, const char *name,
+                            void *data, size_t bytes) {
+  poot::capi::clearError();
+  const GraphInput *in = nullptr;
+  if (poot_status st = deviceStateOf(s, name, in); st != POOT_OK)
+    return st;
+  auto it = s->deviceState.find(in->name);
+  if (it == s->deviceState.end())
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
+                            std::string("state '") + name +
+                                "' is not kept on the device");
+  if (!data || int64_t(bytes) != it->second->size())
+    return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
+                            std::string("state '") + name + "': expected " +
+                                std::to_string(it->second->size()) +
+                                " bytes, got " + std::to_string(bytes));
+  if (Status st = it->second->download(data, int64_t(bytes)); !st.isOk())
+    return poot::capi::fail(st);
+  return POOT_OK;
+}
+
+poot_status poot_state_write(poot_session *s, const char *name,
+                             const void *data, size_t bytes) {
+  poot::capi::clearError();
+  const GraphInput *in = nullptr;
+  if (poot_status st = deviceStateOf(s, name, in); st != POOT_OK)
+    return st;
+  auto it = s->deviceState.find(in->name);
+  if (it == s->deviceState.end())
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
+                            std::string("state '") + name +
+                                "' is not kept on the device");
+  if (!data || int64_t(bytes) != it->second->size())
+    return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
+                            std::string("state '") + name + "': expected " +
+                                std::to_string(it->second->size()) +
+                                " bytes, got " + std::to_string(bytes));
+  if (Status st = it->second->upload(data, int64_t(bytes)); !st.isOk())
+    return poot::capi::fail(st);
+  return POOT_OK;
+}
+
+poot_status poot_state_copy_blocks(poot_session *s, const char *name,
+                                   const poot_kv_copy *copies, int num_copies,
+                                   int32_t block_size, int64_t slots) {
+  poot::capi::clearError();
+  const GraphInput *in = nullptr;
+  if (poot_status st = deviceStateOf(s, name, in); st != POOT_OK)
+    return st;
+  auto it = s->deviceState.find(in->name);
+  if (it == s->deviceState.end())
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
+                            std::string("state '") + name +
+                                "' is not kept on the device");
+  if ((!copies && num_copies) || num_copies < 0)
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
+  try {
+    std::vector<serve::BlockCopy> list;
+    for (int i = 0; i < num_copies; ++i)
+      list.push_back(
+          {copies[i].src_block, copies[i].dst_block, copies[i].tokens});
+    Status st = serve::applyBlockCopies(list, block_size, slots,
+                                        s->device->runner().gpu(),
+                                        *it->second);
+    return st.isOk() ? POOT_OK : poot::capi::fail(st);
+  } catch (const std::bad_alloc &) {
+    return poot::capi::fail(POOT_ERR_UNSUPPORTED, "out of memory");
+  }
 }
 
 } // extern "C"

@@ -31,6 +31,9 @@ public:
                   std::vector<bool> &defined, bool &ran) override {
     return runner_.runGraph(graph, values, defined, ran);
   }
+  bool holdsState(const std::string &inputName) const override {
+    return runner_.holdsState(inputName);
+  }
   const std::string &kind() const override { return kind_; }
   const std::string &description() const override {
     return device->description();
