@@ -132,8 +132,8 @@ void poot_session_free(poot_session *session);
 poot_status poot_bind_input(poot_session *session, const char *name,
                             const void *data, size_t bytes);
 /* Binds the input that declares slot `slot` ("pos", "len", "slot_map",
- * "write_map"), as poot_bind_input does; refused when several inputs
- * declare it. */
+ * "write_map", "adapter"), as poot_bind_input does; refused when several
+ * inputs declare it. */
 poot_status poot_bind_slot(poot_session *session, const char *slot,
                            const void *data, size_t bytes);
 /* Binds the caller's buffer as state `name`; it must outlive the runs. */

@@ -58,7 +58,7 @@ struct Eqn {
 struct GraphInput {
   int value = -1;
   std::string name;                 ///< binding name (unique among inputs)
-  std::string slot;                 ///< "pos", "len", "slot_map", "write_map" or empty
+  std::string slot; ///< "pos", "len", "slot_map", "write_map", "adapter" or empty
   std::optional<std::pair<int64_t, int64_t>> range; ///< declared [lo, hi)
   std::string state;                ///< state name, or empty
 };
