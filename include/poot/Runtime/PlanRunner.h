@@ -109,8 +109,9 @@ public:
   /// runs off, an eqn without kernels) is refused before anything runs.
   /// Null releases the state to the host bindings again. UnknownName for
   /// no such state input; InvalidArgument for another device's buffer or
-  /// one of another size. The buffer must outlive the runner or its
-  /// release.
+  /// one of another size. A run of a graph where the input is missing or
+  /// carries no state is refused (UnknownName) before anything runs. The
+  /// buffer must outlive the runner or its release.
   Status holdState(const std::string &inputName, GpuBuffer *buffer);
   bool holdsState(const std::string &inputName) const override;
   /// Times `iterations` replays of the last resident run's recording

@@ -410,11 +410,16 @@ Status PlanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
   };
   if (!residentOn)
     return decline("resident runs are off");
-  for (const auto &[name, buffer] : held)
-    if (graph.findInput(name) < 0)
+  // Held by the plan's names: the graph run must carry each as state too,
+  // or its host binding would be ignored and its plain outputs copied
+  // into the held buffer.
+  for (const auto &[name, buffer] : held) {
+    int i = graph.findInput(name);
+    if (i < 0 || graph.inputs[i].state.empty())
       return Status(ErrorCode::UnknownName,
-                    "held state '" + name + "' is no input of graph '" +
+                    "held state '" + name + "' is no state input of graph '" +
                         graph.name + "'");
+  }
   std::vector<bool> isInput(graph.values.size(), false);
   for (const GraphInput &input : graph.inputs)
     isInput[input.value] = true;
