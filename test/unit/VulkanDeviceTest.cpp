@@ -4,8 +4,8 @@
 // first Vulkan device, lavapipe in CI, and checks every value they produce:
 // a 1-D and a 2-D grid, workgroup memory with barriers, f16 buffers,
 // subgroup arithmetic, one kernel dispatched many times, dependent
-// dispatches in one submission, their timing with timestamp queries, and
-// the refusals that must come back as
+// dispatches in one submission, their timing with timestamp queries,
+// copies between and within buffers, and the refusals that must come back as
 // Status values before anything reaches the driver. Without a loader or a
 // device the tests skip; without glslangValidator at build time the ones
 // that need shaders skip.
@@ -22,6 +22,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <thread>
 
 using namespace poot::rt;
@@ -689,6 +690,74 @@ TEST_F(VulkanDeviceTest, RefusesBadBuffers) {
   EXPECT_TRUE(b.upload(bytes, 16).isOk());
   VulkanBuffer none;
   EXPECT_EQ(none.upload(bytes, 1).code(), ErrorCode::InvalidArgument);
+}
+
+TEST_F(VulkanDeviceTest, CopiesBetweenAndWithinBuffers) {
+  // GpuDevice::copy as a serving engine moves K/V blocks: between two
+  // buffers and inside one, in order, each copy seeing the ones before.
+  auto make = [&](GpuDevice &on, int64_t n, float first) {
+    std::unique_ptr<GpuBuffer> b;
+    Status status = on.allocate(n * 4, b);
+    EXPECT_TRUE(status.isOk()) << status.toString();
+    if (!b)
+      return b;
+    std::vector<float> values(n);
+    for (int64_t i = 0; i < n; ++i)
+      values[i] = first + static_cast<float>(i);
+    status = b->upload(values.data(), n * 4, 0);
+    EXPECT_TRUE(status.isOk()) << status.toString();
+    return b;
+  };
+  auto floats = [](const GpuBuffer &b) {
+    std::vector<float> values(b.size() / 4);
+    Status status = b.download(values.data(), b.size(), 0);
+    EXPECT_TRUE(status.isOk()) << status.toString();
+    return values;
+  };
+  const int64_t n = 1024;
+  auto a = make(device(), n, 0.0f);
+  auto b = make(device(), n, 10000.0f);
+  ASSERT_TRUE(a && b);
+  Status status = device().copy({{a.get(), 0, b.get(), 256 * 4, 128 * 4},
+                                 {b.get(), 256 * 4, a.get(), 512 * 4, 128 * 4},
+                                 {a.get(), 0, a.get(), 900 * 4, 100 * 4}});
+  ASSERT_TRUE(status.isOk()) << status.toString();
+  std::vector<float> wantA(n), wantB(n);
+  for (int64_t i = 0; i < n; ++i) {
+    wantA[i] = static_cast<float>(i);
+    wantB[i] = 10000.0f + static_cast<float>(i);
+  }
+  for (int64_t i = 0; i < 128; ++i) {
+    wantB[256 + i] = static_cast<float>(i); // a[0, 128)
+    wantA[512 + i] = static_cast<float>(i); // what the first copy wrote
+  }
+  for (int64_t i = 0; i < 100; ++i)
+    wantA[900 + i] = static_cast<float>(i);
+  EXPECT_EQ(floats(*a), wantA);
+  EXPECT_EQ(floats(*b), wantB);
+
+  // A refused list copies nothing, the good copy in front of it included.
+  std::unique_ptr<VulkanDevice> own;
+  ASSERT_TRUE(VulkanDevice::create(own).isOk());
+  auto foreign = make(*own, n, -1.0f);
+  ASSERT_TRUE(foreign);
+  const GpuCopy good{a.get(), 0, b.get(), 0, 64};
+  const std::vector<GpuCopy> bad[] = {
+      {good, {a.get(), (n - 8) * 4, b.get(), 0, 64}}, // past the source
+      {good, {a.get(), 0, b.get(), (n - 8) * 4, 64}}, // past the destination
+      {good, {a.get(), 0, a.get(), 32, 64}},          // overlapping
+      {good, {a.get(), -4, b.get(), 0, 64}},          // a negative offset
+      {good, {foreign.get(), 0, b.get(), 0, 64}},     // another device's
+      {good, {a.get(), 0, foreign.get(), 0, 64}},
+  };
+  for (size_t i = 0; i < std::size(bad); ++i) {
+    status = device().copy(bad[i]);
+    EXPECT_EQ(status.code(), ErrorCode::InvalidArgument)
+        << "list " << i << ": " << status.toString();
+  }
+  EXPECT_EQ(floats(*a), wantA);
+  EXPECT_EQ(floats(*b), wantB);
+  EXPECT_EQ(floats(*foreign)[0], -1.0f);
 }
 
 TEST_F(VulkanDeviceTest, ObjectsOutliveTheirDevice) {
