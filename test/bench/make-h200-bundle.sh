@@ -15,8 +15,9 @@ mkdir -p "$OUT/plans" "$OUT/bench"
 # The runner, built without LLVM.
 cmake -G Ninja -S "$ROOT" -B "$OUT/build-rt" -DCMAKE_BUILD_TYPE=Release \
   -DPOOT_RUNTIME_ONLY=ON -DPOOT_BUILD_TESTS=OFF >/dev/null
-ninja -C "$OUT/build-rt" poot-run-plan >/dev/null
+ninja -C "$OUT/build-rt" poot-run-plan poot-serve-example >/dev/null
 cp "$OUT/build-rt/tools/poot-run-plan/poot-run-plan" "$OUT/"
+cp "$OUT/build-rt/examples/serve/poot-serve-example" "$OUT/"
 rm -rf "$OUT/build-rt"
 # The Vulkan loader, which the GPU machine lacks (the driver's ICD, if its
 # install has one, is found by run-h200.sh).
@@ -42,6 +43,16 @@ plan_pair() { # name graph.mlir [extra flags for the cuda plan]
 
 for g in "$ROOT"/examples/*.mlir; do
   plan_pair "$(basename "$g" .mlir)" "$g"
+done
+
+# The serving example's two step shapes, for both GPU targets (run-h200.sh's
+# serve phase serves them with the pools kept on the device).
+mkdir -p "$OUT/serve"
+for b in mixed chunk; do
+  for t in cuda:sm_90 vulkan; do
+    "$COMPILE" "$ROOT/examples/serve/llama3-8b.serve.$b.mlir" --target=$t \
+      --quiet -o "$OUT/serve/$b.${t%%:*}.plan"
+  done
 done
 
 # Sweep cases from stdin, "NAME|TRACE ARGS|RUN ARGS[|COMPILE FLAGS]" a

@@ -7,7 +7,8 @@
 # plans on the machine's Vulkan driver, checked and timed. Writes results
 # under $OUT (or ./h200-out).
 #   run-h200.sh BUNDLE_DIR [PHASES]
-# PHASES is a comma list of check, resident (the same cases run whole on
+# PHASES is a comma list of serve (the serving example on cuda and on the
+# Vulkan driver, pools kept on the device), check, resident (the same cases run whole on
 # the device, and the whole-plan graph replay), torch (our outputs against
 # PyTorch on the device), memcheck (compute-sanitizer: SANITIZERS, over
 # MEMCHECK_CASES), peers, ours,
@@ -243,6 +244,17 @@ vulkan_setup() {
   echo "NVIDIA_DRIVER_CAPABILITIES=${NVIDIA_DRIVER_CAPABILITIES:-unset}"
   ldconfig -p 2>/dev/null | grep -E 'GLX_nvidia|nvidia-glvkspirv|nvidia-gpucomp|nvidia-glcore|EGL_nvidia' | awk '{print $1}' | tr '\n' ' '; echo
 }
+
+if has serve; then
+  budget serve 60
+  echo "== the serving example, pools kept on the device"
+  for d in cuda vulkan; do
+    [ "$d" = vulkan ] && vulkan_setup
+    timeout 60 "$B/poot-serve-example" --device=$d "$B/serve/mixed.$d.plan" \
+      "$B/serve/chunk.$d.plan" > "$R/serve-$d.txt" 2>&1
+    echo "serve $d: exit $?"; grep -v '^request' "$R/serve-$d.txt" | tail -9
+  done
+fi
 
 if has vulkan; then
   budget vulkan 60
