@@ -97,7 +97,7 @@ struct GeneratePass : public poot::impl::GenerateBase<GeneratePass> {
                 op->getAttrOfType<AttentionScheduleAttr>(attrs::kSchedule))
           subgroup = std::max<int64_t>(subgroup, schedule.getSubgroup());
       });
-      hooks = codegen::createSPIRVTarget(/*f16=*/true, subgroup);
+      hooks = codegen::createSPIRVTarget(/*f16=*/true, subgroup, int64);
     }
     else if (target == "nvvm")
       hooks = codegen::createNVVMTarget();

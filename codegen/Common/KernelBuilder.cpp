@@ -50,9 +50,13 @@ LogicalResult poot::codegen::checkStorage(Operation *op,
     Type storage = deviceStorage(tensor.getElementType());
     if (target.canStore(storage))
       return success();
-    return op->emitError() << "DtypeLowering: target " << target.name()
-                           << " cannot store " << tensor.getElementType()
-                           << " buffers";
+    InFlightDiagnostic diag = op->emitError()
+                              << "DtypeLowering: target " << target.name()
+                              << " cannot store " << tensor.getElementType()
+                              << " buffers";
+    if (std::string feature = target.storageFeature(storage); !feature.empty())
+      diag << ": the device lacks " << feature;
+    return diag;
   };
   for (Type t : op->getOperandTypes())
     if (failed(check(t)))

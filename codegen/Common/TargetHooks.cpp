@@ -21,6 +21,8 @@ using namespace poot::codegen;
 
 TargetHooks::~TargetHooks() = default;
 
+std::string TargetHooks::storageFeature(Type) const { return {}; }
+
 Value TargetHooks::exp(OpBuilder &b, Location loc, Value x) const {
   return b.create<math::ExpOp>(loc, x);
 }

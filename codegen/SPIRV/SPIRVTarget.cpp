@@ -32,8 +32,8 @@ namespace {
 
 class SPIRVTarget : public TargetHooks {
 public:
-  SPIRVTarget(bool f16, int64_t subgroupSize)
-      : f16(f16), subgroupSize(subgroupSize) {}
+  SPIRVTarget(bool f16, int64_t subgroupSize, bool int64)
+      : f16(f16), int64(int64), subgroupSize(subgroupSize) {}
   StringRef name() const override { return "spirv"; }
   Attribute globalMemorySpace(MLIRContext *ctx) const override {
     return spirv::StorageClassAttr::get(ctx, spirv::StorageClass::StorageBuffer);
@@ -61,9 +61,20 @@ public:
     // kernel, since SPIR-V has no bfloat type.
     if (storage.isF16() || storage.isBF16())
       return f16;
-    // i64 would need the Int64 capability, which the module does not ask
-    // for (the conversion would narrow it silently).
+    // i64 as itself where the device has 64-bit integers: the module then
+    // allows Int64 (prepareModule), without which MLIR's conversion would
+    // not keep the type 64 bits wide. A storage buffer of i64 needs that
+    // capability alone, no extension.
+    if (storage.isInteger(64))
+      return int64;
     return storage.isInteger(32);
+  }
+  std::string storageFeature(Type storage) const override {
+    if (storage.isInteger(64))
+      return "shaderInt64";
+    if (storage.isF16() || storage.isBF16())
+      return "storageBuffer16BitAccess";
+    return {};
   }
   // OpMemoryBarrier at device scope over storage buffers, as GLSL's
   // memoryBarrierBuffer(). As GLSL's `coherent buffer`, lowerToSPIRV then
@@ -95,6 +106,10 @@ public:
       caps.push_back(spirv::Capability::StorageBuffer16BitAccess);
       exts.push_back(spirv::Extension::SPV_KHR_16bit_storage);
     }
+    // Allowed, not required: spirv-update-vce keeps Int64 among the
+    // module's requirements only where a kernel holds an i64.
+    if (int64)
+      caps.push_back(spirv::Capability::Int64);
     spirv::ResourceLimitsAttr limits = spirv::getDefaultResourceLimits(ctx);
     if (subgroupSize > 0) {
       // gpu.shuffle converts only when its width is the declared subgroup.
@@ -118,14 +133,15 @@ public:
 
 private:
   bool f16;
+  bool int64;
   int64_t subgroupSize;
 };
 
 } // namespace
 
-std::unique_ptr<TargetHooks> poot::codegen::createSPIRVTarget(bool f16,
-                                                             int64_t subgroupSize) {
-  return std::make_unique<SPIRVTarget>(f16, subgroupSize);
+std::unique_ptr<TargetHooks>
+poot::codegen::createSPIRVTarget(bool f16, int64_t subgroupSize, bool int64) {
+  return std::make_unique<SPIRVTarget>(f16, subgroupSize, int64);
 }
 
 /// Adds `OpDecorate %var Coherent` for every StorageBuffer variable of a

@@ -55,6 +55,10 @@ const std::vector<DeviceFacts> &poot::devicePresets() {
       // SPIR-V targets have both too, but no hook for them is checked on
       // hardware yet.
       d.deviceFence = d.target == "nvvm";
+      // shaderInt64 is optional in every Vulkan version, and the generic
+      // device promises only what every conformant driver has; a live
+      // device says whether it has it.
+      d.int64 = d.target != "spirv";
     }
     return table;
   }();

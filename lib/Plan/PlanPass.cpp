@@ -73,6 +73,8 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     if (maxBufferBytes > 0)
       facts.maxBufferBytes = maxBufferBytes;
 
+    if (!checkKernelDtypes(facts))
+      return signalPassFailure();
     bool failed = false;
     getOperation().walk([&](AttentionOp op) {
       if (!planOne(op, facts))
@@ -102,6 +104,47 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     t.noFusedCombine = noFusedCombine;
     t.fusedCombine = fusedCombine;
     return t;
+  }
+
+  /// Rule 1 over the values the simple kernels hold: every poot op but an
+  /// attention (planOne checks its storage; its i64 positions and lengths
+  /// travel as i32) and a constant (no kernel: its users hold it). An i64
+  /// there is stored and computed in 64 bits, which a Vulkan device without
+  /// shaderInt64 cannot do. Fails at the first op holding a dtype the device
+  /// cannot store.
+  bool checkKernelDtypes(const DeviceFacts &facts) {
+    WalkResult walk = getOperation().walk([&](Operation *op) {
+      if (!isa<PootDialect>(op->getDialect()) ||
+          isa<AttentionOp, ConstantOp>(op))
+        return WalkResult::advance();
+      auto check = [&](Type type) {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        if (!tensor)
+          return true;
+        // The dtypes the device facts speak of; a target refuses any other
+        // it cannot store (f64 on SPIR-V) when it builds the kernels.
+        Type et = tensor.getElementType();
+        const char *dtype = et.isInteger(64) ? "i64"
+                            : et.isF16()     ? "f16"
+                            : et.isBF16()    ? "bf16"
+                                             : nullptr;
+        if (!dtype)
+          return true;
+        if (llvm::Error e = checkStorageDtype(dtype, facts)) {
+          op->emitError() << llvm::toString(std::move(e));
+          return false;
+        }
+        return true;
+      };
+      for (Type t : op->getOperandTypes())
+        if (!check(t))
+          return WalkResult::interrupt();
+      for (Type t : op->getResultTypes())
+        if (!check(t))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return !walk.wasInterrupted();
   }
 
   /// A cache write (dynamic_update_slice, scatter_update) whose operand 0

@@ -404,24 +404,32 @@ llvm::Error poot::verifyTuning(const ScheduleTuning &t) {
   return llvm::Error::success();
 }
 
+llvm::Error poot::checkStorageDtype(llvm::StringRef dtype,
+                                    const DeviceFacts &d) {
+  bool f16 = dtype == "f16", bf16 = dtype == "bf16", i64 = dtype == "i64";
+  if ((!f16 || d.f16Storage) && (!bf16 || d.bf16Storage) &&
+      (!i64 || d.int64))
+    return llvm::Error::success();
+  // On Vulkan f16 and bf16 ride on 16-bit storage (bf16 as 16-bit words),
+  // f16 computes in Float16 too; i64 needs 64-bit integers, for storage
+  // buffers as for arithmetic.
+  std::string lacks;
+  if (d.target == "spirv")
+    lacks = i64    ? ": the device lacks shaderInt64"
+            : bf16 ? ": the device lacks storageBuffer16BitAccess"
+                   : ": the device lacks storageBuffer16BitAccess or "
+                     "shaderFloat16";
+  return capability(CapabilityKind::DtypeLowering,
+                    llvm::formatv("target {0} on device {1} cannot store "
+                                  "{2} buffers{3}",
+                                  d.target, d.name, dtype, lacks));
+}
+
 llvm::Expected<AttentionSchedule>
 poot::planAttention(const AttentionShape &s, const DeviceFacts &d,
                     const ScheduleTuning &tuning) {
-  if ((s.dtype == "f16" && !d.f16Storage) ||
-      (s.dtype == "bf16" && !d.bf16Storage)) {
-    // On Vulkan both ride on 16-bit storage (bf16 as 16-bit words); f16
-    // computes in Float16 too.
-    std::string lacks;
-    if (d.target == "spirv")
-      lacks = s.dtype == "bf16"
-                  ? ": the device lacks storageBuffer16BitAccess"
-                  : ": the device lacks storageBuffer16BitAccess or "
-                    "shaderFloat16";
-    return capability(CapabilityKind::DtypeLowering,
-                      llvm::formatv("target {0} on device {1} cannot store "
-                                    "{2} buffers{3}",
-                                    d.target, d.name, s.dtype, lacks));
-  }
+  if (llvm::Error e = checkStorageDtype(s.dtype, d))
+    return std::move(e);
 
   int64_t nRep = s.queryHeads / std::max<int64_t>(s.keyHeads, 1);
   if (std::optional<AttentionSchedule> tile = planTile(s, d, nRep, tuning))

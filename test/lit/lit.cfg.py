@@ -47,6 +47,14 @@ if os.path.exists(_compile) and subprocess.run(
          "--quiet", "-o", os.devnull],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("vulkan")
+    # "vulkan-int64" when that device also has 64-bit integers
+    # (shaderInt64), so graphs holding i64 values plan and run on it.
+    _probe64 = os.path.join(config.test_source_root, "Tools", "Inputs", "int64.mlir")
+    if subprocess.run(
+            [_compile, _probe64, "--target=vulkan", "--device-from-host", "--emit=ir",
+             "--quiet", "-o", os.devnull],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add("vulkan-int64")
 try:
     ctypes.CDLL("libcuda.so.1")
     config.available_features.add("cuda-driver")

@@ -64,8 +64,9 @@ def error_of(got, want):
 class Tools:
     def __init__(self, build, device="cpu"):
         self.device = device
-        # SPIR-V stores no 64-bit integers: on vulkan the graph's int64
-        # values (token ids, masks, positions) are imported as i32.
+        # The generic vulkan preset does not promise 64-bit integers
+        # (shaderInt64): on vulkan the graph's int64 values (token ids,
+        # masks, positions) are imported as i32.
         self.narrow = device == "vulkan"
         self.importer = os.path.join(build, "tools/poot-import-onnx/poot-import-onnx")
         self.compile = os.path.join(build, "tools/poot-compile/poot-compile")

@@ -251,6 +251,98 @@ func.func @d(%a: tensor<4xi32>, %b: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi
   EXPECT_EQ(s.code(), ErrorCode::InvalidArgument) << s.toString();
 }
 
+/// Whether `words` holds an instruction `opcode` whose operands (after its
+/// result id, with `skipResultId`) start with `operands`.
+bool holdsInstruction(const std::vector<uint32_t> &words, uint32_t opcode,
+                      const std::vector<uint32_t> &operands,
+                      bool skipResultId = false) {
+  for (size_t at = 5; at < words.size() && (words[at] >> 16) > 0;
+       at += words[at] >> 16) {
+    size_t first = at + 1 + (skipResultId ? 1 : 0);
+    size_t end = at + (words[at] >> 16);
+    if ((words[at] & 0xffff) == opcode && end <= words.size() &&
+        end - first >= operands.size() &&
+        std::equal(operands.begin(), operands.end(), words.begin() + first))
+      return true;
+  }
+  return false;
+}
+
+TEST_F(DeviceKernels, Int64ValuesRoundTripExactlyWhereTheDeviceHasThem) {
+  // Values past 2^31 (and past 2^32) in every i64 kernel kind: a constant
+  // operand, arithmetic, a comparison, a reduction, widening from i32.
+  const char *text = R"mlir(
+func.func @w(%a: tensor<4xi64>, %b: tensor<4xi64>, %x: tensor<4xi32>)
+    -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi1>, tensor<i64>, tensor<4xi64>) {
+  %k = poot.constant dense<4294967296> : tensor<i64>
+  %0 = poot.add %a, %k : tensor<4xi64>, tensor<i64>
+  %1 = poot.mul %a, %b : tensor<4xi64>, tensor<4xi64>
+  %2 = poot.div %a, %b : tensor<4xi64>, tensor<4xi64>
+  %3 = poot.compare gt, %a, %k : tensor<4xi64>, tensor<i64>
+  %4 = poot.reduce_sum %a {axis = 0 : i64} : tensor<4xi64>
+  %w = poot.convert %x : tensor<4xi32> -> tensor<4xi64>
+  %5 = poot.mul %w, %k : tensor<4xi64>, tensor<i64>
+  return %0, %1, %2, %3, %4, %5 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi1>, tensor<i64>, tensor<4xi64>
+}
+)mlir";
+  CompileOptions options;
+  options.target = "vulkan";
+  options.fuse = false;
+  options.deviceFromHost = true;
+  auto compiled = compileGraph(text, options);
+  if (!device->shaderInt64()) {
+    // The live facts say so, and the planner names the feature.
+    ASSERT_FALSE(bool(compiled));
+    std::string message = llvm::toString(compiled.takeError());
+    EXPECT_NE(message.find("shaderInt64"), std::string::npos) << message;
+    return;
+  }
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  Plan plan = std::move(*compiled);
+  // The module asks for Int64 and holds a 64-bit integer type.
+  EXPECT_TRUE(holdsInstruction(plan.spirv, /*OpCapability*/ 17, {11}));
+  EXPECT_TRUE(holdsInstruction(plan.spirv, /*OpTypeInt*/ 21, {64},
+                               /*skipResultId=*/true));
+  // A device without the feature refuses the module before the driver
+  // sees it; this one takes it.
+  Status lacking = checkSpirvFeatures(plan.spirv, VulkanFeatures());
+  EXPECT_EQ(lacking.code(), ErrorCode::Unsupported) << lacking.toString();
+  EXPECT_NE(lacking.message().find("shaderInt64"), std::string::npos)
+      << lacking.toString();
+  EXPECT_TRUE(checkSpirvFeatures(plan.spirv, device->features()).isOk());
+
+  PlanRunner runner(*device, plan);
+  runner.setDeviceOnly(true);
+  const double big = 1099511627779.0; // 2^40 + 3
+  Tensor a({DType::I64, {4}}, {3000000000.0, -5000000000.0, big, -1});
+  Tensor d({DType::I64, {4}}, {2, 3, -7, 8589934592.0});
+  Tensor x({DType::I32, {4}}, {1, -3, 2147483647.0, 0});
+  Bindings b;
+  b.inputs = {{"arg0", &a}, {"arg1", &d}, {"arg2", &x}};
+  std::map<std::string, Tensor> dev, host;
+  Status ran = evaluate(plan.graph, b, NumericMode::Native, dev, &runner);
+  ASSERT_TRUE(ran.isOk()) << ran.toString();
+  ASSERT_TRUE(evaluate(plan.graph, b, NumericMode::Native, host).isOk());
+  const double k = 4294967296.0;
+  EXPECT_EQ(dev.at("out0").values(),
+            (std::vector<double>{3000000000.0 + k, -5000000000.0 + k, big + k,
+                                 k - 1}));
+  EXPECT_EQ(dev.at("out1").values(),
+            (std::vector<double>{6000000000.0, -15000000000.0, -7 * big,
+                                 -8589934592.0}));
+  // Division truncates toward zero, as the oracle's.
+  EXPECT_EQ(dev.at("out2").values(),
+            (std::vector<double>{1500000000.0, -1666666666.0, -157073089682.0,
+                                 0}));
+  EXPECT_EQ(dev.at("out3").values(), (std::vector<double>{0, 0, 1, 0}));
+  EXPECT_EQ(dev.at("out4").values(),
+            (std::vector<double>{3000000000.0 - 5000000000.0 + big - 1}));
+  EXPECT_EQ(dev.at("out5").values(),
+            (std::vector<double>{k, -3 * k, 2147483647.0 * k, 0}));
+  for (const char *name : {"out0", "out1", "out2", "out3", "out4", "out5"})
+    EXPECT_EQ(dev.at(name).values(), host.at(name).values()) << name;
+}
+
 TEST_F(DeviceKernels, TopKOrderMatchesTheOracleWithTiesAndNaN) {
   Plan plan = compile(R"mlir(
 func.func @t(%x: tensor<2x6xf32>) -> (tensor<2x4xf32>, tensor<2x4xi32>) {

@@ -28,7 +28,7 @@ void print(const LiveDeviceFacts &live) {
             << "x" << live.maxGrid[1] << "x" << live.maxGrid[2]
             << ", buffer " << f.maxBufferBytes << ", memory " << f.memoryBytes
             << " in " << live.heaps.size() << " heap(s), f16 " << f.f16Storage
-            << ", bf16 " << f.bf16Storage << "\n";
+            << ", bf16 " << f.bf16Storage << ", int64 " << f.int64 << "\n";
 }
 
 TEST(DeviceQuery, VulkanFactsAreSane) {
@@ -80,6 +80,7 @@ TEST(DeviceQuery, VulkanFactsMatchTheOpenedDevice) {
   EXPECT_EQ(live.facts.maxWorkgroupSize, f.maxWorkgroupSize);
   EXPECT_EQ(live.facts.subgroupSize, f.subgroupSize);
   EXPECT_EQ(live.facts.f16Storage, f.f16Storage);
+  EXPECT_EQ(live.facts.int64, f.int64);
   EXPECT_EQ(live.facts.memoryBytes, f.memoryBytes);
   EXPECT_EQ(live.maxWorkgroupDims, device->maxWorkgroupDims());
 }

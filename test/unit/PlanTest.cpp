@@ -282,6 +282,37 @@ TEST(Planner, DtypeLowering) {
   EXPECT_TRUE(bool(planAttention(s, *findDevicePreset("sm_90"))));
 }
 
+/// Whether rule 1 lets `device` store `dtype`.
+bool stores(llvm::StringRef dtype, const DeviceFacts &device) {
+  llvm::Error e = checkStorageDtype(dtype, device);
+  bool ok = !e;
+  llvm::consumeError(std::move(e));
+  return ok;
+}
+
+TEST(Planner, Int64IsAFactOnVulkanOnly) {
+  // shaderInt64 is optional on Vulkan: the generic device does not promise
+  // it; every other preset has 64-bit integers.
+  for (const DeviceFacts &d : devicePresets())
+    EXPECT_EQ(d.int64, d.target != "spirv") << d.name;
+  DeviceFacts vulkan = *findDevicePreset("vulkan");
+  ASSERT_FALSE(stores("i64", vulkan));
+  std::string message = llvm::toString(checkStorageDtype("i64", vulkan));
+  EXPECT_EQ(message, "DtypeLowering: target spirv on device vulkan cannot "
+                     "store i64 buffers: the device lacks shaderInt64");
+  // A Vulkan device with the feature (a live one, say) stores them.
+  vulkan.int64 = true;
+  EXPECT_TRUE(stores("i64", vulkan));
+  EXPECT_TRUE(stores("i64", *findDevicePreset("sm_90")));
+  // The other dtypes keep their own facts; i32 and f32 need none.
+  vulkan.bf16Storage = false;
+  message = llvm::toString(checkStorageDtype("bf16", vulkan));
+  EXPECT_NE(message.find("storageBuffer16BitAccess"), std::string::npos)
+      << message;
+  EXPECT_TRUE(stores("i32", *findDevicePreset("vulkan")));
+  EXPECT_TRUE(stores("f32", *findDevicePreset("vulkan")));
+}
+
 TEST(Planner, SplitOnlyForDecodeThatLeavesUnitsIdle) {
   DeviceFacts d = *findDevicePreset("sm_90"); // 132 units
   // 1 x 8 grouped rows, 32768 keys: 16 splits of 2048.

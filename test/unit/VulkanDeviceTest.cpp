@@ -188,6 +188,39 @@ TEST_F(VulkanDeviceTest, ReportsFacts) {
   EXPECT_GE(f.subgroupSize, 1);
   // bf16 travels as 16-bit words: it needs 16-bit storage access only.
   EXPECT_EQ(f.bf16Storage, device().storageBuffer16Bit());
+  // The planner's 64-bit integers are the device's shaderInt64, enabled.
+  EXPECT_EQ(f.int64, device().shaderInt64());
+  EXPECT_EQ(device().features().shaderInt64, device().shaderInt64());
+}
+
+/// A module of the capabilities `caps` alone (a header and OpCapability
+/// instructions): all checkSpirvFeatures reads.
+std::vector<uint32_t> capabilityModule(const std::vector<uint32_t> &caps) {
+  std::vector<uint32_t> words = {0x07230203, 0x00010000, 0, 1, 0};
+  for (uint32_t cap : caps)
+    words.insert(words.end(), {(2u << 16) | 17u, cap});
+  words.insert(words.end(), {(3u << 16) | 14u, 0, 1}); // OpMemoryModel
+  return words;
+}
+
+TEST(VulkanFeatures, EachCapabilityNeedsItsFeature) {
+  VulkanFeatures none;
+  // Shader (1) and the subgroup capabilities are core: nothing to check.
+  EXPECT_TRUE(checkSpirvFeatures(capabilityModule({1, 61, 65}), none).isOk());
+  Status s = checkSpirvFeatures(capabilityModule({1, 11}), none);
+  EXPECT_EQ(s.code(), ErrorCode::Unsupported) << s.toString();
+  EXPECT_NE(s.message().find("Int64"), std::string::npos) << s.toString();
+  EXPECT_NE(s.message().find("shaderInt64"), std::string::npos)
+      << s.toString();
+  VulkanFeatures int64;
+  int64.shaderInt64 = true;
+  EXPECT_TRUE(checkSpirvFeatures(capabilityModule({1, 11}), int64).isOk());
+  // 16-bit storage needs its own feature, whatever else is there.
+  s = checkSpirvFeatures(capabilityModule({1, 11, 4433}), int64);
+  EXPECT_EQ(s.code(), ErrorCode::Unsupported) << s.toString();
+  EXPECT_NE(s.message().find("storageBuffer16BitAccess"), std::string::npos)
+      << s.toString();
+  EXPECT_EQ(checkSpirvFeatures({1, 2, 3}, int64).code(), ErrorCode::Malformed);
 }
 
 TEST_F(VulkanDeviceTest, ListsDevicesAndRefusesBadIndex) {

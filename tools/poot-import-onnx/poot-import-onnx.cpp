@@ -6,7 +6,8 @@
 // binds it. On any error it prints one line naming the problem and writes
 // nothing: neither the graph nor a weight file. With --narrow-i64 every
 // int64 value of the graph (inputs, weights, constants, results) is i32, for
-// targets that store no 64-bit integers (vulkan).
+// devices without 64-bit integers (the generic vulkan preset: shaderInt64 is
+// optional in Vulkan).
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,8 +61,8 @@ cl::opt<std::string> outputFile("o", cl::desc("Output file"), cl::init("-"),
 cl::opt<bool> narrowI64(
     "narrow-i64",
     cl::desc("Store every int64 value as i32 (inputs, weights, constants, "
-             "results), for targets without 64-bit integer buffers (vulkan); "
-             "a constant outside the i32 range is an error"),
+             "results), for devices without 64-bit integers (the generic "
+             "vulkan preset); a constant outside the i32 range is an error"),
     cl::init(false), cl::cat(category));
 
 /// `type` with an i64 element type (of a tensor, or itself) made i32.

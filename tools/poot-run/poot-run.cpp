@@ -52,6 +52,11 @@ static cl::opt<std::string> targetOpt(
     "target", cl::init(""),
     cl::desc("Target to compile a graph for (default: cpu, vulkan, the "
              "CUDA device's own chip; hip needs rocm:gfx*)"));
+static cl::opt<bool> deviceFromHost(
+    "device-from-host",
+    cl::desc("Compile a graph against the facts of this host's device of "
+             "--device's kind (its limits and optional features, such as "
+             "Vulkan's shaderInt64) instead of the target's preset"));
 static cl::opt<std::string> funcName("func", cl::init(""),
                                      cl::desc("Graph function to run"));
 static cl::list<std::string>
@@ -140,6 +145,11 @@ Expected<rt::Graph> loadGraph(mlir::MLIRContext &ctx, StringRef path,
     rt::Plan plan;
     if (rt::Status s = rt::readPlanFile(path.str(), plan); !s.isOk())
       return createStringError(inconvertibleErrorCode(), s.toString().c_str());
+    if (forDevice && deviceFromHost)
+      return createStringError(inconvertibleErrorCode(),
+                               "--device-from-host compiles a graph; plan "
+                               "'%s' is compiled already",
+                               path.str().c_str());
     if (forDevice && rt::deviceKindForTarget(plan.target) != device)
       return createStringError(inconvertibleErrorCode(),
                                "plan '%s' is for target %s, not the %s device",
@@ -175,6 +185,7 @@ Expected<rt::Graph> loadGraph(mlir::MLIRContext &ctx, StringRef path,
     poot::CompileOptions options;
     options.target = *target;
     options.fuse = !noFusion;
+    options.deviceFromHost = deviceFromHost;
     options.graph = funcName;
     auto plan = poot::compileGraph((*buffer)->getBuffer(), options);
     if (!plan)

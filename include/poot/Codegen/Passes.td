@@ -44,6 +44,11 @@ def Generate : Pass<"poot-generate", "mlir::ModuleOp"> {
     Option<"chip", "chip", "std::string", "",
            "AMDGPU chip of the rocdl target: gfx90a, gfx942, gfx1100 "
            "(default: the planned device)">,
+    Option<"int64", "int64", "bool", "true",
+           "spirv: the device has 64-bit integers (Vulkan's shaderInt64), "
+           "so i64 values are stored and computed as such; false refuses "
+           "them with DtypeLowering (poot-plan has refused them already "
+           "for a device whose facts lack shaderInt64)">,
   ];
   let dependentDialects = [
     "poot::PootDialect", "mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",

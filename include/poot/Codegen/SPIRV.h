@@ -13,9 +13,12 @@ namespace poot::codegen {
 /// in the kernel).
 /// `subgroupSize` > 0: the kernels shuffle across subgroups of exactly this
 /// width (the channel schedule), which the module's target environment
-/// then declares.
+/// then declares. `int64` says whether the device has 64-bit integers
+/// (Vulkan's shaderInt64): i64 buffers are then stored as such and the
+/// module may ask for Int64; without it they are refused.
 std::unique_ptr<TargetHooks> createSPIRVTarget(bool f16 = true,
-                                               int64_t subgroupSize = 0);
+                                               int64_t subgroupSize = 0,
+                                               bool int64 = true);
 
 /// Lowers every gpu.module of `module` (in place) to a spirv.module through
 /// MLIR's conversion patterns and serialises the result; one binary per

@@ -42,6 +42,10 @@ public:
   /// Whether buffers of `storage` can be loaded and stored: a float type,
   /// or an integer type (i1 tensors travel as i32 words).
   virtual bool canStore(mlir::Type storage) const = 0;
+  /// The device feature that buffers of `storage` need where canStore
+  /// refuses them, for the DtypeLowering diagnostic ("shaderInt64"); empty
+  /// where there is none to name.
+  virtual std::string storageFeature(mlir::Type storage) const;
   /// e^x and tanh(x) in f32: a math op by default; a target whose
   /// lowering would call a device library instead spells them out.
   virtual mlir::Value exp(mlir::OpBuilder &b, mlir::Location loc,

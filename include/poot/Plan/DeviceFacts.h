@@ -27,6 +27,10 @@ struct DeviceFacts {
   int64_t memoryBytes = 0;           ///< device memory a plan may allocate
   bool f16Storage = true;            ///< can load/store f16 buffers
   bool bf16Storage = true;           ///< can load/store bf16 buffers
+  /// Whether kernels can load, store and compute 64-bit integers (i64
+  /// values of the graph). Vulkan makes it an optional feature
+  /// (shaderInt64); every other target has them.
+  bool int64 = true;
   /// Whether every device of the target runs subgroups of exactly
   /// `subgroupSize` lanes (CUDA warps; AMD wavefronts, whose width the
   /// code object is compiled for), so a kernel may be built around it.

@@ -174,6 +174,13 @@ int64_t tileValuePad(int64_t dv);
 int64_t tileWorkgroupBytes(int64_t dk, int64_t dv, int64_t keys,
                            int64_t stages);
 
+/// Rule 1 for one storage dtype of the graph ("f32", "f16", "bf16", "i64",
+/// ...): a DtypeLowering error when the device cannot load and store it,
+/// naming the device feature it lacks (on Vulkan: storageBuffer16BitAccess,
+/// shaderFloat16, shaderInt64). planAttention applies it to the attention's
+/// storage, poot-plan to every value a simple kernel holds.
+llvm::Error checkStorageDtype(llvm::StringRef dtype, const DeviceFacts &device);
+
 /// Plans one attention for `device`, or says with a typed error why the
 /// device cannot run it.
 llvm::Expected<AttentionSchedule>

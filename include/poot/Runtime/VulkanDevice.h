@@ -116,6 +116,30 @@ struct VulkanDispatch {
   int64_t groupsZ = 1;
 };
 
+/// The optional device features that a SPIR-V kernel's capabilities may
+/// need. VulkanDevice::create enables each one the device has, so these are
+/// both what a device has and what its kernels may use.
+struct VulkanFeatures {
+  bool shaderInt64 = false;                        ///< capability Int64
+  bool shaderInt16 = false;                        ///< Int16
+  bool shaderInt8 = false;                         ///< Int8
+  bool shaderFloat64 = false;                      ///< Float64
+  bool shaderFloat16 = false;                      ///< Float16
+  bool storageBuffer16BitAccess = false;           ///< the same name
+  bool uniformAndStorageBuffer16BitAccess = false; ///< the same name
+  bool storageBuffer8BitAccess = false;            ///< the same name
+  bool uniformAndStorageBuffer8BitAccess = false;  ///< the same name
+};
+
+/// Ok when every capability `spirv` declares (OpCapability) that needs one
+/// of the features above finds it in `features`; otherwise Unsupported
+/// naming the capability and the missing feature (a driver given such a
+/// module may fail in any way, or not at all until it runs). Capabilities
+/// outside that list are left to the driver. Malformed when the words are
+/// not a SPIR-V module.
+Status checkSpirvFeatures(const std::vector<uint32_t> &spirv,
+                          const VulkanFeatures &features);
+
 /// A Vulkan physical device with a logical device and one compute queue. As
 /// a GpuDevice (VulkanGpu.cpp) it runs a sequence of launches as one
 /// submission and times it with timestamp queries; a plan runs whole
@@ -138,11 +162,16 @@ public:
   const std::string &description() const override { return description_; }
   /// The device's Vulkan version as VK_MAKE_API_VERSION packs it.
   uint32_t apiVersion() const { return apiVersion_; }
+  /// The optional features the device has, each enabled on it.
+  const VulkanFeatures &features() const { return features_; }
   /// Whether kernels may load and store 16-bit values in storage buffers
   /// (StorageBuffer16BitAccess; enabled on the device when supported).
-  bool storageBuffer16Bit() const { return storage16_; }
+  bool storageBuffer16Bit() const { return features_.storageBuffer16BitAccess; }
   /// Whether kernels may compute in f16 (Float16; enabled when supported).
-  bool shaderFloat16() const { return float16_; }
+  bool shaderFloat16() const { return features_.shaderFloat16; }
+  /// Whether kernels may hold 64-bit integers (Int64; enabled when
+  /// supported). DeviceFacts::int64 says the same to the planner.
+  bool shaderInt64() const { return features_.shaderInt64; }
   /// Whether subgroup arithmetic (GroupNonUniformArithmetic) is available in
   /// compute shaders.
   bool subgroupArithmetic() const { return subgroupArithmetic_; }
@@ -161,7 +190,8 @@ public:
   /// arguments are `numBuffers` storage buffers at set 0, bindings
   /// 0..numBuffers-1. The module is checked first (well formed, a
   /// GLCompute entry point of that name, bindings within range, workgroup
-  /// size and memory within the device's limits).
+  /// size and memory within the device's limits, every capability's
+  /// feature enabled: checkSpirvFeatures).
   Status createKernel(const std::vector<uint32_t> &spirv,
                       const std::string &entry, int numBuffers,
                       VulkanKernel &out);
@@ -234,8 +264,7 @@ private:
   DeviceFacts facts_;
   std::string description_;
   uint32_t apiVersion_ = 0;
-  bool storage16_ = false;
-  bool float16_ = false;
+  VulkanFeatures features_;
   bool subgroupArithmetic_ = false;
   int64_t offsetAlignment_ = 1;
   int64_t maxAllocationBytes_ = 0;

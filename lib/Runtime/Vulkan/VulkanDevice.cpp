@@ -467,6 +467,8 @@ Status readFacts(Context &ctx, VkPhysicalDevice physical,
   }
   VkPhysicalDeviceMemoryProperties memory;
   ctx.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+  VkPhysicalDeviceFeatures coreFeatures;
+  ctx.vkGetPhysicalDeviceFeatures(physical, &coreFeatures);
 
   poot::DeviceFacts &facts = out.facts;
   const VkPhysicalDeviceLimits &limits = props.limits;
@@ -520,6 +522,9 @@ Status readFacts(Context &ctx, VkPhysicalDevice physical,
   facts.f16Storage = v11 && storage16.storageBuffer16BitAccess &&
                      haveFloat16Struct && float16.shaderFloat16;
   facts.bf16Storage = v11 && storage16.storageBuffer16BitAccess;
+  // i64 values are stored and computed in 64 bits (Int64), which the
+  // device enables when it has shaderInt64.
+  facts.int64 = coreFeatures.shaderInt64 == VK_TRUE;
 
   out.description =
       std::string(props.deviceName) + ", Vulkan " + versionText(props.apiVersion);
@@ -1044,6 +1049,60 @@ std::string spirvVersionText(uint32_t version) {
 
 } // namespace
 
+Status poot::rt::checkSpirvFeatures(const std::vector<uint32_t> &spirv,
+                                    const VulkanFeatures &features) {
+  // Capability enumerants from the SPIR-V spec, each with the feature that
+  // Vulkan requires for it.
+  struct Need {
+    uint32_t capability;
+    const char *capabilityName;
+    bool VulkanFeatures::*feature;
+    const char *featureName;
+  };
+  static const Need needs[] = {
+      {9, "Float16", &VulkanFeatures::shaderFloat16, "shaderFloat16"},
+      {10, "Float64", &VulkanFeatures::shaderFloat64, "shaderFloat64"},
+      {11, "Int64", &VulkanFeatures::shaderInt64, "shaderInt64"},
+      {22, "Int16", &VulkanFeatures::shaderInt16, "shaderInt16"},
+      {39, "Int8", &VulkanFeatures::shaderInt8, "shaderInt8"},
+      {4433, "StorageBuffer16BitAccess",
+       &VulkanFeatures::storageBuffer16BitAccess, "storageBuffer16BitAccess"},
+      {4434, "UniformAndStorageBuffer16BitAccess",
+       &VulkanFeatures::uniformAndStorageBuffer16BitAccess,
+       "uniformAndStorageBuffer16BitAccess"},
+      {4448, "StorageBuffer8BitAccess",
+       &VulkanFeatures::storageBuffer8BitAccess, "storageBuffer8BitAccess"},
+      {4449, "UniformAndStorageBuffer8BitAccess",
+       &VulkanFeatures::uniformAndStorageBuffer8BitAccess,
+       "uniformAndStorageBuffer8BitAccess"},
+  };
+  constexpr uint32_t kOpCapability = 17;
+  if (spirv.size() < 5 || spirv[0] != kSpirvMagic)
+    return Status(ErrorCode::Malformed, "not a SPIR-V module");
+  // The module's capabilities are its first instructions.
+  for (size_t at = 5; at < spirv.size();) {
+    uint32_t count = spirv[at] >> 16, opcode = spirv[at] & 0xffff;
+    if (count == 0 || at + count > spirv.size())
+      return Status(ErrorCode::Malformed,
+                    "SPIR-V instruction at word " + std::to_string(at) +
+                        " has word count " + std::to_string(count) +
+                        ", past the module's " + std::to_string(spirv.size()) +
+                        " words");
+    if (opcode != kOpCapability)
+      break;
+    if (count >= 2)
+      for (const Need &need : needs)
+        if (need.capability == spirv[at + 1] && !(features.*need.feature))
+          return Status(ErrorCode::Unsupported,
+                        std::string("the SPIR-V module declares capability ") +
+                            need.capabilityName + ", which needs the Vulkan "
+                            "feature " + need.featureName +
+                            "; the device lacks it");
+    at += count;
+  }
+  return Status::ok();
+}
+
 //===----------------------------------------------------------------------===//
 // Buffers and kernels
 //===----------------------------------------------------------------------===//
@@ -1394,8 +1453,24 @@ Status VulkanDevice::create(std::unique_ptr<VulkanDevice> &out, int index) {
 
   std::unique_ptr<VulkanDevice> device(new VulkanDevice());
   device->apiVersion_ = props.apiVersion;
-  device->storage16_ = v11 && storage16.storageBuffer16BitAccess;
-  device->float16_ = haveFloat16Struct && float16.shaderFloat16;
+  // What was enabled above, which checkSpirvFeatures holds every module to.
+  VulkanFeatures &features = device->features_;
+  features.shaderInt64 = enable.shaderInt64 == VK_TRUE;
+  features.shaderInt16 = enable.shaderInt16 == VK_TRUE;
+  features.shaderFloat64 = enable.shaderFloat64 == VK_TRUE;
+  features.storageBuffer16BitAccess =
+      v11 && enable16.storageBuffer16BitAccess == VK_TRUE;
+  features.uniformAndStorageBuffer16BitAccess =
+      v11 && enable16.uniformAndStorageBuffer16BitAccess == VK_TRUE;
+  features.shaderFloat16 =
+      v11 && haveFloat16Struct && enableFloat16.shaderFloat16 == VK_TRUE;
+  features.shaderInt8 =
+      v11 && haveFloat16Struct && enableFloat16.shaderInt8 == VK_TRUE;
+  features.storageBuffer8BitAccess =
+      v11 && haveStorage8Struct && enable8.storageBuffer8BitAccess == VK_TRUE;
+  features.uniformAndStorageBuffer8BitAccess =
+      v11 && haveStorage8Struct &&
+      enable8.uniformAndStorageBuffer8BitAccess == VK_TRUE;
   device->subgroupArithmetic_ =
       v11 && (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
       (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
@@ -1507,6 +1582,7 @@ Status VulkanDevice::createKernel(const std::vector<uint32_t> &spirv,
                   "a kernel with " + std::to_string(numBuffers) + " buffers");
   ModuleInfo info;
   POOT_RETURN_IF_ERROR(SpirvReader(spirv).read(entry, numBuffers, info));
+  POOT_RETURN_IF_ERROR(checkSpirvFeatures(spirv, features_));
   uint32_t maxVersion = maxSpirvVersion(std::min(
       apiVersion_, context_->instanceVersion));
   if (info.version > maxVersion)
