@@ -36,8 +36,12 @@ namespace vulkan_detail {
 struct Context;
 } // namespace vulkan_detail
 
-/// A storage buffer in host-visible, coherent memory, mapped for its whole
-/// life. Move-only; an empty (default-constructed) buffer is not valid.
+/// A storage buffer, in the device's own memory where it has any: mapped
+/// for its whole life where that memory is host-visible (unified memory,
+/// lavapipe, resizable BAR), otherwise filled and read back through a
+/// staging buffer (a discrete GPU; POOT_VULKAN_STAGING=1 in the environment
+/// forces this path on any device, for tests). Move-only; an empty
+/// (default-constructed) buffer is not valid.
 class VulkanBuffer {
 public:
   VulkanBuffer();
@@ -50,9 +54,12 @@ public:
   bool valid() const { return impl_ != nullptr; }
   /// Bytes the buffer holds (as asked for, not as rounded by the driver).
   int64_t size() const;
-  /// The host mapping. Writing through it while a dispatch that uses the
-  /// buffer runs is a race; between dispatches it is the fastest access.
+  /// The host mapping, or null for a buffer in device-only memory.
+  /// Writing through it while a dispatch that uses the buffer runs is a
+  /// race; between dispatches it is the fastest access.
   void *data() const;
+  /// Whether the host maps the buffer (data() is its memory).
+  bool mapped() const;
 
   /// Copies `bytes` from `src` to the buffer at `offset`.
   Status upload(const void *src, int64_t bytes, int64_t offset = 0);
@@ -64,6 +71,15 @@ public:
 private:
   friend class VulkanDevice;
   std::unique_ptr<Impl> impl_;
+};
+
+/// One buffer-to-buffer copy on the device (VulkanDevice::copyBuffers).
+struct VulkanBufferCopy {
+  const VulkanBuffer *src = nullptr;
+  int64_t srcOffset = 0;
+  const VulkanBuffer *dst = nullptr;
+  int64_t dstOffset = 0;
+  int64_t bytes = 0;
 };
 
 /// A compute pipeline built from one entry point of a SPIR-V module, with a
@@ -242,6 +258,9 @@ public:
   int64_t argOffsetAlignment() const override { return offsetAlignment_; }
   Status run(const std::vector<GpuLaunch> &launches) override;
   Status copy(const std::vector<GpuCopy> &copies) override;
+  /// Performs `copies` in order in one submission (vkCmdCopyBuffer) and
+  /// waits. The ranges were checked by the caller (GpuDevice::copy).
+  Status copyBuffers(const std::vector<VulkanBufferCopy> &copies);
   Status timingSupport() const override { return timestampSupport(); }
   Status time(const std::vector<GpuLaunch> &launches, int iterations,
               bool flushCache, std::vector<double> &microseconds) override;

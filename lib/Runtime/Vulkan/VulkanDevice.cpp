@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -94,6 +95,7 @@ using namespace poot::rt;
   X(vkCmdDispatch)                                                             \
   X(vkCmdPipelineBarrier)                                                      \
   X(vkCmdFillBuffer)                                                           \
+  X(vkCmdCopyBuffer)                                                           \
   X(vkCreateQueryPool)                                                         \
   X(vkDestroyQueryPool)                                                        \
   X(vkCmdResetQueryPool)                                                       \
@@ -131,6 +133,17 @@ struct Context {
   uint32_t poolDescriptors = 0; ///< storage-buffer descriptors likewise
   /// Two timestamp queries (start, stop), made by the first timing.
   VkQueryPool queryPool = VK_NULL_HANDLE;
+  /// Host-visible memory through which buffers in device-only memory are
+  /// filled and read back, made on first use and grown to the largest
+  /// chunk asked for (at most kStagingChunk).
+  VkBuffer staging = VK_NULL_HANDLE;
+  VkDeviceMemory stagingMemory = VK_NULL_HANDLE;
+  void *stagingMapped = nullptr;
+  int64_t stagingBytes = 0;
+  /// Buffers go to device-only memory (staged) even where host-visible
+  /// memory of the device's own would do: how the staged path is tested
+  /// on drivers whose memory is all host-visible.
+  bool forceStaging = false;
 
   /// Guards the queue, the command buffer, the fence and the pool: Vulkan
   /// wants all four externally synchronised.
@@ -156,6 +169,10 @@ Context::~Context() {
       vkDestroyDescriptorPool(device, descriptorPool, nullptr);
     if (queryPool != VK_NULL_HANDLE && vkDestroyQueryPool)
       vkDestroyQueryPool(device, queryPool, nullptr);
+    if (staging != VK_NULL_HANDLE && vkDestroyBuffer)
+      vkDestroyBuffer(device, staging, nullptr);
+    if (stagingMemory != VK_NULL_HANDLE && vkFreeMemory)
+      vkFreeMemory(device, stagingMemory, nullptr);
     if (fence != VK_NULL_HANDLE && vkDestroyFence)
       vkDestroyFence(device, fence, nullptr);
     if (commandPool != VK_NULL_HANDLE && vkDestroyCommandPool)
@@ -1144,12 +1161,158 @@ static Status checkRange(const char *what, int64_t offset, int64_t bytes,
   return Status::ok();
 }
 
+namespace {
+
+constexpr int64_t kStagingChunk = int64_t(64) << 20;
+
+/// Records what `record` puts in the context's command buffer, submits it
+/// and waits for it. The caller holds ctx.submitMutex.
+template <typename Record> Status submitOnce(Context &ctx, Record record) {
+  POOT_VK_CHECK("vkResetCommandPool",
+                ctx.vkResetCommandPool(ctx.device, ctx.commandPool, 0));
+  VkCommandBufferBeginInfo begin = {};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  VkCommandBuffer cmd = ctx.commandBuffer;
+  POOT_VK_CHECK("vkBeginCommandBuffer", ctx.vkBeginCommandBuffer(cmd, &begin));
+  record(cmd);
+  POOT_VK_CHECK("vkEndCommandBuffer", ctx.vkEndCommandBuffer(cmd));
+  POOT_VK_CHECK("vkResetFences", ctx.vkResetFences(ctx.device, 1, &ctx.fence));
+  VkSubmitInfo submit = {};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  POOT_VK_CHECK("vkQueueSubmit",
+                ctx.vkQueueSubmit(ctx.queue, 1, &submit, ctx.fence));
+  POOT_VK_CHECK("vkWaitForFences", ctx.vkWaitForFences(ctx.device, 1, &ctx.fence,
+                                                       VK_TRUE, UINT64_MAX));
+  return Status::ok();
+}
+
+/// A global barrier: the writes of `srcStages` (`srcAccess`) are visible to
+/// what `dstStages` does next (`dstAccess`), in this submission or later.
+void barrier(Context &ctx, VkCommandBuffer cmd, VkPipelineStageFlags srcStages,
+             VkAccessFlags srcAccess, VkPipelineStageFlags dstStages,
+             VkAccessFlags dstAccess) {
+  VkMemoryBarrier b = {};
+  b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  b.srcAccessMask = srcAccess;
+  b.dstAccessMask = dstAccess;
+  ctx.vkCmdPipelineBarrier(cmd, srcStages, dstStages, 0, 1, &b, 0, nullptr, 0,
+                           nullptr);
+}
+
+/// Every stage and access a transfer may follow or precede: the plan's
+/// dispatches, other transfers and the host.
+constexpr VkPipelineStageFlags kAnyStage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                                           VK_PIPELINE_STAGE_TRANSFER_BIT |
+                                           VK_PIPELINE_STAGE_HOST_BIT;
+constexpr VkAccessFlags kAnyWrite = VK_ACCESS_SHADER_WRITE_BIT |
+                                    VK_ACCESS_TRANSFER_WRITE_BIT |
+                                    VK_ACCESS_HOST_WRITE_BIT;
+constexpr VkAccessFlags kAnyAccess =
+    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+    VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT;
+
+/// A host-visible, coherent staging buffer of at least `bytes` bytes.
+Status ensureStaging(Context &ctx, int64_t bytes) {
+  if (ctx.stagingBytes >= bytes)
+    return Status::ok();
+  if (ctx.staging != VK_NULL_HANDLE) {
+    ctx.vkDestroyBuffer(ctx.device, ctx.staging, nullptr);
+    ctx.vkFreeMemory(ctx.device, ctx.stagingMemory, nullptr);
+    ctx.staging = VK_NULL_HANDLE;
+    ctx.stagingMemory = VK_NULL_HANDLE;
+    ctx.stagingMapped = nullptr;
+    ctx.stagingBytes = 0;
+  }
+  VkBufferCreateInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = static_cast<VkDeviceSize>(bytes);
+  info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  POOT_VK_CREATE("vkCreateBuffer (staging)",
+                 ctx.vkCreateBuffer(ctx.device, &info, nullptr, &ctx.staging),
+                 ctx.staging);
+  VkMemoryRequirements needs;
+  ctx.vkGetBufferMemoryRequirements(ctx.device, ctx.staging, &needs);
+  const VkMemoryPropertyFlags wanted =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  VkResult result = VK_ERROR_OUT_OF_HOST_MEMORY;
+  for (uint32_t t = 0; t < ctx.memory.memoryTypeCount; ++t) {
+    if (!(needs.memoryTypeBits & (1u << t)) ||
+        (ctx.memory.memoryTypes[t].propertyFlags & wanted) != wanted)
+      continue;
+    VkMemoryAllocateInfo alloc = {};
+    alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    alloc.allocationSize = needs.size;
+    alloc.memoryTypeIndex = t;
+    result = ctx.vkAllocateMemory(ctx.device, &alloc, nullptr, &ctx.stagingMemory);
+    if (result == VK_SUCCESS)
+      break;
+    ctx.stagingMemory = VK_NULL_HANDLE;
+  }
+  if (result != VK_SUCCESS) {
+    ctx.vkDestroyBuffer(ctx.device, ctx.staging, nullptr);
+    ctx.staging = VK_NULL_HANDLE;
+    return vkError("vkAllocateMemory (staging)", result);
+  }
+  POOT_VK_CHECK("vkBindBufferMemory (staging)",
+                ctx.vkBindBufferMemory(ctx.device, ctx.staging,
+                                       ctx.stagingMemory, 0));
+  POOT_VK_CREATE("vkMapMemory (staging)",
+                 ctx.vkMapMemory(ctx.device, ctx.stagingMemory, 0,
+                                 VK_WHOLE_SIZE, 0, &ctx.stagingMapped),
+                 ctx.stagingMapped);
+  ctx.stagingBytes = bytes;
+  return Status::ok();
+}
+
+/// Copies between the host and a buffer in device-only memory through the
+/// staging buffer, a chunk a submission: `toDevice` from `host` into
+/// [offset, offset + bytes) of `buffer`, else out of it into `host`.
+Status staged(Context &ctx, VkBuffer buffer, int64_t offset, int64_t bytes,
+              void *host, bool toDevice) {
+  std::lock_guard<std::mutex> lock(ctx.submitMutex);
+  POOT_RETURN_IF_ERROR(ensureStaging(ctx, std::min(bytes, kStagingChunk)));
+  for (int64_t done = 0; done < bytes; done += kStagingChunk) {
+    int64_t n = std::min(kStagingChunk, bytes - done);
+    auto *at = static_cast<char *>(host) + done;
+    if (toDevice)
+      std::memcpy(ctx.stagingMapped, at, size_t(n));
+    VkBufferCopy region = {};
+    region.srcOffset = toDevice ? 0 : VkDeviceSize(offset + done);
+    region.dstOffset = toDevice ? VkDeviceSize(offset + done) : 0;
+    region.size = VkDeviceSize(n);
+    POOT_RETURN_IF_ERROR(submitOnce(ctx, [&](VkCommandBuffer cmd) {
+      barrier(ctx, cmd, kAnyStage, kAnyWrite, VK_PIPELINE_STAGE_TRANSFER_BIT,
+              VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+      if (toDevice)
+        ctx.vkCmdCopyBuffer(cmd, ctx.staging, buffer, 1, &region);
+      else
+        ctx.vkCmdCopyBuffer(cmd, buffer, ctx.staging, 1, &region);
+      barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+              VK_ACCESS_TRANSFER_WRITE_BIT, kAnyStage, kAnyAccess);
+    }));
+    if (!toDevice)
+      std::memcpy(at, ctx.stagingMapped, size_t(n));
+  }
+  return Status::ok();
+}
+
+} // namespace
+
 Status VulkanBuffer::upload(const void *src, int64_t bytes, int64_t offset) {
   if (!impl_)
     return Status(ErrorCode::InvalidArgument, "upload to an empty buffer");
   POOT_RETURN_IF_ERROR(checkRange("upload", offset, bytes, impl_->size));
-  if (bytes > 0)
-    std::memcpy(static_cast<char *>(impl_->mapped) + offset, src, bytes);
+  if (bytes <= 0)
+    return Status::ok();
+  if (!impl_->mapped)
+    return staged(*impl_->ctx, impl_->buffer, offset, bytes,
+                  const_cast<void *>(src), /*toDevice=*/true);
+  std::memcpy(static_cast<char *>(impl_->mapped) + offset, src, bytes);
   return Status::ok();
 }
 
@@ -1157,9 +1320,42 @@ Status VulkanBuffer::download(void *dst, int64_t bytes, int64_t offset) const {
   if (!impl_)
     return Status(ErrorCode::InvalidArgument, "download from an empty buffer");
   POOT_RETURN_IF_ERROR(checkRange("download", offset, bytes, impl_->size));
-  if (bytes > 0)
-    std::memcpy(dst, static_cast<const char *>(impl_->mapped) + offset, bytes);
+  if (bytes <= 0)
+    return Status::ok();
+  if (!impl_->mapped)
+    return staged(*impl_->ctx, impl_->buffer, offset, bytes, dst,
+                  /*toDevice=*/false);
+  std::memcpy(dst, static_cast<const char *>(impl_->mapped) + offset, bytes);
   return Status::ok();
+}
+
+bool VulkanBuffer::mapped() const { return impl_ && impl_->mapped; }
+
+Status VulkanDevice::copyBuffers(const std::vector<VulkanBufferCopy> &copies) {
+  for (const VulkanBufferCopy &c : copies)
+    if (!c.src || !c.dst || !c.src->impl_ || !c.dst->impl_ ||
+        c.src->impl_->ctx != context_ || c.dst->impl_->ctx != context_)
+      return Status(ErrorCode::InvalidArgument,
+                    "a copy names an empty buffer or another device's");
+  if (copies.empty())
+    return Status::ok();
+  Context &ctx = *context_;
+  std::lock_guard<std::mutex> lock(ctx.submitMutex);
+  return submitOnce(ctx, [&](VkCommandBuffer cmd) {
+    for (const VulkanBufferCopy &c : copies) {
+      // In order: a copy may read what the one before it wrote.
+      barrier(ctx, cmd, kAnyStage, kAnyWrite, VK_PIPELINE_STAGE_TRANSFER_BIT,
+              VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+      if (c.bytes <= 0)
+        continue;
+      VkBufferCopy region = {VkDeviceSize(c.srcOffset), VkDeviceSize(c.dstOffset),
+                             VkDeviceSize(c.bytes)};
+      ctx.vkCmdCopyBuffer(cmd, c.src->impl_->buffer, c.dst->impl_->buffer, 1,
+                          &region);
+    }
+    barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_TRANSFER_WRITE_BIT, kAnyStage, kAnyAccess);
+  });
 }
 
 struct VulkanKernel::Impl {
@@ -1241,6 +1437,8 @@ Status poot::rt::queryVulkanFacts(LiveDeviceFacts &out, int index) {
 Status VulkanDevice::create(std::unique_ptr<VulkanDevice> &out, int index) {
   out.reset();
   auto ctx = std::make_shared<Context>();
+  const char *staging = std::getenv("POOT_VULKAN_STAGING");
+  ctx->forceStaging = staging && std::string(staging) == "1";
   POOT_RETURN_IF_ERROR(createInstance(*ctx));
 
   std::vector<VkPhysicalDevice> devices;
@@ -1529,34 +1727,54 @@ Status VulkanDevice::createBuffer(int64_t bytes, VulkanBuffer &out) {
   VkMemoryRequirements needs;
   ctx.vkGetBufferMemoryRequirements(ctx.device, impl->buffer, &needs);
 
-  // Host-visible and coherent, so the mapping is the buffer. Device-local
-  // types of that kind (unified memory, resizable BAR) come first; when
-  // such a heap is full, the others are tried before giving up.
-  const VkMemoryPropertyFlags wanted =
+  // Where the GPU reads its buffers matters more than anything else here:
+  // host-visible memory on a discrete GPU is system memory read over the
+  // bus (a few GB/s). So the buffer goes, in order of preference, to
+  // device-local memory the host can map where that heap is the device's
+  // main one (unified memory, lavapipe, resizable BAR); to device-local
+  // memory the host cannot map, filled and read through a staging buffer
+  // (a discrete GPU whose mappable window is small); and last to any
+  // host-visible, coherent memory. When a heap is full the next is tried.
+  const VkMemoryPropertyFlags mappable =
       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  std::vector<uint32_t> candidates;
-  for (int pass = 0; pass < 2; ++pass) {
+  VkDeviceSize largestLocal = 0;
+  for (uint32_t h = 0; h < ctx.memory.memoryHeapCount; ++h)
+    if (ctx.memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+      largestLocal = std::max(largestLocal, ctx.memory.memoryHeaps[h].size);
+  std::vector<std::pair<uint32_t, bool>> candidates; // type, mapped
+  for (int pass = 0; pass < 3; ++pass) {
     for (uint32_t i = 0; i < ctx.memory.memoryTypeCount; ++i) {
-      VkMemoryPropertyFlags flags = ctx.memory.memoryTypes[i].propertyFlags;
-      bool local = flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-      if ((needs.memoryTypeBits & (1u << i)) && (flags & wanted) == wanted &&
-          local == (pass == 0))
-        candidates.push_back(i);
+      if (!(needs.memoryTypeBits & (1u << i)))
+        continue;
+      const VkMemoryType &type = ctx.memory.memoryTypes[i];
+      bool local = type.propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+      bool canMap = (type.propertyFlags & mappable) == mappable;
+      bool mainHeap =
+          ctx.memory.memoryHeaps[type.heapIndex].size * 2 >= largestLocal;
+      if (pass == 0 && local && canMap && mainHeap && !ctx.forceStaging)
+        candidates.push_back({i, true});
+      else if (pass == 1 && local && (!canMap || ctx.forceStaging))
+        candidates.push_back({i, false});
+      else if (pass == 2 && canMap && !local)
+        candidates.push_back({i, true});
     }
   }
   if (candidates.empty())
     return Status(ErrorCode::Unsupported,
-                  "the Vulkan device has no host-visible, coherent memory "
-                  "for storage buffers");
+                  "the Vulkan device has neither device-local nor "
+                  "host-visible, coherent memory for storage buffers");
   VkResult result = VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  for (uint32_t type : candidates) {
+  bool map = false;
+  for (auto [type, mapped] : candidates) {
     VkMemoryAllocateInfo alloc = {};
     alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
     alloc.allocationSize = needs.size;
     alloc.memoryTypeIndex = type;
     result = ctx.vkAllocateMemory(ctx.device, &alloc, nullptr, &impl->memory);
-    if (result == VK_SUCCESS)
+    if (result == VK_SUCCESS) {
+      map = mapped;
       break;
+    }
     impl->memory = VK_NULL_HANDLE;
     if (result != VK_ERROR_OUT_OF_DEVICE_MEMORY)
       break;
@@ -1565,10 +1783,11 @@ Status VulkanDevice::createBuffer(int64_t bytes, VulkanBuffer &out) {
   POOT_VK_CHECK("vkBindBufferMemory",
                 ctx.vkBindBufferMemory(ctx.device, impl->buffer, impl->memory,
                                        0));
-  POOT_VK_CREATE("vkMapMemory",
-                 ctx.vkMapMemory(ctx.device, impl->memory, 0, VK_WHOLE_SIZE, 0,
-                                 &impl->mapped),
-                 impl->mapped);
+  if (map)
+    POOT_VK_CREATE("vkMapMemory",
+                   ctx.vkMapMemory(ctx.device, impl->memory, 0, VK_WHOLE_SIZE,
+                                   0, &impl->mapped),
+                   impl->mapped);
   out.impl_ = std::move(impl);
   return Status::ok();
 }

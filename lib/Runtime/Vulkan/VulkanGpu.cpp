@@ -11,8 +11,6 @@
 
 #include "Device/GpuObjects.h"
 
-#include <cstring>
-
 
 using namespace poot::rt;
 
@@ -75,19 +73,14 @@ Status VulkanDevice::run(const std::vector<GpuLaunch> &launches) {
 }
 
 Status VulkanDevice::copy(const std::vector<GpuCopy> &copies) {
-  // Every buffer is host-visible coherent memory, mapped for its life, and
-  // every submission has been waited for: a copy is a copy of the mapping.
+  // Device to device, whichever memory the buffers are in.
   POOT_RETURN_IF_ERROR(checkCopies(copies));
+  std::vector<VulkanBufferCopy> list;
   for (const GpuCopy &c : copies)
-    if (c.bytes > 0)
-      std::memcpy(
-          static_cast<char *>(static_cast<Buffer *>(c.dst)->native.data()) +
-              c.dstOffset,
-          static_cast<const char *>(
-              static_cast<const Buffer *>(c.src)->native.data()) +
-              c.srcOffset,
-          static_cast<size_t>(c.bytes));
-  return Status::ok();
+    list.push_back({&static_cast<const Buffer *>(c.src)->native, c.srcOffset,
+                    &static_cast<Buffer *>(c.dst)->native, c.dstOffset,
+                    c.bytes});
+  return copyBuffers(list);
 }
 
 Status VulkanDevice::time(const std::vector<GpuLaunch> &launches,
