@@ -4,6 +4,9 @@
 # the unfused reference of each, planned for the cpu) for every example, the
 # shape sweep and the benchmark shapes (decode, multi-token decode, prefill).
 #   make-h200-bundle.sh BUILD_DIR OUT_DIR
+# VULKAN_FACTS=FILE plans the SPIR-V benchmark plans against the GPU
+# machine's Vulkan device (poot-run-plan --print-device-facts=vulkan there)
+# instead of the generic Vulkan preset.
 set -euo pipefail
 BIN="${1:?usage: make-h200-bundle.sh BUILD_DIR OUT_DIR}"
 OUT="${2:?}"
@@ -212,6 +215,7 @@ for model in "70b 64 8" "8b 32 8"; do
       "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
         -o "$OUT/bench/$name.plan"
       if "$COMPILE" "$OUT/bench/$name.mlir" --target=vulkan --quiet \
+           ${VULKAN_FACTS:+--device-facts=$VULKAN_FACTS} \
            -o "$OUT/bench/$name.vulkan.plan" 2>"$OUT/bench/$name.vulkan.err"; then
         echo "$name $b $2 $3 $lk 128 $dtype" >> "$OUT/bench/vulkan.txt"
       else

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "poot/Compiler.h"
+#include "poot/Runtime/Device.h"
+#include "poot/Runtime/DeviceQuery.h"
 #include "poot/Frontend/ONNX.h"
 #include "poot/Dialect/PootDialect.h"
 #include "poot/Passes/Passes.h"
@@ -70,6 +72,12 @@ static cl::opt<std::string>
 static cl::opt<bool> explain("explain",
                              cl::desc("Verbose report: declines and reasons "
                                       "of every candidate"), cl::cat(mainOptions));
+static cl::opt<std::string> deviceFactsFile(
+    "device-facts",
+    cl::desc("Plan against device facts read from FILE (what "
+             "poot-run-plan --print-device-facts printed on the machine "
+             "that has the device) instead of the target's preset"),
+    cl::value_desc("FILE"), cl::init(""));
 static cl::opt<bool> deviceFromHost(
     "device-from-host",
     cl::desc("Plan against the facts of this host's device of the target's "
@@ -180,6 +188,24 @@ int main(int argc, char **argv) {
   if (Error err = poot::verifyTuning(overrides))
     return fail(toString(std::move(err)));
   std::optional<rt::LiveDeviceFacts> live;
+  if (!deviceFactsFile.empty()) {
+    if (deviceFromHost)
+      return fail("--device-facts and --device-from-host exclude each other");
+    auto text = MemoryBuffer::getFile(deviceFactsFile);
+    if (!text)
+      return fail("--device-facts: cannot read '" + deviceFactsFile + "'");
+    rt::LiveDeviceFacts facts;
+    if (rt::Status s = rt::parseDeviceFacts((*text)->getBuffer().str(), facts);
+        !s.isOk())
+      return fail("--device-facts: " + s.message());
+    if (rt::deviceKindForTarget(target) != facts.kind ||
+        (facts.kind == "cuda" && "cuda:" + facts.facts.name != target))
+      return fail("--device-facts: the facts are of a " + facts.kind +
+                  " device (" + facts.facts.name + "), not of target " +
+                  target);
+    live = std::move(facts);
+    device = live->facts.name;
+  }
   if (deviceFromHost) {
     auto facts = poot::hostDeviceFacts(target);
     if (!facts)
@@ -341,7 +367,7 @@ int main(int argc, char **argv) {
     os << "fusion report for @" << plan.graph.name << " on " << target
        << " (device " << device << ")\n";
     if (live)
-      os << "  device facts from this host: " << live->description << "\n";
+      os << "  device facts from " << (deviceFactsFile.empty() ? std::string("this host") : deviceFactsFile.getValue()) << ": " << live->description << "\n";
     int fused = 0, declined = 0;
     // In source order: "line N: ..." sorts by N.
     std::stable_sort(report.begin(), report.end(),

@@ -27,6 +27,7 @@
 #include "poot/Runtime/Npy.h"
 #include "poot/Runtime/PlanFile.h"
 #include "poot/Runtime/RandomInputs.h"
+#include "poot/Runtime/DeviceQuery.h"
 #include "poot/Runtime/Steps.h"
 
 #include <sys/stat.h>
@@ -51,6 +52,11 @@ const char *const kUsage =
     "usage: poot-run-plan PLAN [options]\n"
     "\n"
     "Runs a compiled plan (poot-compile's output) with the runtime alone.\n"
+    "\n"
+    "       poot-run-plan --print-device-facts=vulkan|cuda|cpu\n"
+    "                            prints this machine's device facts, to\n"
+    "                            compile for it elsewhere\n"
+    "                            (poot-compile --device-facts=FILE)\n"
     "\n"
     "  --device=cpu|vulkan|cuda|hip\n"
     "                            device to run on (default cpu); the plan\n"
@@ -523,6 +529,16 @@ int main(int argc, char **argv) {
   Options o;
   std::string error;
   bool help = false;
+  // The facts of this machine's device, for a compiler elsewhere
+  // (poot-compile --device-facts=FILE).
+  if (argc == 2 && std::string(argv[1]).rfind("--print-device-facts=", 0) == 0) {
+    rt::LiveDeviceFacts live;
+    std::string kind = std::string(argv[1]).substr(21);
+    if (rt::Status s = rt::queryDeviceFacts(kind, live); !s.isOk())
+      return fail(s.toString());
+    std::fputs(rt::formatDeviceFacts(live).c_str(), stdout);
+    return 0;
+  }
   if (!parseArgs(argc, argv, o, error, help))
     return fail(error);
   if (help) {

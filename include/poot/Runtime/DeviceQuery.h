@@ -72,6 +72,15 @@ Status queryHostFacts(LiveDeviceFacts &out);
 /// for any other kind.
 Status queryDeviceFacts(const std::string &kind, LiveDeviceFacts &out);
 
+/// The planner's facts of a live device as text, one "key value" a line
+/// (the first line "poot-device-facts 1"), so that a plan can be compiled
+/// on one machine against a device another machine has (poot-run-plan
+/// --print-device-facts there, poot-compile --device-facts here).
+std::string formatDeviceFacts(const LiveDeviceFacts &live);
+/// Reads what formatDeviceFacts wrote. InvalidArgument naming the line of
+/// a malformed or unknown entry, or a missing one.
+Status parseDeviceFacts(const std::string &text, LiveDeviceFacts &out);
+
 } // namespace poot::rt
 
 #endif // POOT_RUNTIME_DEVICEQUERY_H
