@@ -350,6 +350,21 @@ poot_status deviceStateOf(const poot_session *s, const char *name,
   return POOT_OK;
 }
 
+/// The device buffer of state `name` kept on the device, or a typed failure.
+poot_status keptBuffer(const poot_session *s, const char *name,
+                       GpuBuffer *&out) {
+  const GraphInput *in = nullptr;
+  if (poot_status st = deviceStateOf(s, name, in); st != POOT_OK)
+    return st;
+  auto it = s->deviceState.find(in->name);
+  if (it == s->deviceState.end())
+    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
+                            std::string("state '") + name +
+                                "' is not kept on the device");
+  out = it->second.get();
+  return POOT_OK;
+}
+
 poot_status keepOnDevice(poot_session *s, const GraphInput &in) {
   const TensorType &type = s->plan->graph.values[in.value];
   GpuDevice &gpu = s->device->runner().gpu();
@@ -391,20 +406,15 @@ poot_status poot_state_keep_on_device(poot_session *s, const char *name) {
 poot_status poot_state_read(const poot_session *s, const char *name,
                             void *data, size_t bytes) {
   poot::capi::clearError();
-  const GraphInput *in = nullptr;
-  if (poot_status st = deviceStateOf(s, name, in); st != POOT_OK)
+  GpuBuffer *buffer = nullptr;
+  if (poot_status st = keptBuffer(s, name, buffer); st != POOT_OK)
     return st;
-  auto it = s->deviceState.find(in->name);
-  if (it == s->deviceState.end())
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
-                            std::string("state '") + name +
-                                "' is not kept on the device");
-  if (!data || int64_t(bytes) != it->second->size())
+  if (!data || int64_t(bytes) != buffer->size())
     return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
                             std::string("state '") + name + "': expected " +
-                                std::to_string(it->second->size()) +
+                                std::to_string(buffer->size()) +
                                 " bytes, got " + std::to_string(bytes));
-  if (Status st = it->second->download(data, int64_t(bytes)); !st.isOk())
+  if (Status st = buffer->download(data, int64_t(bytes)); !st.isOk())
     return poot::capi::fail(st);
   return POOT_OK;
 }
@@ -412,20 +422,15 @@ poot_status poot_state_read(const poot_session *s, const char *name,
 poot_status poot_state_write(poot_session *s, const char *name,
                              const void *data, size_t bytes) {
   poot::capi::clearError();
-  const GraphInput *in = nullptr;
-  if (poot_status st = deviceStateOf(s, name, in); st != POOT_OK)
+  GpuBuffer *buffer = nullptr;
+  if (poot_status st = keptBuffer(s, name, buffer); st != POOT_OK)
     return st;
-  auto it = s->deviceState.find(in->name);
-  if (it == s->deviceState.end())
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
-                            std::string("state '") + name +
-                                "' is not kept on the device");
-  if (!data || int64_t(bytes) != it->second->size())
+  if (!data || int64_t(bytes) != buffer->size())
     return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
                             std::string("state '") + name + "': expected " +
-                                std::to_string(it->second->size()) +
+                                std::to_string(buffer->size()) +
                                 " bytes, got " + std::to_string(bytes));
-  if (Status st = it->second->upload(data, int64_t(bytes)); !st.isOk())
+  if (Status st = buffer->upload(data, int64_t(bytes)); !st.isOk())
     return poot::capi::fail(st);
   return POOT_OK;
 }
@@ -434,14 +439,9 @@ poot_status poot_state_copy_blocks(poot_session *s, const char *name,
                                    const poot_kv_copy *copies, int num_copies,
                                    int32_t block_size, int64_t slots) {
   poot::capi::clearError();
-  const GraphInput *in = nullptr;
-  if (poot_status st = deviceStateOf(s, name, in); st != POOT_OK)
+  GpuBuffer *buffer = nullptr;
+  if (poot_status st = keptBuffer(s, name, buffer); st != POOT_OK)
     return st;
-  auto it = s->deviceState.find(in->name);
-  if (it == s->deviceState.end())
-    return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT,
-                            std::string("state '") + name +
-                                "' is not kept on the device");
   if ((!copies && num_copies) || num_copies < 0)
     return poot::capi::fail(POOT_ERR_INVALID_ARGUMENT, "null argument");
   try {
@@ -450,8 +450,7 @@ poot_status poot_state_copy_blocks(poot_session *s, const char *name,
       list.push_back(
           {copies[i].src_block, copies[i].dst_block, copies[i].tokens});
     Status st = serve::applyBlockCopies(list, block_size, slots,
-                                        s->device->runner().gpu(),
-                                        *it->second);
+                                        s->device->runner().gpu(), *buffer);
     return st.isOk() ? POOT_OK : poot::capi::fail(st);
   } catch (const std::bad_alloc &) {
     return poot::capi::fail(POOT_ERR_UNSUPPORTED, "out of memory");
