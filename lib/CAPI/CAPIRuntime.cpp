@@ -365,6 +365,17 @@ poot_status keptBuffer(const poot_session *s, const char *name,
   return POOT_OK;
 }
 
+/// Ok when `data` holds exactly the kept state's bytes.
+poot_status keptBytes(const char *name, const void *data, size_t bytes,
+                      const GpuBuffer &buffer) {
+  if (data && int64_t(bytes) == buffer.size())
+    return POOT_OK;
+  return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
+                          std::string("state '") + name + "': expected " +
+                              std::to_string(buffer.size()) + " bytes, got " +
+                              std::to_string(bytes));
+}
+
 poot_status keepOnDevice(poot_session *s, const GraphInput &in) {
   const TensorType &type = s->plan->graph.values[in.value];
   GpuDevice &gpu = s->device->runner().gpu();
@@ -409,11 +420,8 @@ poot_status poot_state_read(const poot_session *s, const char *name,
   GpuBuffer *buffer = nullptr;
   if (poot_status st = keptBuffer(s, name, buffer); st != POOT_OK)
     return st;
-  if (!data || int64_t(bytes) != buffer->size())
-    return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
-                            std::string("state '") + name + "': expected " +
-                                std::to_string(buffer->size()) +
-                                " bytes, got " + std::to_string(bytes));
+  if (poot_status st = keptBytes(name, data, bytes, *buffer); st != POOT_OK)
+    return st;
   if (Status st = buffer->download(data, int64_t(bytes)); !st.isOk())
     return poot::capi::fail(st);
   return POOT_OK;
@@ -425,11 +433,8 @@ poot_status poot_state_write(poot_session *s, const char *name,
   GpuBuffer *buffer = nullptr;
   if (poot_status st = keptBuffer(s, name, buffer); st != POOT_OK)
     return st;
-  if (!data || int64_t(bytes) != buffer->size())
-    return poot::capi::fail(POOT_ERR_SHAPE_MISMATCH,
-                            std::string("state '") + name + "': expected " +
-                                std::to_string(buffer->size()) +
-                                " bytes, got " + std::to_string(bytes));
+  if (poot_status st = keptBytes(name, data, bytes, *buffer); st != POOT_OK)
+    return st;
   if (Status st = buffer->upload(data, int64_t(bytes)); !st.isOk())
     return poot::capi::fail(st);
   return POOT_OK;

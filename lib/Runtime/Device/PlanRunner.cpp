@@ -52,6 +52,8 @@ struct PlanRunner::Resident {
   /// After each replay: a held state's new value (not written in place)
   /// copied into its buffer, as (value, held input value).
   std::vector<std::pair<int, int>> stateCopies;
+  /// Per graph output: whether it carries a held state (never read back).
+  std::vector<bool> heldOutput;
 
   GpuArg argOf(int v) const {
     v = storage[v];
@@ -300,6 +302,7 @@ Status PlanRunner::buildResident(const Graph &graph) {
   }
   // Held state lives in the caller's buffers; a new state value not
   // written in place over its input is copied there after each replay.
+  res->heldOutput.assign(graph.outputs.size(), false);
   for (const GraphInput &input : graph.inputs) {
     auto it = held.find(input.name);
     if (it == held.end())
@@ -307,10 +310,14 @@ Status PlanRunner::buildResident(const Graph &graph) {
     int root = res->storage[input.value];
     res->external[root] = it->second;
     res->arenaRange[root] = {0, -1};
-    for (const GraphOutput &output : graph.outputs)
-      if (output.state == input.state &&
-          res->storage[output.value] != root)
+    for (size_t o = 0; o < graph.outputs.size(); ++o) {
+      const GraphOutput &output = graph.outputs[o];
+      if (output.state != input.state)
+        continue;
+      res->heldOutput[o] = true;
+      if (res->storage[output.value] != root)
         res->stateCopies.push_back({output.value, root});
+    }
   }
   for (size_t v = 0; v < numValues; ++v) {
     if (res->storage[v] != static_cast<int>(v)) {
@@ -489,19 +496,12 @@ Status PlanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
     POOT_RETURN_IF_ERROR(device.copy(copies));
   }
   // Only the outputs come back, held state not at all.
-  std::vector<bool> skip(graph.outputs.size(), false);
-  for (size_t o = 0; o < graph.outputs.size(); ++o)
-    skip[o] = !graph.outputs[o].state.empty() &&
-              res.external[res.storage[graph.outputs[o].value]] != nullptr;
-  for (auto [value, root] : res.stateCopies)
-    for (size_t o = 0; o < graph.outputs.size(); ++o)
-      skip[o] = skip[o] || graph.outputs[o].value == value;
   POOT_RETURN_IF_ERROR(device::readOutputs(
       graph, values, defined,
       [&](int v, void *dst, int64_t bytes) {
         return res.download(v, dst, bytes);
       },
-      &skip));
+      &res.heldOutput));
   dispatched += static_cast<int64_t>(graph.eqns.size());
   ran = true;
   return Status::ok();
