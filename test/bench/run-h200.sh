@@ -52,14 +52,15 @@ intime() { [ "$(date +%s)" -lt "$DEADLINE" ]; }
 } > "$R/device.txt" 2>&1
 cat "$R/device.txt"
 
-# One case: DEVICE NAME then the runner's extra arguments; prints ok, FAIL
+# One case: DEVICE NAME then the runner's extra arguments, checked against
+# the oracle and run twice (bitwise the same outputs both times); prints ok, FAIL
 # or SKIP (past the phase's budget).
 check_one() {
   dev="$1"; n="$2"; shift 2
   if [ "$(date +%s)" -ge "$DEADLINE" ]; then echo "SKIP $n (time budget)"; return; fi
   # DEVICE-VARIANT picks the plan NAME.DEVICE-VARIANT.plan.
   plan="$B/plans/$n.$dev.plan"
-  if out=$(timeout 60 "$RUN" "$plan" --device=${dev%%-*} --device-only --ref="$B/plans/$n.ref.plan" "$@" --quiet 2>&1); then
+  if out=$(timeout 60 "$RUN" "$plan" --device=${dev%%-*} --device-only --ref="$B/plans/$n.ref.plan" --repeat-check "$@" --quiet 2>&1); then
     echo "ok   $n"
   else
     echo "FAIL $n: $(echo "$out" | grep -E 'FAIL|error' | head -2 | tr '\n' ' ')"
@@ -174,8 +175,9 @@ time_list() {
 if has ours; then
   budget ours 120
   echo "== benchmark: ours"
-  # Synthetic operands (every key visible, pos = Lk - 1): the host never
-  # evaluates the graph, so the largest shapes time as quickly as the rest.
+  # Synthetic operands (every key visible, pos = Lk - 1), the floats filled
+  # on the device: the host never evaluates the graph nor draws gigabytes,
+  # so the largest shapes (B=128, 4.3 GB of K/V) time as quickly as the rest.
   # ONLY="name ..." times just those shapes.
   time_list "$B/bench/shapes.txt" "$R/bench-ours.txt" 30 "${ONLY:-}"
 fi

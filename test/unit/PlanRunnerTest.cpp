@@ -220,6 +220,68 @@ TEST(PlanRunnerTest, EqnByEqnKeepsBuffersAcrossRuns) {
   EXPECT_EQ(device.modulesLoaded, 1);
 }
 
+TEST(PlanRunnerTest, DeviceFillDoublesAHostBlockWithDeviceCopies) {
+  HostDevice device;
+  addKernels(device);
+  // One eqn over an operand of 600000 f32 (2.3 MiB, not a whole number of
+  // 1 MiB blocks) and one of 700000 bf16.
+  GraphBuilder b;
+  int x = b.input("x", TT(DType::F32, {600000}));
+  int h = b.input("h", TT(DType::BF16, {700000}));
+  int y = b.eqn("add", {x, h}, TT(DType::F32, {3}));
+  b.output("y", y);
+  Plan plan;
+  plan.target = "host";
+  plan.graph = std::move(b.g);
+  addLaunch(plan.graph.eqns[0], 0, "add", "in0,in1,out0");
+  PlanRunner runner(device, plan);
+  for (bool zero : {false, true}) {
+    std::vector<OperandSource> sources(2);
+    sources[0].type = TT(DType::F32, {600000});
+    sources[1].type = TT(DType::BF16, {700000});
+    for (OperandSource &s : sources) {
+      s.zero = zero;
+      s.seed = 7;
+    }
+    PreparedEqn prepared;
+    bool claimed = false;
+    ASSERT_TRUE(runner.prepare(plan.graph.eqns[0], sources, {TT(DType::F32, {3})},
+                               prepared, claimed)
+                    .isOk());
+    ASSERT_TRUE(claimed);
+    const auto *f = static_cast<const HostBuffer *>(prepared.launches[0].args[0].buffer);
+    const auto *g = static_cast<const HostBuffer *>(prepared.launches[0].args[1].buffer);
+    ASSERT_EQ(f->size(), 600000 * 4);
+    ASSERT_EQ(g->size(), 700000 * 2);
+    const float *v = reinterpret_cast<const float *>(f->bytes.data());
+    int nonZero = 0;
+    for (int64_t i = 0; i < 600000; ++i) {
+      ASSERT_GE(v[i], -1.0f);
+      ASSERT_LT(v[i], 1.0f);
+      nonZero += v[i] != 0.0f;
+      // Every element is the block's (1 MiB: 262144 floats) at its place.
+      ASSERT_EQ(v[i], v[i % 262144]) << i;
+    }
+    EXPECT_EQ(nonZero, zero ? 0 : 600000);
+    const uint16_t *w = reinterpret_cast<const uint16_t *>(g->bytes.data());
+    for (int64_t i = 0; i < 700000; ++i)
+      ASSERT_EQ(w[i], w[i % 524288]) << i;
+    EXPECT_EQ(w[12345] != 0, !zero);
+    // The bytes the benchmark counts are the operands' whole sizes.
+    EXPECT_EQ(prepared.bytesRead, 600000 * 4 + 700000 * 2);
+  }
+  // Integers are never filled on the device.
+  std::vector<OperandSource> ints(2);
+  ints[0].type = TT(DType::I32, {4});
+  ints[1].type = TT(DType::F32, {4});
+  PreparedEqn prepared;
+  bool claimed = false;
+  Status s = runner.prepare(plan.graph.eqns[0], ints, {TT(DType::F32, {3})},
+                            prepared, claimed);
+  EXPECT_EQ(s.code(), ErrorCode::InvalidArgument) << s.toString();
+  EXPECT_NE(s.message().find("not i32"), std::string::npos) << s.toString();
+}
+
 TEST(PlanRunnerTest, ResidentRunBindsArenaRangesAndReplays) {
   HostDevice device;
   addKernels(device);

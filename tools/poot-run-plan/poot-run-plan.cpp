@@ -97,6 +97,9 @@ const char *const kUsage =
     "                            each attention's split and the exchanges\n"
     "  --cp-group=G              with --context-parallel: devices a group of\n"
     "                            the split-kv reduce (default ceil(sqrt(N)))\n"
+    "  --repeat-check            run every step twice from the same inputs\n"
+    "                            and state; exit 2 unless every output and\n"
+    "                            state is bitwise the same both times\n"
     "  --quiet                   print only errors (and bench lines)\n";
 
 /// Prints "poot-run-plan: error: ..." and returns 1.
@@ -129,6 +132,7 @@ struct Options {
   std::vector<std::string> sets;
   std::vector<std::string> inputs;
   bool quiet = false;
+  bool repeatCheck = false;
   bool deviceOnly = false;
   bool resident = false;
   /// --context-parallel=N: 0 when not given; checked in main.
@@ -228,6 +232,8 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error,
       if (!needValue())
         return false;
       o.inputs.push_back(value);
+    } else if (name == "repeat-check") {
+      o.repeatCheck = true;
     } else if (name == "steps") {
       if (!number(o.steps))
         return false;
@@ -317,6 +323,25 @@ bool makeDirectories(const std::string &path, std::string &error) {
   return true;
 }
 
+/// "" when `a` and `b` hold the same names with bitwise the same values
+/// (a NaN equal to itself, -0 not equal to +0), else the first difference.
+std::string firstDifference(const std::map<std::string, rt::Tensor> &a,
+                            const std::map<std::string, rt::Tensor> &b) {
+  for (const auto &[name, t] : a) {
+    auto it = b.find(name);
+    if (it == b.end())
+      return "'" + name + "' missing from the second run";
+    const std::vector<double> &x = t.values(), &y = it->second.values();
+    if (x.size() != y.size())
+      return "'" + name + "' changed size";
+    for (size_t i = 0; i < x.size(); ++i)
+      if (std::memcmp(&x[i], &y[i], sizeof(double)) != 0)
+        return format("'%s' element %zu: %.9g, then %.9g", name.c_str(), i,
+                      x[i], y[i]);
+  }
+  return b.size() == a.size() ? "" : "an output only the second run has";
+}
+
 /// Offers every eqn to the device's runner and, while `recording`, keeps a
 /// copy of the operands of each eqn the device ran: the benchmark replays
 /// the last step's.
@@ -324,6 +349,9 @@ class RecordingRunner : public rt::EqnRunner {
 public:
   struct Recorded {
     std::vector<rt::Tensor> operands;
+    /// One for each operand: operands[i] uploaded, or (synthesize) the
+    /// device's fill of a type.
+    std::vector<rt::OperandSource> sources;
     std::vector<rt::TensorType> resultTypes;
   };
 
@@ -340,6 +368,7 @@ public:
       r.operands.clear();
       for (const rt::Tensor *t : operands)
         r.operands.push_back(*t);
+      r.sources.clear();
       r.resultTypes = resultTypes;
     }
     return rt::Status::ok();
@@ -367,10 +396,11 @@ private:
 };
 
 /// Operands for timing an eqn with kernels without running the graph:
-/// floats uniform in [-1, 1); by role, positions so the last query row
-/// sees the last key, lengths
-/// at the full key length, a paged read map of distinct rows, masks 0. So
-/// every key is visible, as for the peers.
+/// floats uniform in [-1, 1), filled on the device; by role, positions so
+/// the last query row sees the last key, lengths at the full key length, a
+/// paged read map of distinct rows (these three drawn on the host), masks
+/// 0 (filled on the device). So every key is visible, as for the peers, and
+/// a shape of gigabytes takes the device's copy time, not the host's.
 void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
                 uint64_t seed, const std::string &onlyOp) {
   static const char *const kRoles[] = {"q",    "k",    "k_shared", "v",
@@ -407,8 +437,21 @@ void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
       else if (roles[i] == "k" && shape.size() == 4 && keyLen == 1)
         keyLen = shape[2];
     }
+    std::vector<bool> onHost(eqn.operands.size(), false);
     for (size_t i = 0; i < eqn.operands.size(); ++i) {
       const rt::TensorType &type = graph.values[eqn.operands[i]];
+      const bool hostSide = roles[i] == "read" || roles[i] == "pos" ||
+                            roles[i] == "len" || !rt::isFloat(type.dtype);
+      rt::OperandSource source;
+      source.type = type;
+      onHost[i] = hostSide;
+      if (!hostSide) {
+        source.zero = roles[i] == "mask";
+        source.seed = seed * 131 + i + 1;
+        r.operands.emplace_back();
+        r.sources.push_back(source);
+        continue;
+      }
       std::vector<double> values(static_cast<size_t>(rt::numElements(type.shape)));
       if (roles[i] == "read") {
         int64_t pool = 1;
@@ -433,7 +476,11 @@ void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
           v = uniform();
       }
       r.operands.emplace_back(type, std::move(values));
+      r.sources.push_back(source);
     }
+    for (size_t i = 0; i < r.sources.size(); ++i)
+      if (onHost[i])
+        r.sources[i].tensor = &r.operands[i];
     for (int result : eqn.results)
       r.resultTypes.push_back(graph.values[result]);
   }
@@ -443,7 +490,7 @@ void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
 /// sets `line` to its bench line (rt::benchLine).
 using TimeEqn = std::function<rt::Status(
     size_t index, const rt::Eqn &eqn,
-    const std::vector<const rt::Tensor *> &operands,
+    const std::vector<rt::OperandSource> &operands,
     const std::vector<rt::TensorType> &resultTypes, std::string &line)>;
 
 /// Times every eqn with kernels the device ran (or `synthesize` gave
@@ -463,9 +510,10 @@ int bench(const rt::Graph &graph, const RecordingRunner &recorder,
     if (it == recorder.recorded.end() || !eqn.attr("poot.launches.count") ||
         (!benchOp.empty() && eqn.op != benchOp))
       continue;
-    std::vector<const rt::Tensor *> operands;
-    for (const rt::Tensor &t : it->second.operands)
-      operands.push_back(&t);
+    std::vector<rt::OperandSource> operands = it->second.sources;
+    if (operands.empty())
+      for (const rt::Tensor &t : it->second.operands)
+        operands.push_back(rt::OperandSource{&t, t.type()});
     std::string line;
     if (rt::Status s = timeEqn(i, eqn, operands, it->second.resultTypes, line);
         !s.isOk())
@@ -486,7 +534,7 @@ int bench(const rt::Graph &graph, const RecordingRunner &recorder,
 TimeEqn deviceTimer(rt::PlanRunner &runner, int iterations) {
   return [&runner, iterations](
              size_t index, const rt::Eqn &eqn,
-             const std::vector<const rt::Tensor *> &operands,
+             const std::vector<rt::OperandSource> &operands,
              const std::vector<rt::TensorType> &resultTypes,
              std::string &line) -> rt::Status {
     rt::PreparedEqn prepared;
@@ -734,14 +782,21 @@ int main(int argc, char **argv) {
     if (recorder)
       recorder->recording = o.bench && step + 1 == o.steps;
     std::map<std::string, rt::Tensor> stepOutputs;
+    // --repeat-check: the step's state as it was before its first run.
+    std::map<std::string, rt::Tensor> stateBefore;
+    if (o.repeatCheck)
+      stateBefore = state;
     auto start = std::chrono::steady_clock::now();
     rt::ContextParallelReport report;
-    rt::Status status =
-        o.hasContextParallel
-            ? rt::runContextParallel(graph, rt::bindStep(graph, bound, state),
-                                     cpOptions, stepOutputs, &report)
-            : rt::evaluate(graph, rt::bindStep(graph, bound, state),
-                           rt::NumericMode::Native, stepOutputs, runner);
+    auto runStep = [&](std::map<std::string, rt::Tensor> &into) {
+      return o.hasContextParallel
+                 ? rt::runContextParallel(graph,
+                                          rt::bindStep(graph, bound, state),
+                                          cpOptions, into, &report)
+                 : rt::evaluate(graph, rt::bindStep(graph, bound, state),
+                                rt::NumericMode::Native, into, runner);
+    };
+    rt::Status status = runStep(stepOutputs);
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();
@@ -765,6 +820,30 @@ int main(int argc, char **argv) {
       if (o.hasContextParallel)
         std::printf("%s", step == 0 ? report.toString().c_str()
                                     : (report.exchanges() + "\n").c_str());
+    }
+
+    if (o.repeatCheck) {
+      std::map<std::string, rt::Tensor> firstState = state, again;
+      state = stateBefore;
+      if (rt::Status s = runStep(again); !s.isOk())
+        return fail("step " + std::to_string(step) + ", repeated: " +
+                    s.toString() + " (nothing written)");
+      std::string differs = firstDifference(stepOutputs, again);
+      if (differs.empty())
+        differs = firstDifference(firstState, state);
+      if (!differs.empty()) {
+        std::fflush(stdout);
+        std::fprintf(stderr,
+                     "poot-run-plan: repeat check failed: step %llu, %s "
+                     "(nothing written)\n",
+                     static_cast<unsigned long long>(step), differs.c_str());
+        return 2;
+      }
+      if (!o.quiet)
+        std::printf("step %llu repeated: %zu outputs and %zu states bitwise "
+                    "the same\n",
+                    static_cast<unsigned long long>(step), again.size(),
+                    state.size());
     }
 
     if (check) {

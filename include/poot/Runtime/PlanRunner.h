@@ -57,6 +57,20 @@ struct PreparedEqn {
   std::string kernelNames;
 };
 
+/// An operand of prepare(): a host tensor to upload or, with `tensor` null,
+/// one of `type` the device fills itself, so that timing a shape of
+/// gigabytes never builds its operands in host memory. `zero` fills zeros;
+/// otherwise values uniform in [-1, 1) drawn from `seed`: a 1 MiB block is
+/// drawn and encoded on the host, and device-side copies double it until
+/// the buffer is full (the values repeat every MiB, which no kernel's
+/// timing depends on). Floating-point types only.
+struct OperandSource {
+  const Tensor *tensor = nullptr;
+  TensorType type;
+  bool zero = false;
+  uint64_t seed = 0;
+};
+
 class PlanRunner : public EqnRunner {
 public:
   /// `device` and `plan` must outlive the runner.
@@ -78,6 +92,11 @@ public:
   /// launches. Leaves `claimed` false (and does nothing) for an eqn the
   /// device does not run.
   Status prepare(const Eqn &eqn, const std::vector<const Tensor *> &operands,
+                 const std::vector<TensorType> &resultTypes, PreparedEqn &out,
+                 bool &claimed);
+  /// The same with operands filled on the device where a source says so
+  /// (InvalidArgument for a fill of a non-float type).
+  Status prepare(const Eqn &eqn, const std::vector<OperandSource> &operands,
                  const std::vector<TensorType> &resultTypes, PreparedEqn &out,
                  bool &claimed);
 

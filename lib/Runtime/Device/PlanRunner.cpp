@@ -13,6 +13,7 @@
 #include "poot/Runtime/Bench.h"
 
 #include <algorithm>
+#include <random>
 
 using namespace poot::rt;
 
@@ -128,6 +129,50 @@ Status PlanRunner::prepare(const Eqn &eqn,
                            const std::vector<const Tensor *> &operands,
                            const std::vector<TensorType> &resultTypes,
                            PreparedEqn &out, bool &claimed) {
+  std::vector<OperandSource> sources(operands.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    sources[i].tensor = operands[i];
+    sources[i].type = operands[i]->type();
+  }
+  return prepare(eqn, sources, resultTypes, out, claimed);
+}
+
+namespace {
+
+/// The host-drawn block a device fill starts from: uniform values in
+/// [-1, 1) (or zeros) of `type`'s dtype, at most 1 MiB of storage.
+Tensor fillBlock(const OperandSource &source) {
+  int64_t elements = numElements(source.type.shape);
+  int64_t perBlock = (int64_t(1) << 20) / dtypeBytes(source.type.dtype);
+  TensorType block{source.type.dtype, {std::min(elements, perBlock)}};
+  std::vector<double> values(static_cast<size_t>(block.shape[0]), 0.0);
+  if (!source.zero) {
+    std::mt19937_64 gen(source.seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    for (double &v : values)
+      v = dist(gen);
+  }
+  return Tensor(block, std::move(values));
+}
+
+/// Fills `buffer` (`bytes` long) by doubling its first `filled` bytes with
+/// device-side copies.
+Status doubleOnDevice(GpuDevice &device, GpuBuffer &buffer, int64_t filled,
+                      int64_t bytes) {
+  while (filled > 0 && filled < bytes) {
+    int64_t n = std::min(filled, bytes - filled);
+    POOT_RETURN_IF_ERROR(device.copy({GpuCopy{&buffer, 0, &buffer, filled, n}}));
+    filled += n;
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+Status PlanRunner::prepare(const Eqn &eqn,
+                           const std::vector<OperandSource> &operands,
+                           const std::vector<TensorType> &resultTypes,
+                           PreparedEqn &out, bool &claimed) {
   claimed = false;
   out = PreparedEqn();
   if (!device::hasLaunches(eqn)) {
@@ -156,10 +201,18 @@ Status PlanRunner::prepare(const Eqn &eqn,
   std::vector<std::string> roles = device::operandRoles(eqn);
   std::vector<std::vector<unsigned char>> encoded(
       std::min(operands.size(), roles.size()));
-  for (size_t i = 0; i < encoded.size(); ++i)
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    const OperandSource &source = operands[i];
+    if (!source.tensor && !isFloat(source.type.dtype))
+      return Status(ErrorCode::InvalidArgument,
+                    eqn.location + ": " + roles[i] +
+                        ": only floating-point operands are filled on the "
+                        "device, not " +
+                        dtypeName(source.type.dtype));
     POOT_RETURN_IF_ERROR(device::encodeForDevice(
-        *operands[i], encoded[i], /*narrowI64=*/attention,
-        eqn.location + ": " + roles[i]));
+        source.tensor ? *source.tensor : fillBlock(source), encoded[i],
+        /*narrowI64=*/attention, eqn.location + ": " + roles[i]));
+  }
 
   EqnBuffers &mine = buffers[&eqn];
   auto ensure = [&](const std::string &role, int64_t bytes,
@@ -173,10 +226,15 @@ Status PlanRunner::prepare(const Eqn &eqn,
   };
   for (size_t i = 0; i < encoded.size(); ++i) {
     GpuBuffer *buf = nullptr;
-    POOT_RETURN_IF_ERROR(
-        ensure(roles[i], static_cast<int64_t>(encoded[i].size()), buf));
+    const OperandSource &source = operands[i];
+    int64_t bytes = source.tensor ? static_cast<int64_t>(encoded[i].size())
+                                  : device::deviceBytes(source.type);
+    POOT_RETURN_IF_ERROR(ensure(roles[i], bytes, buf));
     POOT_RETURN_IF_ERROR(buf->upload(encoded[i].data(),
                                      static_cast<int64_t>(encoded[i].size())));
+    if (!source.tensor)
+      POOT_RETURN_IF_ERROR(doubleOnDevice(
+          device, *buf, static_cast<int64_t>(encoded[i].size()), bytes));
   }
   for (size_t i = 0; i < resultTypes.size(); ++i) {
     GpuBuffer *buf = nullptr;
@@ -201,7 +259,10 @@ Status PlanRunner::prepare(const Eqn &eqn,
     int32_t zero = 0;
     POOT_RETURN_IF_ERROR(out.err->upload(&zero, 4));
   }
-  BenchBytes counted = benchBytes(eqn, operands, resultTypes);
+  std::vector<TensorType> operandTypes;
+  for (const OperandSource &source : operands)
+    operandTypes.push_back(source.type);
+  BenchBytes counted = benchBytes(eqn, operandTypes, resultTypes);
   out.bytesRead = counted.read;
   out.bytesWritten = counted.written;
 
