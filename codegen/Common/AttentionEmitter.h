@@ -54,6 +54,10 @@ struct Spec {
   int64_t tileRows = 0, tileKeys = 0, tileStages = 0;
   /// The tile schedule's products on the warpgroup tile (Target.h).
   bool tileWarpgroup = false;
+  /// The tile schedule counts the key tiles each workgroup visits into a
+  /// `tiles` buffer (one i32 per workgroup, zero before the launch), on
+  /// request (`poot.count_tiles`), so a test can prove what was skipped.
+  bool countTiles = false;
   int64_t sharedWidth = 0; ///< width of k_shared (split key), else 0
   int64_t poolSlots = 0;   ///< paged: slots of the K/V pools
   int64_t maskB = 0, maskH = 0;
@@ -174,7 +178,7 @@ public:
 
 /// The kernel arguments of the streaming body, by role.
 struct Args {
-  Value q, k, kShared, v, read, mask, len, pos, out, scratch, counters;
+  Value q, k, kShared, v, read, mask, len, pos, out, scratch, counters, tiles;
 };
 
 //===----------------------------------------------------------------------===//

@@ -74,6 +74,7 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   s.tileKeys = schedule.getTileKeys();
   s.tileStages = schedule.getTileStages();
   s.tileWarpgroup = schedule.getTileWarpgroup();
+  s.countTiles = s.tileRows > 0 && op->hasAttr(attrs::kCountTiles);
   if (s.fusedCombine && !target.hasDeviceFence())
     return op.emitError() << "expected a target with a device-scope fence "
                              "for a combine fused into the partials, target "
@@ -218,6 +219,12 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                        MemRefLayoutAttrInterface(), space));
     roles.push_back("counters");
   }
+  if (s.countTiles) {
+    argTypes.push_back(MemRefType::get({tileWorkgroups(s)},
+                                       IntegerType::get(ctx, 32),
+                                       MemRefLayoutAttrInterface(), space));
+    roles.push_back("tiles");
+  }
 
   OpBuilder b(ctx);
   // Before the module's terminator (gpu.module_end).
@@ -255,6 +262,7 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
       else if (role == "out") a.out = arg;
       else if (role == "scratch") a.scratch = arg;
       else if (role == "counters") a.counters = arg;
+      else if (role == "tiles") a.tiles = arg;
     }
     Value lane = kb.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
     Value bx = kb.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);

@@ -37,6 +37,7 @@ struct Tile {
   Value kBegin, kEnd;     ///< the keys any row of the workgroup sees
   /// The query positions of the workgroup's first and last rows.
   Value qposFirst, qposLast;
+  Value id; ///< the workgroup's index (its slot of the tile counts)
 };
 
 /// One lane's query row (A for tile rows g, B for g + 8).
@@ -279,6 +280,21 @@ void scoresToLog2(Emitter &x, const Tile &w, const Row (&rows)[2], Value k0,
       sc[blk][i] = ifOp.getResult(blk * 4 + i);
 }
 
+/// With the tile counts on (Spec::countTiles), one more key tile visited:
+/// lane 0 adds one to the workgroup's own count (no other workgroup
+/// touches it, so no atomics).
+void countTile(Emitter &e, const Tile &w, Value tid) {
+  if (!w.a.tiles)
+    return;
+  e.when(e.cmpi(arith::CmpIPredicate::eq, tid, e.idx(0)), [&] {
+    Value n = e.b.create<memref::LoadOp>(e.loc, w.a.tiles, ValueRange{w.id});
+    Value one = e.b.create<arith::ConstantIntOp>(e.loc, 1, 32);
+    e.b.create<memref::StoreOp>(
+        e.loc, e.b.create<arith::AddIOp>(e.loc, n, one), w.a.tiles,
+        ValueRange{w.id});
+  });
+}
+
 /// Split-KV: row `row`'s unnormalised state for this split, in the
 /// combine's layout ((row (b, head group, query row) x splits + split) x
 /// group + head in group, then o[dv], m, l), m taken from the exponent's
@@ -322,6 +338,7 @@ Value placeWorkgroup(Emitter &e, Tile &w, Value id, Value &split) {
   const int64_t R = w.rows, G = s.group;
   // Workgroups of the last (causally heaviest) row blocks go first.
   const int64_t groups = s.hq / G, rowBlocks = (w.packed + R - 1) / R;
+  w.id = id;
   // Split-KV: workgroup id serves split id % splits of its rows.
   split = e.rem(id, e.idx(s.splits));
   id = e.div(id, e.idx(s.splits));
@@ -637,6 +654,7 @@ struct WarpgroupParts {
   /// tile's values landed), its value products, waited for.
   void softmaxAndValues(Emitter &x, const Row (&rows)[2], Value t, Value k0,
                         ArrayRef<Value> acc, SmallVector<Value> &st) const {
+    countTile(x, w, tid);
     SmallVector<SmallVector<Value, 4>> sc(keys / 8);
     for (int64_t blk = 0; blk < keys / 8; ++blk)
       sc[blk].assign(acc.begin() + 4 * blk, acc.begin() + 4 * blk + 4);
@@ -947,6 +965,7 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
           for (int64_t i = 0; i < 4; ++i)
             sc[blk].push_back(x.add(acc[0][i], acc[1][i]));
         }
+        countTile(x, w, tid);
         scoresToLog2(x, w, rows, k0, t, sc);
         softmaxTile(x, s, st, sc);
         SmallVector<SmallVector<Value, 4>> pw = weightWords(x, et, sc);

@@ -103,6 +103,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     t.warpgroupPipeline = warpgroupPipeline;
     t.noFusedCombine = noFusedCombine;
     t.fusedCombine = fusedCombine;
+    t.countTiles = countTiles;
     return t;
   }
 
@@ -244,6 +245,11 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
                                      s.unroll)
                            .str()
                      : std::string());
+    // The counted kernel is another kernel: its own key.
+    if (countTiles && s.tileRows) {
+      op->setAttr(attrs::kCountTiles, b.getUnitAttr());
+      key += "/count";
+    }
     op->setAttr("poot.plan_key", b.getStringAttr(key));
     return true;
   }

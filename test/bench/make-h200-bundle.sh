@@ -150,6 +150,23 @@ echo "$TILE_CASES" | sweep_cases
 # prefill takes the warpgroup tile where it can).
 echo "$TILE_CASES" | sed 's/^tile-/sg-tile-/; s/$/|--no-warpgroup/' | sweep_cases
 
+# Both tiles' cases again with their key tiles counted (--count-tiles), for
+# run-h200.sh's tiles phase: every workgroup must visit exactly the tiles
+# some row of it sees (tiles.txt: NAME|RUN ARGS, the plan NAME.cuda-count).
+: > "$OUT/tiles.txt"
+echo "$TILE_CASES" | while IFS='|' read -r name args runargs; do
+  [ -z "$name" ] && continue
+  "$TRACE" $args -o "$OUT/$name.mlir"
+  for form in warpgroup subgroup; do
+    n=sweep-$name flag=
+    [ $form = subgroup ] && n=sweep-sg-$name flag=--no-warpgroup
+    "$COMPILE" "$OUT/$name.mlir" --target=cuda:sm_90 --count-tiles $flag \
+      --quiet -o "$OUT/plans/$n.cuda-count.plan"
+    echo "$n|$runargs" >> "$OUT/tiles.txt"
+  done
+  rm "$OUT/$name.mlir"
+done
+
 # The split-KV combine: on CUDA the matrix-tile schedule folds it in the
 # last workgroup of a row, so the combine kernel is kept covered here
 # (asked for on the matrix-tile schedule, and the f32 channel schedule's

@@ -11,7 +11,8 @@
 # Vulkan driver, pools kept on the device), check, resident (the same cases run whole on
 # the device, and the whole-plan graph replay), torch (our outputs against
 # PyTorch on the device), memcheck (compute-sanitizer: SANITIZERS, over
-# MEMCHECK_CASES), peers, ours,
+# MEMCHECK_CASES), tiles (the tile cases with their key tiles counted, each
+# workgroup checked against the tiles its rows see), peers, ours,
 # compare (the bf16 decode shapes with a combine kernel, and on the channel
 # schedule where the bundle has those plans), tuning, profile (ncu of
 # PROFILE plans), vulkan (the SPIR-V plans against the oracle on the
@@ -29,7 +30,7 @@ PHASE="${2:-all}"
 case "$PHASE" in
   all) PHASE=check,torch,peers,ours ;;
   bench) PHASE=peers,ours ;;
-  everything) PHASE=check,resident,torch,memcheck,peers,ours,tuning,vulkan,vulkan-bench ;;
+  everything) PHASE=check,tiles,resident,torch,memcheck,peers,ours,tuning,vulkan,vulkan-bench ;;
 esac
 has() { case ",$PHASE," in *",$1,"*) return 0 ;; esac; return 1; }
 R="${OUT:-$PWD/h200-out}"
@@ -87,6 +88,19 @@ if has check; then
   echo "== correctness on cuda vs the oracle, every eqn on the device"
   cases cuda | xargs -P 8 -L 1 bash -c 'check_one "$@"' _ | sort -k2 | tee "$R/check-cuda.txt"
   echo "$(grep -c '^ok' "$R/check-cuda.txt") ok, $(grep -c '^FAIL' "$R/check-cuda.txt") failed, $(grep -c '^SKIP' "$R/check-cuda.txt") skipped"
+fi
+
+if has tiles && [ -s "$B/tiles.txt" ]; then
+  budget tiles 120
+  echo "== tile counts on cuda: every workgroup visits exactly the key tiles some row of it sees"
+  tr '|' ' ' < "$B/tiles.txt" | while read -r n args; do
+    intime || { echo "SKIP $n (time budget)"; continue; }
+    out=$(timeout 60 "$RUN" "$B/plans/$n.cuda-count.plan" --device=cuda --device-only \
+      --ref="$B/plans/$n.ref.plan" --check-tiles $args 2>&1)
+    rc=$?
+    echo "$out" | grep -E "^tiles eqn|error|failed" | sed "s/^/$n rc=$rc /"
+  done | tee "$R/check-tiles.txt"
+  echo "$(grep -c 'rc=0 tiles eqn' "$R/check-tiles.txt") counted eqns as expected, $(grep -vc 'rc=0 tiles eqn' "$R/check-tiles.txt") other lines"
 fi
 
 if has resident; then

@@ -149,6 +149,11 @@ static struct TuningFlags {
       cl::desc("Split-KV: the combine in the last workgroup on every "
                "schedule and target (tests)"),
       cl::cat(tuningOptions)};
+  cl::opt<bool> countTiles{
+      "count-tiles", cl::init(false),
+      cl::desc("Tile schedules count the key tiles each workgroup visits "
+               "(poot-run-plan --check-tiles reads the counts)"),
+      cl::cat(tuningOptions)};
 } tuningFlags;
 
 static int fail(const Twine &message) {

@@ -29,6 +29,7 @@
 #include "poot/Runtime/RandomInputs.h"
 #include "poot/Runtime/DeviceQuery.h"
 #include "poot/Runtime/Steps.h"
+#include "poot/Runtime/TileCounts.h"
 
 #include <sys/stat.h>
 
@@ -97,6 +98,12 @@ const char *const kUsage =
     "                            each attention's split and the exchanges\n"
     "  --cp-group=G              with --context-parallel: devices a group of\n"
     "                            the split-kv reduce (default ceil(sqrt(N)))\n"
+    "  --check-tiles             a GPU device, a plan compiled with\n"
+    "                            --count-tiles: after each step, exit 2\n"
+    "                            unless each workgroup of every counted\n"
+    "                            attention visited exactly the key tiles\n"
+    "                            some row of it sees (causal, window and\n"
+    "                            live-length skipping)\n"
     "  --repeat-check            run every step twice from the same inputs\n"
     "                            and state; exit 2 unless every output and\n"
     "                            state is bitwise the same both times\n"
@@ -133,6 +140,7 @@ struct Options {
   std::vector<std::string> inputs;
   bool quiet = false;
   bool repeatCheck = false;
+  bool checkTiles = false;
   bool deviceOnly = false;
   bool resident = false;
   /// --context-parallel=N: 0 when not given; checked in main.
@@ -232,6 +240,8 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error,
       if (!needValue())
         return false;
       o.inputs.push_back(value);
+    } else if (name == "check-tiles") {
+      o.checkTiles = true;
     } else if (name == "repeat-check") {
       o.repeatCheck = true;
     } else if (name == "steps") {
@@ -395,6 +405,93 @@ private:
   rt::EqnRunner &inner;
 };
 
+/// The role of each operand of an attention ("q", "k", ..., "pos"); empty
+/// names for any other eqn.
+std::vector<std::string> operandRoles(const rt::Eqn &eqn) {
+  static const char *const kRoles[] = {"q",    "k",    "k_shared", "v",
+                                       "read", "mask", "len",      "pos"};
+  std::vector<std::string> roles(eqn.operands.size());
+  if (eqn.op != "attention")
+    return roles;
+  const rt::Attr *segments = eqn.attr("operandSegmentSizes");
+  size_t next = 0;
+  for (size_t k = 0; k < 8 && next < roles.size(); ++k) {
+    int64_t n = segments && k < segments->ints.size()
+                    ? segments->ints[k]
+                    : (k == 0 || k == 1 || k == 3);
+    if (n)
+      roles[next++] = kRoles[k];
+  }
+  return roles;
+}
+
+/// --check-tiles after a step: each counted attention's tile counts
+/// against rt::expectedTileCounts of the positions and lengths it ran
+/// with. Prints a line per eqn; false (and the first difference on stderr)
+/// when a workgroup visited other tiles than it should.
+bool checkTileCounts(const rt::Graph &graph, const RecordingRunner &recorder,
+                     const rt::PlanRunner &runner, bool quiet) {
+  bool ok = true;
+  for (size_t i = 0; i < graph.eqns.size(); ++i) {
+    const rt::Eqn &eqn = graph.eqns[i];
+    if (!eqn.attr("poot.count_tiles"))
+      continue;
+    auto fail = [&](const std::string &why) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "poot-run-plan: tile check failed: eqn %zu (%s): %s\n",
+                   i, eqn.location.c_str(), why.c_str());
+      ok = false;
+    };
+    auto it = recorder.recorded.find(&eqn);
+    std::vector<int32_t> counts;
+    if (it == recorder.recorded.end()) {
+      fail("it did not run on the device");
+      continue;
+    }
+    if (rt::Status s = runner.tileCounts(eqn, counts); !s.isOk()) {
+      fail(s.toString());
+      continue;
+    }
+    const rt::Tensor *pos = nullptr, *len = nullptr;
+    std::vector<std::string> roles = operandRoles(eqn);
+    for (size_t k = 0; k < roles.size() && k < it->second.operands.size(); ++k) {
+      if (roles[k] == "pos")
+        pos = &it->second.operands[k];
+      if (roles[k] == "len")
+        len = &it->second.operands[k];
+    }
+    rt::ExpectedTiles expected;
+    if (rt::Status s = rt::expectedTileCounts(eqn, pos, len, expected);
+        !s.isOk()) {
+      fail(s.toString());
+      continue;
+    }
+    int64_t visited = 0;
+    std::string first;
+    for (size_t w = 0; w < counts.size(); ++w) {
+      int64_t want = w < expected.perWorkgroup.size() ? expected.perWorkgroup[w] : 0;
+      visited += counts[w];
+      if (counts[w] != want && first.empty())
+        first = format("workgroup %zu visited %d tiles, expected %lld", w,
+                       counts[w], static_cast<long long>(want));
+    }
+    if (counts.size() < expected.perWorkgroup.size())
+      first = format("%zu tile counts for %zu workgroups", counts.size(),
+                     expected.perWorkgroup.size());
+    if (!first.empty()) {
+      fail(first);
+      continue;
+    }
+    if (!quiet)
+      std::printf("tiles eqn %zu: %lld visited by %zu workgroups, each as "
+                  "expected; %lld without skipping\n",
+                  i, static_cast<long long>(visited),
+                  expected.perWorkgroup.size(),
+                  static_cast<long long>(expected.withoutSkipping));
+  }
+  return ok;
+}
+
 /// Operands for timing an eqn with kernels without running the graph:
 /// floats uniform in [-1, 1), filled on the device; by role, positions so
 /// the last query row sees the last key, lengths at the full key length, a
@@ -403,8 +500,6 @@ private:
 /// a shape of gigabytes takes the device's copy time, not the host's.
 void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
                 uint64_t seed, const std::string &onlyOp) {
-  static const char *const kRoles[] = {"q",    "k",    "k_shared", "v",
-                                       "read", "mask", "len",      "pos"};
   uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
   auto uniform = [&] {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -416,18 +511,7 @@ void synthesize(const rt::Graph &graph, RecordingRunner &recorder,
         (!onlyOp.empty() && eqn.op != onlyOp))
       continue;
     RecordingRunner::Recorded &r = recorder.recorded[&eqn];
-    std::vector<std::string> roles(eqn.operands.size());
-    if (eqn.op == "attention") {
-      const rt::Attr *segments = eqn.attr("operandSegmentSizes");
-      size_t next = 0;
-      for (size_t k = 0; k < 8 && next < roles.size(); ++k) {
-        int64_t n = segments && k < segments->ints.size()
-                        ? segments->ints[k]
-                        : (k == 0 || k == 1 || k == 3);
-        if (n)
-          roles[next++] = kRoles[k];
-      }
-    }
+    std::vector<std::string> roles = operandRoles(eqn);
     // The key length: the read map's last dim when paged, else k's dim 2.
     int64_t keyLen = 1;
     for (size_t i = 0; i < roles.size(); ++i) {
@@ -628,6 +712,9 @@ int main(int argc, char **argv) {
   if (o.resident && o.benchOnly)
     return fail("--resident times the whole plan after a run; it does not "
                 "combine with --bench-only");
+  if (o.checkTiles && o.device == "cpu")
+    return fail("--check-tiles reads a GPU kernel's tile counts: it needs "
+                "--device=cuda or --device=hip");
   if (o.deviceOnly && o.device == "cpu")
     return fail("--device-only needs a GPU device (--device=vulkan, cuda or hip)");
   if (o.bench && o.device != "cuda" && o.device != "vulkan")
@@ -780,7 +867,8 @@ int main(int argc, char **argv) {
   bool checkFailed = false;
   for (uint64_t step = 0; step < o.steps; ++step) {
     if (recorder)
-      recorder->recording = o.bench && step + 1 == o.steps;
+      recorder->recording =
+          o.checkTiles || (o.bench && step + 1 == o.steps);
     std::map<std::string, rt::Tensor> stepOutputs;
     // --repeat-check: the step's state as it was before its first run.
     std::map<std::string, rt::Tensor> stateBefore;
@@ -845,6 +933,10 @@ int main(int argc, char **argv) {
                     static_cast<unsigned long long>(step), again.size(),
                     state.size());
     }
+
+    if (o.checkTiles &&
+        !checkTileCounts(graph, *recorder, device->runner(), o.quiet))
+      return 2;
 
     if (check) {
       std::map<std::string, rt::Tensor> refOutputs;

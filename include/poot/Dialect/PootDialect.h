@@ -45,6 +45,9 @@ inline constexpr llvm::StringLiteral kName = "poot.name";
 inline constexpr llvm::StringLiteral kInPlace = "poot.in_place";
 /// On a poot.attention: its `#poot.attention_schedule`, written by poot-plan.
 inline constexpr llvm::StringLiteral kSchedule = "poot.schedule";
+/// On a poot.attention with a tile schedule: its kernel counts the key
+/// tiles each workgroup visits (poot-plan's count-tiles, for tests).
+inline constexpr llvm::StringLiteral kCountTiles = "poot.count_tiles";
 } // namespace attrs
 
 /// The slot names a graph input may declare.

@@ -69,6 +69,10 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
     Option<"fusedCombine", "fused-combine", "bool", "false",
            "Split-KV: the combine in the last workgroup of a row on every "
            "schedule and target (tests and comparisons)">,
+    Option<"countTiles", "count-tiles", "bool", "false",
+           "Tile schedules count the key tiles each workgroup visits into "
+           "a buffer the runtime reads back (tests of causal and window "
+           "skipping)">,
   ];
   let dependentDialects = ["poot::PootDialect"];
 }

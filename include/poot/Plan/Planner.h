@@ -78,6 +78,9 @@ struct ScheduleTuning {
   /// Split-KV: the combine in the last workgroup on every schedule, on any
   /// target the generator gives a device fence (tests and comparisons).
   bool fusedCombine = false;
+  /// Tile schedules count the key tiles each workgroup visits (tests of
+  /// causal and window skipping; the counts cost a store a tile).
+  bool countTiles = false;
 };
 
 /// Checks that every override is one the planner can honour: 0 (the
@@ -164,6 +167,7 @@ void copyTuning(const From &from, To &to) {
   to.warpgroupPipeline = from.warpgroupPipeline;
   to.noFusedCombine = from.noFusedCombine;
   to.fusedCombine = from.fusedCombine;
+  to.countTiles = from.countTiles;
 }
 
 /// The tile schedule's workgroup memory (the planner sizes the key tile by

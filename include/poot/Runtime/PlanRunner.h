@@ -133,6 +133,11 @@ public:
   /// buffer must outlive the runner or its release.
   Status holdState(const std::string &inputName, GpuBuffer *buffer);
   bool holdsState(const std::string &inputName) const override;
+  /// The key tiles each workgroup of `eqn`'s last run visited, by
+  /// workgroup index: for a plan compiled with --count-tiles, run eqn by
+  /// eqn (a graph with counted tiles never runs whole). InvalidArgument for
+  /// an eqn without them.
+  Status tileCounts(const Eqn &eqn, std::vector<int32_t> &counts) const;
   /// Times `iterations` replays of the last resident run's recording
   /// (inputs already on the device, cache flushed before each), in
   /// microseconds.

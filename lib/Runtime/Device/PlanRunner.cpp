@@ -251,9 +251,19 @@ Status PlanRunner::prepare(const Eqn &eqn,
     POOT_RETURN_IF_ERROR(ensure("scratch", scratch->i, buf));
   }
   POOT_RETURN_IF_ERROR(device::clearCounters<GpuBuffer>(eqn, ensure));
-  // The error word is cleared on every run: the kernels only ever set it.
   std::vector<device::LaunchRecord> records;
   POOT_RETURN_IF_ERROR(device::readLaunches(eqn, records));
+  // The tile counts: one i32 per workgroup of the launch that binds them,
+  // zero before every run.
+  for (const device::LaunchRecord &record : records)
+    if (std::find(record.roles.begin(), record.roles.end(), "tiles") !=
+        record.roles.end()) {
+      GpuBuffer *buf = nullptr;
+      POOT_RETURN_IF_ERROR(ensure("tiles", 4 * record.gridX * record.gridY, buf));
+      std::vector<unsigned char> zero(buf->size(), 0);
+      POOT_RETURN_IF_ERROR(buf->upload(zero.data(), buf->size()));
+    }
+  // The error word is cleared on every run: the kernels only ever set it.
   if (device::usesErrorWord(records)) {
     POOT_RETURN_IF_ERROR(ensure("err", 4, out.err));
     int32_t zero = 0;
@@ -497,6 +507,9 @@ Status PlanRunner::runGraph(const Graph &graph, std::vector<Tensor> &values,
       continue;
     if (!device::hasLaunches(eqn)) // eqn by eqn, some on the host
       return decline(eqn.location + ": " + eqn.op + " has no kernels");
+    // Tile counts are read back per eqn (tileCounts): eqn by eqn.
+    if (eqn.attr("poot.count_tiles"))
+      return decline(eqn.location + ": its kernel counts tiles");
     if (eqn.op == "attention")
       for (int v : eqn.operands)
         if (graph.values[v].dtype == DType::I64 && !isInput[v])
@@ -605,4 +618,18 @@ Status PlanRunner::timeResident(int iterations,
                   "no graph has run whole on the device yet");
   return device.time(*resident->recording, iterations, /*flushCache=*/true,
                      microseconds);
+}
+
+Status PlanRunner::tileCounts(const Eqn &eqn,
+                              std::vector<int32_t> &counts) const {
+  counts.clear();
+  auto mine = buffers.find(&eqn);
+  if (mine == buffers.end() || !mine->second.count("tiles"))
+    return Status(ErrorCode::InvalidArgument,
+                  eqn.location + ": no tile counts: the eqn's kernel does not "
+                                 "count tiles (poot-compile --count-tiles) or "
+                                 "has not run eqn by eqn");
+  const GpuBuffer &buf = *mine->second.at("tiles");
+  counts.resize(static_cast<size_t>(buf.size() / 4));
+  return buf.download(counts.data(), buf.size());
 }
