@@ -1,0 +1,37 @@
+// RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
+// RUN: poot-opt %s --poot-canonicalize --poot-attention=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: %if vulkan-int64 %{ poot-run %t.mlir --device=vulkan --device-from-host --check --ref=%s --quiet %}
+
+// Near miss, a temperature applied to the probabilities instead of the
+// logits: p = softmax(s masked) * 0.5, then p @ v. The weights sum to 0.5;
+// the result is half the attention. Must not fuse as the plain attention
+// (fusing the attention and keeping the multiply would be right).
+// MHA, B = 1, H = 2, L = 5, D = 32.
+
+// CHECK-LABEL: func.func @nm_probs_scaled_after_softmax
+// CHECK-NOT: poot.attention
+// CHECK: poot.exp
+// EXPLAIN: remark: attention declined: the probabilities are not exp(s) / sum(exp(s))
+func.func @nm_probs_scaled_after_softmax(%q: tensor<1x2x5x32xf32>, %k: tensor<1x2x5x32xf32>,
+                                        %v: tensor<1x2x5x32xf32>) -> tensor<1x2x5x32xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x32xf32>
+  %s = poot.matmul %q, %kt : tensor<1x2x5x32xf32>, tensor<1x2x32x5xf32>
+  %c = poot.constant dense<0.176776695> : tensor<f32>
+  %ss = poot.mul %s, %c : tensor<1x2x5x5xf32>, tensor<f32>
+  %i = poot.iota {dim = 0 : i64} : tensor<5x5xi64>
+  %t = poot.iota {dim = 1 : i64} : tensor<5x5xi64>
+  %vis = poot.compare le, %t, %i : tensor<5x5xi64>, tensor<5x5xi64>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %sm = poot.select %vis, %ss, %ninf : tensor<5x5xi1>, tensor<1x2x5x5xf32>, tensor<f32>
+  %m = poot.reduce_max %sm {axis = 3 : i64, keepdim} : tensor<1x2x5x5xf32>
+  %d = poot.sub %sm, %m : tensor<1x2x5x5xf32>, tensor<1x2x5x1xf32>
+  %e = poot.exp %d : tensor<1x2x5x5xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x5x5xf32>
+  %p0 = poot.div %e, %z : tensor<1x2x5x5xf32>, tensor<1x2x5x1xf32>
+  %half = poot.constant dense<0.5> : tensor<f32>
+  %p = poot.mul %p0, %half : tensor<1x2x5x5xf32>, tensor<f32>
+  %o = poot.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x32xf32>
+  return %o : tensor<1x2x5x32xf32>
+}
