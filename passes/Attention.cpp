@@ -266,6 +266,9 @@ struct Scores {
   SmallVector<Shift> shifts;
   Operation *softcapOp = nullptr; ///< the outer product of the softcap
   Operation *scaleOp = nullptr;   ///< the outermost scale op
+  /// max(s, L) on the masked scores (HF's clamp at finfo.min): every
+  /// hidden score becomes the finite L.
+  std::optional<double> clampFill;
 };
 
 std::optional<std::pair<Value, bool>> selectMask(Value term);
@@ -554,6 +557,27 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
       s = l ? add.getLhs() : add.getRhs();
       continue;
     }
+    // max(s, L), outermost, with L at a dtype's lowest: the clamp that
+    // turns a -inf (or an overflowed) score into L. It changes nothing in a
+    // row that keeps a visible key (exp(L - max) and exp(-inf - max) are
+    // both 0), so it peels off where the masks prove every row keeps one
+    // (checked with the masks' meaning, as a finite fill L).
+    if (auto mx = dyn_cast<MaxOp>(def);
+        mx && stage == MaskStage && out.masks.empty() &&
+        out.selectConds.empty() && !out.clampFill) {
+      for (auto [x, bound] : {std::pair{mx.getLhs(), mx.getRhs()},
+                              std::pair{mx.getRhs(), mx.getLhs()}}) {
+        auto l = splatOf(bound);
+        if (!l || !std::isfinite(*l) || *l > kLowestFill ||
+            x.getType() != mx.getType() || !reachesMatmul(x))
+          continue;
+        out.clampFill = *l;
+        s = x;
+        break;
+      }
+      if (s != mx.getResult())
+        continue;
+    }
     if (auto sel = dyn_cast<SelectOp>(def)) {
       // -inf * c is -inf for a positive finite c, so a -inf select before
       // the scale hides the same keys; before a softcap it would not
@@ -616,10 +640,14 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
           inner = *splatOf(m.getRhs());
           x = m.getLhs();
         }
-        if (std::fabs(inner * *c - 1.0) > 1e-6) {
+        // c * tanh(a * s) with a != 1 / c is c * tanh((a c) s / c): the
+        // softcap c of the scores scaled by a c (llama.cpp folds the scale
+        // into the tanh's factor). Only for positive factors: a softcap
+        // bounds the scores by +-c, and the scale stays positive.
+        if (!(*c > 0 && inner > 0 && std::isfinite(*c) && std::isfinite(inner))) {
           why =
               llvm::formatv("tanh softcap with outer factor {0} and inner "
-                            "factor {1}: not c*tanh(s/c)",
+                            "factor {1}: not c*tanh(a*s) for positive c, a",
                             llvm::format("%g", *c), llvm::format("%g", inner));
           return failure();
         }
@@ -634,6 +662,10 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
         }
         out.softcap = *c;
         out.softcapOp = mul;
+        if (std::fabs(inner * *c - 1.0) > 1e-6) {
+          out.scale *= inner * *c;
+          out.scaleOp = mul;
+        }
         stage = SoftcapStage;
         s = x;
         break;
@@ -1358,9 +1390,74 @@ std::optional<std::tuple<Value, bool, double>> fillMask(Value term) {
   return std::nullopt;
 }
 
-/// slope[h] * float(t - qpos): the ALiBi bias.
+/// Whether a constant's dims other than the head axis (frame axis 1) and
+/// the key axis (frame axis 3) are 1, and which of the two it varies along.
+bool headKeyOnly(RankedTensorType t, bool &alongHeads, bool &alongKeys) {
+  int64_t off = 4 - t.getRank();
+  alongHeads = alongKeys = false;
+  for (int64_t i = 0; i < t.getRank(); ++i) {
+    int64_t axis = i + off, n = t.getDimSize(i);
+    if (axis == 1)
+      alongHeads = n != 1;
+    else if (axis == 3)
+      alongKeys = n != 1;
+    else if (n != 1)
+      return false;
+  }
+  return true;
+}
+
+/// A constant bias table over the heads and keys only, C[h, t] equal to
+/// slope[h] * t + c[h] in every entry (checked exactly, on the stored
+/// values): the ALiBi bias up to c[h] + slope[h] * qpos, which is constant
+/// along each row and so leaves the softmax unchanged. BLOOM's and
+/// Falcon's build_alibi_tensor (slope * (cumsum(mask) - 1), folded for an
+/// all-visible mask) and MPT's slope * (t - (S - 1)) fold to such tables. A
+/// table rounded on the way (bf16 products past 256 keys) is not linear
+/// and stays a tensor.
+std::optional<SmallVector<double>> alibiTable(ConstantOp cst, int64_t hq) {
+  auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue());
+  auto t = typeOf(cst.getResult());
+  bool alongHeads, alongKeys;
+  if (!dense || t.getRank() > 4 || !headKeyOnly(t, alongHeads, alongKeys) ||
+      !alongKeys)
+    return std::nullopt;
+  int64_t heads = alongHeads ? hq : 1;
+  if (t.getNumElements() % heads != 0)
+    return std::nullopt;
+  int64_t keys = t.getNumElements() / heads;
+  if (keys < 2 || (alongHeads && t.getNumElements() != hq * keys))
+    return std::nullopt;
+  SmallVector<double> v;
+  for (const APFloat &f : dense.getValues<APFloat>())
+    v.push_back(f.convertToDouble());
+  SmallVector<double> slopes;
+  for (int64_t h = 0; h < heads; ++h) {
+    const double *row = v.data() + h * keys;
+    double slope = row[1] - row[0];
+    if (!std::isfinite(slope))
+      return std::nullopt;
+    for (int64_t k = 0; k < keys; ++k)
+      if (row[k] != row[0] + slope * static_cast<double>(k))
+        return std::nullopt;
+    slopes.push_back(slope);
+  }
+  if (heads == 1)
+    slopes.assign(hq, slopes.front());
+  // A table of zeros is no bias, and not worth an ALiBi.
+  if (llvm::all_of(slopes, [](double s) { return s == 0.0; }))
+    return std::nullopt;
+  return slopes;
+}
+
+/// slope[h] * float(t - qpos): the ALiBi bias, or slope[h] * float(t + c)
+/// (the key position alone, or with a constant: BLOOM, Falcon and MPT
+/// bias by the key position), which differs from it by slope[h] (qpos + c),
+/// constant along each row: softmax(x + a) = softmax(x) for a constant a.
 std::optional<SmallVector<double>> alibiSlopes(Value term, int64_t hq,
                                                int64_t lq, Visibility &vis) {
+  if (auto cst = stripAligned(term).getDefiningOp<ConstantOp>())
+    return alibiTable(cst, hq);
   auto mul = stripAligned(term).getDefiningOp<MulOp>();
   if (!mul)
     return std::nullopt;
@@ -1373,7 +1470,10 @@ std::optional<SmallVector<double>> alibiSlopes(Value term, int64_t hq,
     auto lin = affineOf(cv.getX());
     bool flip;
     Visibility probe = vis;
-    if (!lin || lin->c != 0 || !asRelative(*lin, flip, probe, lq) || flip)
+    // The key position alone (plus a constant): no position is read.
+    bool keyOnly = lin && lin->kt == 1 && lin->ki == 0 && lin->kp == 0;
+    if (!lin || (!keyOnly && (lin->c != 0 || !asRelative(*lin, flip, probe, lq) ||
+                              flip)))
       continue;
     auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue());
     auto ct = typeOf(cst.getResult());
@@ -2145,6 +2245,20 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
         if (peeled->finiteFills.count(c))
           return decline(rewriter, root, risk);
     }
+  }
+  // A clamp of the scores at a finite L makes every hidden score L: exact
+  // as the -inf the fused op uses only where every row keeps a visible key
+  // and no tensor mask is left that could hide a whole row.
+  if (peeled->clampFill) {
+    MaskMeaning probe = meaning;
+    probe.finiteFill = probe.finiteFill
+                           ? std::max(*probe.finiteFill, *peeled->clampFill)
+                           : *peeled->clampFill;
+    if (std::string risk = finiteFillRisk(probe, lq, lk, fn); !risk.empty())
+      return decline(rewriter, root,
+                     llvm::formatv("the scores are clamped at {0}: {1}",
+                                   llvm::format("%g", *peeled->clampFill),
+                                   risk));
   }
   // select(c, s, f) with a finite f is no additive mask: it fuses only as
   // the -inf it stands for.

@@ -1087,14 +1087,39 @@ func.func @finite_fill_with_padding(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x1
 
 // -----
 
-// 30 * tanh(s / 50) is not a softcap c * tanh(s / c).
+// 30 * tanh(s / 50) is 30 * tanh((0.6 s) / 30): softcap 30 on the scores
+// scaled by 0.6 (llama.cpp folds the scale into the tanh's factor).
 // CHECK-LABEL: func.func @softcap_mismatched
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: tanh softcap with outer factor 30 and inner factor 0.02: not c*tanh(s/c){{$}}
+// CHECK: poot.attention {{.*}}scale = 6.000000e-01 : f64, softcap = 3.000000e+01 : f64
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.6, softcap 30{{$}}
 func.func @softcap_mismatched(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x1x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
   %s = poot.matmul %q, %kt : tensor<1x2x1x16xf32>, tensor<1x2x16x8xf32>
   %in = poot.constant dense<5.0e+01> : tensor<f32>
+  %s1 = poot.div %s, %in : tensor<1x2x1x8xf32>, tensor<f32>
+  %s2 = poot.tanh %s1 : tensor<1x2x1x8xf32>
+  %out = poot.constant dense<3.0e+01> : tensor<f32>
+  %s3 = poot.mul %s2, %out : tensor<1x2x1x8xf32>, tensor<f32>
+  %m = poot.reduce_max %s3 {axis = 3 : i64, keepdim} : tensor<1x2x1x8xf32>
+  %d = poot.sub %s3, %m : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
+  %e = poot.exp %d : tensor<1x2x1x8xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x1x8xf32>
+  %p = poot.div %e, %z : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
+  %o = poot.matmul %p, %v : tensor<1x2x1x8xf32>, tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+// 30 * tanh(s / -50): the inner factor is negative, no softcap of a
+// positively scaled score.
+// CHECK-LABEL: func.func @softcap_negative_inner
+// CHECK-NOT: poot.attention
+// EXPLAIN: remark: attention declined: tanh softcap with outer factor 30 and inner factor -0.02: not c*tanh(a*s) for positive c, a{{$}}
+func.func @softcap_negative_inner(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x1x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
+  %s = poot.matmul %q, %kt : tensor<1x2x1x16xf32>, tensor<1x2x16x8xf32>
+  %in = poot.constant dense<-5.0e+01> : tensor<f32>
   %s1 = poot.div %s, %in : tensor<1x2x1x8xf32>, tensor<f32>
   %s2 = poot.tanh %s1 : tensor<1x2x1x8xf32>
   %out = poot.constant dense<3.0e+01> : tensor<f32>

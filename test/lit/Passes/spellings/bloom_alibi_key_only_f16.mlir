@@ -15,9 +15,12 @@
 // Prefill, B = 1, H = 8, L = 4, D = 40.
 
 // CHECK-LABEL: func.func @bloom_alibi_key_only_f16
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: finite mask fill -3.40282e+38 with rows that may have no visible key
+// The folded table slope * t is linear along the keys in every head: ALiBi
+// (slope * (t - i) up to slope * i, constant along the row).
+// CHECK-NOT: poot.exp
+// CHECK: poot.attention %{{.+}}, %{{.+}}, %{{.+}} {alibi_slopes = array<f64: 5.000000e-01, 2.500000e-01, 1.250000e-01, 6.250000e-02, 3.125000e-02, 1.562500e-02, 7.812500e-03, 3.906250e-03>, causal, n_rep = 1 : i64, scale = 0.158{{[0-9]+}} : f64}
+// CHECK-NOT: poot.exp
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.158081, causal, alibi
 func.func @bloom_alibi_key_only_f16(%q: tensor<8x4x40xf16>, %k: tensor<8x40x4xf16>,
                                     %v: tensor<8x4x40xf16>) -> tensor<8x4x40xf16> {
   %ar = poot.constant dense<[[[0.0, 1.0, 2.0, 3.0]]]> : tensor<1x1x4xf32>

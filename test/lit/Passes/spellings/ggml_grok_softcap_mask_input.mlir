@@ -12,9 +12,12 @@
 // MHA, H = 2, Lq = 3 (mask padded to 4 rows), Lk = 6, D = 128.
 
 // CHECK-LABEL: func.func @ggml_grok_softcap_mask_input
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: tanh softcap with outer factor 30 and inner factor 0.00294628: not c*tanh(s/c)
+// 30 * tanh(kq * 0.0884 / 30) is the softcap 30 of the scores scaled by
+// 0.0884: the scale folded into the tanh's factor is read back out.
+// CHECK-NOT: poot.exp
+// CHECK: poot.attention {{.*}} mask({{.*}}) {n_rep = 1 : i64, scale = 0.08838{{[0-9]+}} : f64, softcap = 3.000000e+01 : f64}
+// CHECK-NOT: poot.exp
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.0883883, softcap 30, tensor mask
 func.func @ggml_grok_softcap_mask_input(%q: tensor<2x3x128xf32>, %k: tensor<2x6x128xf32>,
                                         %vt: tensor<2x128x6xf32>, %kq_mask: tensor<4x6xf32>)
     -> tensor<3x256xf32> {

@@ -14,9 +14,13 @@
 // matmul(v); rearrange 'b h s d -> b s (h d)'. GQA 4/2, B = 1, S = 6, D = 40.
 
 // CHECK-LABEL: func.func @mpt_alibi_tril_gqa
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: finite mask fill -3.40282e+38 with rows that may have no visible key
+// The bias slope * (t - (S - 1)) is slope * (t - i) plus slope * (i - S + 1),
+// constant along each row: ALiBi, with the causal mask proven and the
+// finite fill dropped (every row keeps key 0).
+// CHECK-NOT: poot.exp
+// CHECK: poot.attention %{{.+}}, %{{.+}}, %{{.+}} {alibi_slopes = array<f64: 2.500000e-01, 6.250000e-02, 1.562500e-02, 3.906250e-03>, causal, n_rep = 2 : i64, scale = 0.158113{{[0-9]+}} : f64}
+// CHECK-NOT: poot.exp
+// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 0.158114, causal, alibi
 func.func @mpt_alibi_tril_gqa(%query: tensor<1x6x160xf32>, %key: tensor<1x6x80xf32>,
                               %value: tensor<1x6x80xf32>) -> tensor<1x6x160xf32> {
   %q4 = poot.reshape %query : tensor<1x6x160xf32> -> tensor<1x6x4x40xf32>
