@@ -38,7 +38,7 @@ bool hasBf16(Type type) {
   if (type.isBF16())
     return true;
   if (auto shaped = dyn_cast<ShapedType>(type))
-    return shaped.getElementType().isBF16();
+    return hasBf16(shaped.getElementType()); // a memref of vectors too
   if (auto fn = dyn_cast<FunctionType>(type))
     return llvm::any_of(fn.getInputs(), hasBf16) ||
            llvm::any_of(fn.getResults(), hasBf16);
@@ -86,7 +86,16 @@ public:
     addConversion([f32](VectorType type) -> Type {
       return type.getElementType().isBF16() ? withElement(type, f32) : type;
     });
-    addConversion([f32, i16](MemRefType type) -> Type {
+    Type i32 = IntegerType::get(ctx, 32);
+    addConversion([f32, i16, i32](MemRefType type) -> Type {
+      // A buffer read in pairs (WordLoads.h): one 32-bit word a pair.
+      if (auto pair = dyn_cast<VectorType>(type.getElementType());
+          pair && pair.getElementType().isBF16() && pair.getNumElements() == 2)
+        return MemRefType::get(type.getShape(),
+                               isStorageBuffer(type)
+                                   ? i32
+                                   : Type(VectorType::get({2}, f32)),
+                               type.getLayout(), type.getMemorySpace());
       if (!type.getElementType().isBF16())
         return type;
       return MemRefType::get(type.getShape(), isStorageBuffer(type) ? i16 : f32,
@@ -153,6 +162,32 @@ struct LoadPattern : OpConversionPattern<memref::LoadOp> {
   LogicalResult
   matchAndRewrite(memref::LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    auto memrefElement =
+        cast<MemRefType>(adaptor.getMemref().getType()).getElementType();
+    if (isa<VectorType>(op.getType()) && memrefElement.isInteger(32)) {
+      // A pair from one word: element 0 in the low half (little-endian),
+      // so its f32 is the word shifted left by 16; element 1's is the
+      // word's high half with the low half cleared.
+      Location loc = op.getLoc();
+      Value word = rewriter.create<memref::LoadOp>(loc, adaptor.getMemref(),
+                                                   adaptor.getIndices());
+      Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+      Value lo = rewriter.create<arith::ShLIOp>(loc, word,
+                                                intConstant(rewriter, loc, i32, 16));
+      Value hi = rewriter.create<arith::AndIOp>(
+          loc, word, intConstant(rewriter, loc, i32, 0xFFFF0000u));
+      auto pairType = VectorType::get({2}, f32);
+      Value pair = rewriter.create<arith::ConstantOp>(
+          loc, pairType, rewriter.getZeroAttr(pairType));
+      pair = rewriter.create<vector::InsertOp>(
+          loc, rewriter.create<arith::BitcastOp>(loc, f32, lo), pair,
+          ArrayRef<int64_t>{0});
+      pair = rewriter.create<vector::InsertOp>(
+          loc, rewriter.create<arith::BitcastOp>(loc, f32, hi), pair,
+          ArrayRef<int64_t>{1});
+      rewriter.replaceOp(op, pair);
+      return success();
+    }
     if (!op.getType().isBF16())
       return failure();
     Value v = rewriter.create<memref::LoadOp>(op.getLoc(), adaptor.getMemref(),

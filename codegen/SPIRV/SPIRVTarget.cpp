@@ -13,6 +13,7 @@
 #include "poot/Codegen/SPIRV.h"
 
 #include "Bf16Storage.h"
+#include "WordLoads.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -194,9 +195,12 @@ poot::codegen::lowerToSPIRV(ModuleOp module) {
     return true;
   }();
   (void)registered;
-  // bf16 first: the kernels then hold it as f32 and i16 words.
+  // bf16 first: the kernels then hold it as f32 and i16 words. Before
+  // that, 16-bit buffers the kernels only read are read two elements a
+  // load (WordLoads.h).
   bool bf16 = false;
   for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+    readSixteenBitPairs(gpuModule);
     bool changed = false;
     if (failed(storeBf16AsWords(gpuModule, changed)))
       return failure();
