@@ -19,6 +19,12 @@
 //   c, not(c) or a constant; a compare of select(c, A, B) (or of a bool
 //   converted to a number) against a constant likewise; and/or with a
 //   constant side; not(not(c)).
+// - ConcatOfIndexExpr: a concat of splat constants and one index
+//   expression (iotas and splats only) is that expression re-read over the
+//   whole axis, its iota along the axis offset by the piece's start, when
+//   the re-read values are checked equal to each constant piece.
+// - SelectOfSelect: nested selects sharing a side are one select of a
+//   combined condition.
 //
 //===----------------------------------------------------------------------===//
 
@@ -531,11 +537,449 @@ struct UnitReshapeOfLogic : public OpRewritePattern<ReshapeOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Concats of index expressions
+//===----------------------------------------------------------------------===//
+
+/// Index expressions: values computed from iotas and splat constants alone
+/// by broadcasts, unit-dim reshapes, integer converts, integer arithmetic,
+/// compares, logic and selects. Such a value is a function of its element's
+/// indices, so it can be re-evaluated over another index range.
+///
+/// `shifted` views an index expression `v` with its axis `axis` (in v's own
+/// dims) re-indexed: element j of the new value along `axis` is what v's
+/// formula gives at index j - shift, over `size` elements. A dim of 1 along
+/// the axis (or no such axis, axis < 0) does not depend on it and stays.
+
+/// The axis of an operand of rank `opRank` under a result of rank `rank`
+/// (right-aligned broadcasting) that `axis` of the result reads, or -1
+/// when the operand does not vary along it.
+int64_t operandAxis(int64_t axis, int64_t rank, Value operand) {
+  auto t = typeOf(operand);
+  int64_t a = axis < 0 ? -1 : axis - (rank - t.getRank());
+  if (a < 0 || t.getDimSize(a) == 1)
+    return -1;
+  return a;
+}
+
+/// For a reshape that only inserts or drops unit dims, the input axis of
+/// the output's non-unit `axis` (-1 when the reshape moves data otherwise).
+int64_t reshapeInputAxis(ReshapeOp r, int64_t axis) {
+  auto in = typeOf(r.getX()), out = r.getType();
+  SmallVector<int64_t> pin, pout;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (in.getDimSize(d) != 1)
+      pin.push_back(d);
+  for (int64_t d = 0; d < out.getRank(); ++d)
+    if (out.getDimSize(d) != 1)
+      pout.push_back(d);
+  if (pin.size() != pout.size())
+    return -2;
+  int64_t found = -1;
+  for (size_t i = 0; i < pin.size(); ++i) {
+    if (in.getDimSize(pin[i]) != out.getDimSize(pout[i]))
+      return -2;
+    if (pout[i] == axis)
+      found = pin[i];
+  }
+  return found;
+}
+
+/// Sign-extends the low `width` bits of x (integer ops wrap in their type).
+int64_t wrapTo(int64_t x, unsigned width) {
+  if (width >= 64)
+    return x;
+  if (width == 1)
+    return x & 1;
+  uint64_t m = (uint64_t(1) << width) - 1, u = uint64_t(x) & m;
+  if (u >> (width - 1))
+    u |= ~m;
+  return static_cast<int64_t>(u);
+}
+
+bool isIndexInt(Type et) { return isa<IntegerType>(et); }
+
+/// Row-major values of a shaped integer/bool value.
+struct Grid {
+  SmallVector<int64_t> shape;
+  SmallVector<int64_t> v;
+};
+
+/// The flat index into a right-aligned broadcast operand of shape `in` of
+/// the element `flat` of a result of shape `out`.
+int64_t broadcastIndex(ArrayRef<int64_t> out, ArrayRef<int64_t> in,
+                       int64_t flat) {
+  int64_t idx = 0, stride = 1, off = out.size() - in.size();
+  for (int64_t d = out.size() - 1; d >= 0; --d) {
+    int64_t i = flat % out[d];
+    flat /= out[d];
+    if (d >= off) {
+      int64_t s = in[d - off];
+      idx += (s == 1 ? 0 : i) * stride;
+      stride *= s;
+    }
+  }
+  return idx;
+}
+
+/// The shape of `v` with `axis` resized to `size` (when v varies along it).
+SmallVector<int64_t> shiftedShape(Value v, int64_t axis, int64_t size) {
+  SmallVector<int64_t> s(typeOf(v).getShape());
+  if (axis >= 0)
+    s[axis] = size;
+  return s;
+}
+
+/// Evaluates the shifted view of the integer or bool index expression `v`
+/// (see above); nullopt when v is not one or is too large.
+std::optional<Grid> evalShifted(Value v, int64_t axis, int64_t shift,
+                                int64_t size, int depth = 0) {
+  auto t = typeOf(v);
+  Type et = t.getElementType();
+  if (depth > 32 || !isIndexInt(et))
+    return std::nullopt;
+  unsigned width = et.getIntOrFloatBitWidth();
+  Grid g;
+  g.shape = shiftedShape(v, axis, size);
+  int64_t n = 1;
+  for (int64_t d : g.shape)
+    n *= d;
+  if (n > kTableLimit)
+    return std::nullopt;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto s = splatNumber(v); s && isa<ConstantOp>(def)) {
+    g.v.assign(n, wrapTo(static_cast<int64_t>(*s), width));
+    return g;
+  }
+  if (auto iota = dyn_cast<IotaOp>(def)) {
+    int64_t d = iota.getDim();
+    for (int64_t f = 0; f < n; ++f) {
+      int64_t r = f;
+      for (int64_t e = g.shape.size() - 1; e > d; --e)
+        r /= g.shape[e];
+      int64_t i = r % g.shape[d];
+      g.v.push_back(wrapTo(d == axis ? i - shift : i, width));
+    }
+    return g;
+  }
+  auto fromOperand = [&](Value x, int64_t xAxis) -> std::optional<Grid> {
+    auto in = evalShifted(x, xAxis, shift, size, depth + 1);
+    if (!in)
+      return std::nullopt;
+    Grid out;
+    out.shape = g.shape;
+    for (int64_t f = 0; f < n; ++f)
+      out.v.push_back(in->v[broadcastIndex(g.shape, in->shape, f)]);
+    return out;
+  };
+  int64_t rank = t.getRank();
+  if (auto b = dyn_cast<BroadcastOp>(def))
+    return fromOperand(b.getX(), operandAxis(axis, rank, b.getX()));
+  if (auto r = dyn_cast<ReshapeOp>(def)) {
+    int64_t a = axis < 0 ? -1 : reshapeInputAxis(r, axis);
+    if (a == -2 || (axis >= 0 && a < 0))
+      return std::nullopt;
+    auto in = evalShifted(r.getX(), a, shift, size, depth + 1);
+    if (!in)
+      return std::nullopt;
+    g.v = in->v; // the same data, unit dims moved
+    return g;
+  }
+  if (auto c = dyn_cast<ConvertOp>(def)) {
+    if (!isIndexInt(typeOf(c.getX()).getElementType()))
+      return std::nullopt;
+    auto in = fromOperand(c.getX(), axis);
+    if (!in)
+      return std::nullopt;
+    for (int64_t &x : in->v)
+      x = et.isInteger(1) ? (x != 0) : wrapTo(x, width);
+    return in;
+  }
+  if (auto s = dyn_cast<SelectOp>(def)) {
+    auto c = fromOperand(s.getCond(), operandAxis(axis, rank, s.getCond()));
+    auto a =
+        fromOperand(s.getOnTrue(), operandAxis(axis, rank, s.getOnTrue()));
+    auto b =
+        fromOperand(s.getOnFalse(), operandAxis(axis, rank, s.getOnFalse()));
+    if (!c || !a || !b)
+      return std::nullopt;
+    for (int64_t f = 0; f < n; ++f)
+      g.v.push_back(c->v[f] ? a->v[f] : b->v[f]);
+    return g;
+  }
+  if (auto nt = dyn_cast<NotOp>(def)) {
+    auto x = fromOperand(nt.getX(), axis);
+    if (!x)
+      return std::nullopt;
+    for (int64_t &e : x->v)
+      e = !e;
+    return x;
+  }
+  if (auto ng = dyn_cast<NegOp>(def)) {
+    auto x = fromOperand(ng.getX(), axis);
+    if (!x)
+      return std::nullopt;
+    for (int64_t &e : x->v)
+      e = wrapTo(-e, width);
+    return x;
+  }
+  if (!isa<AddOp, SubOp, MulOp, MinOp, MaxOp, AndOp, OrOp, CompareOp>(def))
+    return std::nullopt;
+  Value lv = def->getOperand(0), rv = def->getOperand(1);
+  if (!isIndexInt(typeOf(lv).getElementType()))
+    return std::nullopt;
+  auto l = fromOperand(lv, operandAxis(axis, rank, lv));
+  auto r = fromOperand(rv, operandAxis(axis, rank, rv));
+  if (!l || !r)
+    return std::nullopt;
+  unsigned w = typeOf(lv).getElementType().getIntOrFloatBitWidth();
+  for (int64_t f = 0; f < n; ++f) {
+    int64_t x = l->v[f], y = r->v[f], z = 0;
+    if (isa<AddOp>(def))
+      z = x + y;
+    else if (isa<SubOp>(def))
+      z = x - y;
+    else if (isa<MulOp>(def))
+      z = x * y;
+    else if (isa<MinOp>(def))
+      z = std::min(x, y);
+    else if (isa<MaxOp>(def))
+      z = std::max(x, y);
+    else if (isa<AndOp>(def))
+      z = x && y;
+    else if (isa<OrOp>(def))
+      z = x || y;
+    else
+      z = holds(cast<CompareOp>(def).getPredicate(), double(x), double(y));
+    g.v.push_back(wrapTo(z, w == 1 ? 1 : width));
+  }
+  return g;
+}
+
+/// Builds the shifted view of an index expression that evalShifted read.
+Value buildShifted(PatternRewriter &rewriter, Value v, int64_t axis,
+                   int64_t shift, int64_t size) {
+  if (axis < 0)
+    return v;
+  auto t = typeOf(v);
+  auto nt = RankedTensorType::get(shiftedShape(v, axis, size),
+                                  t.getElementType());
+  Operation *def = v.getDefiningOp();
+  Location loc = v.getLoc();
+  int64_t rank = t.getRank();
+  if (auto s = splatNumber(v); s && isa<ConstantOp>(def))
+    return rewriter.create<ConstantOp>(
+        loc, DenseElementsAttr::get(
+                 nt, cast<DenseElementsAttr>(cast<ConstantOp>(def).getValue())
+                         .getSplatValue<Attribute>()));
+  if (auto iota = dyn_cast<IotaOp>(def)) {
+    Value r = rewriter.create<IotaOp>(loc, nt, iota.getDim());
+    if (static_cast<int64_t>(iota.getDim()) == axis && shift != 0)
+      r = rewriter.create<SubOp>(
+          loc, r, splatConstant(rewriter, loc, t.getElementType(), shift));
+    return r;
+  }
+  if (auto b = dyn_cast<BroadcastOp>(def)) {
+    Value x = buildShifted(rewriter, b.getX(),
+                           operandAxis(axis, rank, b.getX()), shift, size);
+    return rewriter.create<BroadcastOp>(loc, x, nt.getShape());
+  }
+  if (auto r = dyn_cast<ReshapeOp>(def)) {
+    Value x =
+        buildShifted(rewriter, r.getX(), reshapeInputAxis(r, axis), shift, size);
+    return rewriter.create<ReshapeOp>(loc, nt, x);
+  }
+  // Elementwise: the same op over the shifted operands.
+  SmallVector<Value> operands;
+  for (Value x : def->getOperands())
+    operands.push_back(
+        buildShifted(rewriter, x, operandAxis(axis, rank, x), shift, size));
+  OperationState state(loc, def->getName());
+  state.addOperands(operands);
+  state.addAttributes(def->getAttrs());
+  state.addTypes(nt);
+  return rewriter.create(state)->getResult(0);
+}
+
+/// The splat attribute of a constant (through broadcasts and reshapes).
+Attribute splatAttr(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<BroadcastOp, ReshapeOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    auto c = dyn_cast<ConstantOp>(def);
+    auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : nullptr;
+    if (!dense || !dense.isSplat())
+      return nullptr;
+    return dense.getSplatValue<Attribute>();
+  }
+  return nullptr;
+}
+
+/// concat(pieces) along an axis where one piece X is an index expression
+/// (or select(c, a, b) of one with splat a, b) at offset P and every other
+/// piece a splat constant K: the shifted view of X over the whole axis
+/// (element j along it is X's formula at j - P), when that view is proven
+/// to equal each K on K's own range (the view is evaluated there, cell by
+/// cell). On X's own range the view is X itself, so every element is the
+/// same. A static past in front of a causal triangle
+/// (cat([zeros(L, past), triu_mask], -1)) becomes one causal condition
+/// shifted by the past.
+struct ConcatOfIndexExpr : public OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    int64_t rank = out.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank || op.getInputs().size() < 2)
+      return failure();
+    // The one piece that is not a splat constant.
+    int64_t which = -1, offset = 0, at = 0;
+    for (auto [n, x] : llvm::enumerate(op.getInputs())) {
+      if (!splatAttr(x)) {
+        if (which >= 0)
+          return rewriter.notifyMatchFailure(op, "two non-constant pieces");
+        which = n;
+        offset = at;
+      }
+      at += typeOf(x).getDimSize(axis);
+    }
+    if (which < 0)
+      return rewriter.notifyMatchFailure(op, "all pieces constant");
+    Value x = op.getInputs()[which];
+    int64_t size = out.getDimSize(axis);
+    // The truth of the condition a piece needs: select(c, a, b) equals a
+    // splat K where c is true iff a == K, false iff b == K.
+    Value cond = x;
+    Attribute onTrue, onFalse;
+    if (!isIndexInt(typeOf(x).getElementType())) {
+      auto sel = x.getDefiningOp<SelectOp>();
+      if (!sel)
+        return rewriter.notifyMatchFailure(op, "not an index expression");
+      cond = sel.getCond();
+      onTrue = splatAttr(sel.getOnTrue());
+      onFalse = splatAttr(sel.getOnFalse());
+      if (!onTrue || !onFalse)
+        return rewriter.notifyMatchFailure(op, "select of non-splats");
+    }
+    int64_t condAxis = operandAxis(axis, rank, cond);
+    auto grid = condAxis < 0 ? std::nullopt
+                             : evalShifted(cond, condAxis, offset, size);
+    if (!grid)
+      return rewriter.notifyMatchFailure(op, "not an index expression");
+    // Check each constant piece's range of the axis.
+    int64_t lo = 0;
+    for (auto [n, piece] : llvm::enumerate(op.getInputs())) {
+      int64_t w = typeOf(piece).getDimSize(axis);
+      if (static_cast<int64_t>(n) != which) {
+        Attribute k = splatAttr(piece);
+        // Whether a cell of truth `c` of the view holds K.
+        auto equalsK = [&](int64_t c) -> bool {
+          if (!onTrue) { // a bool or integer piece: the value itself
+            const APInt &kv = cast<IntegerAttr>(k).getValue();
+            return c == (kv.getBitWidth() == 1 ? int64_t(kv.getBoolValue())
+                                               : kv.getSExtValue());
+          }
+          return (c ? onTrue : onFalse) == k;
+        };
+        int64_t gr = grid->shape.size();
+        int64_t ga = condAxis;
+        for (int64_t f = 0, e = grid->v.size(); f < e; ++f) {
+          int64_t r = f;
+          for (int64_t d = gr - 1; d > ga; --d)
+            r /= grid->shape[d];
+          int64_t j = r % grid->shape[ga];
+          if (j >= lo && j < lo + w && !equalsK(grid->v[f]))
+            return rewriter.notifyMatchFailure(
+                op, "a constant piece differs from the shifted expression");
+        }
+      }
+      lo += w;
+    }
+    Value r;
+    if (!onTrue) {
+      r = buildShifted(rewriter, x, axis, offset, size);
+    } else {
+      // The sides as scalars: they are splats, and may carry X's shape.
+      auto scalar = RankedTensorType::get({}, out.getElementType());
+      Value a = rewriter.create<ConstantOp>(
+          op.getLoc(), DenseElementsAttr::get(scalar, onTrue));
+      Value b = rewriter.create<ConstantOp>(
+          op.getLoc(), DenseElementsAttr::get(scalar, onFalse));
+      Value c = buildShifted(rewriter, cond, condAxis, offset, size);
+      r = rewriter.create<SelectOp>(op.getLoc(), c, a, b);
+    }
+    rewriter.replaceOp(op, toShape(rewriter, op.getLoc(), r, out));
+    return success();
+  }
+};
+
+/// Whether two values are provably equal element for element: the same
+/// value, or splat constants of the same element (bitwise).
+bool sameSplatOrValue(Value a, Value b) {
+  if (a == b)
+    return true;
+  Attribute x = splatAttr(a), y = splatAttr(b);
+  return x && x == y;
+}
+
+/// A select nested in a select with a side the two share: the inner
+/// select's other side is taken under one condition.
+///   select(c1, X, select(c2, Y, Z)), X == Z: select(!c1 & c2, Y, Z)
+///     (c1: X = Z; !c1 & c2: Y; !c1 & !c2: Z);
+///   select(c1, X, select(c2, Y, Z)), X == Y: select(c1 | c2, Y, Z);
+///   select(c1, select(c2, Y, Z), X), X == Z: select(c1 & c2, Y, Z);
+///   select(c1, select(c2, Y, Z), X), X == Y: select(!c1 | c2, Y, Z).
+/// Each element is the same; the shared side must have the select's shape
+/// or broadcast to it, as every side does.
+struct SelectOfSelect : public OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    Location loc = op.getLoc();
+    Value c1 = op.getCond();
+    for (bool innerOnFalse : {true, false}) {
+      Value innerV = innerOnFalse ? op.getOnFalse() : op.getOnTrue();
+      Value x = innerOnFalse ? op.getOnTrue() : op.getOnFalse();
+      auto inner = innerV.getDefiningOp<SelectOp>();
+      if (!inner)
+        continue;
+      Value c2 = inner.getCond(), y = inner.getOnTrue(), z = inner.getOnFalse();
+      bool eqZ = sameSplatOrValue(x, z), eqY = sameSplatOrValue(x, y);
+      if (!eqZ && !eqY)
+        continue;
+      Value cond;
+      if (innerOnFalse && eqZ)
+        cond = rewriter.create<AndOp>(
+            loc, rewriter.create<NotOp>(loc, c1).getResult(), c2);
+      else if (innerOnFalse)
+        cond = rewriter.create<OrOp>(loc, c1, c2);
+      else if (eqZ)
+        cond = rewriter.create<AndOp>(loc, c1, c2);
+      else
+        cond = rewriter.create<OrOp>(
+            loc, rewriter.create<NotOp>(loc, c1).getResult(), c2);
+      Value r = rewriter.create<SelectOp>(loc, cond, y, z);
+      rewriter.replaceOp(op, toShape(rewriter, loc, r, out));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no shared side");
+  }
+};
+
 } // namespace
 
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
   patterns.add<ArangeToIota, BandTableDynamicSlice, BandTableSlice,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
-               LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic>(
+               LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
+               ConcatOfIndexExpr, SelectOfSelect>(
       patterns.getContext());
 }
