@@ -25,6 +25,10 @@
 //   the re-read values are checked equal to each constant piece.
 // - SelectOfSelect: nested selects sharing a side are one select of a
 //   combined condition.
+// - ProductOfFillAndIndicator: select(c1, f, 0) * convert(c2 : i1) is
+//   select(c1 & c2, f, 0) for a finite f (up to the sign of a zero).
+// - ImpliedCompare: and/or of two compares one of which implies the other
+//   over the index grid and the positions' ranges is the stronger/weaker.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +40,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <cmath>
+#include <limits>
 #include <optional>
 
 using namespace mlir;
@@ -974,12 +980,369 @@ struct SelectOfSelect : public OpRewritePattern<SelectOp> {
   }
 };
 
+
+//===----------------------------------------------------------------------===//
+// Products of fills and indicators
+//===----------------------------------------------------------------------===//
+
+/// The condition of a bool converted to a number (through broadcasts and
+/// unit reshapes): convert(c : i1 -> T) is 1 where c holds and 0 elsewhere.
+Value indicatorOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<BroadcastOp, ReshapeOp>(def) &&
+        typeOf(def->getOperand(0)).getNumElements() ==
+            typeOf(v).getNumElements()) {
+      v = def->getOperand(0);
+      continue;
+    }
+    break;
+  }
+  auto cv = v.getDefiningOp<ConvertOp>();
+  if (cv && typeOf(cv.getX()).getElementType().isInteger(1))
+    return cv.getX();
+  return nullptr;
+}
+
+/// select(c1, A, B) * convert(c2) (either operand order) with splat A, B
+/// one of which is zero and the other finite, or a splat F * convert(c2):
+/// the select of the nonzero fill under c1 & c2 (c2 alone for F).
+/// Cell by cell, with A = F and B = 0: c1 & c2 gives F * 1 = F; c1 & !c2
+/// gives F * 0, a zero; !c1 gives 0 * 1 or 0 * 0, a zero. So the product is
+/// F exactly where c1 & c2 and a zero elsewhere (a finite F: inf * 0 would
+/// be NaN). The one difference is the sign of a zero (F * 0 is -0 for a
+/// negative F, the select's 0 is +0), which compares equal and which adding
+/// the mask to a score does not change but on a -0 score (the sum is then
+/// -0 or +0); the mask readers take either zero as visible, as they do
+/// for convert(c) * F itself. With A = 0 and B = F the condition is
+/// !c1 & c2.
+struct ProductOfFillAndIndicator : public OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    if (!isa<FloatType>(out.getElementType()))
+      return failure();
+    Location loc = op.getLoc();
+    for (auto [x, y] : {std::pair{op.getLhs(), op.getRhs()},
+                        std::pair{op.getRhs(), op.getLhs()}}) {
+      Value c2 = indicatorOf(y);
+      if (!c2)
+        continue;
+      auto finiteNonzero = [](std::optional<double> f) {
+        return f && std::isfinite(*f) && *f != 0.0;
+      };
+      Value cond, fill;
+      if (auto sel = x.getDefiningOp<SelectOp>()) {
+        auto a = splatNumber(sel.getOnTrue()), b = splatNumber(sel.getOnFalse());
+        if (!a || !b)
+          continue;
+        if (*b == 0.0 && finiteNonzero(a)) {
+          cond = rewriter.create<AndOp>(loc, sel.getCond(), c2);
+          fill = sel.getOnTrue();
+        } else if (*a == 0.0 && finiteNonzero(b)) {
+          cond = rewriter.create<AndOp>(
+              loc, rewriter.create<NotOp>(loc, sel.getCond()).getResult(), c2);
+          fill = sel.getOnFalse();
+        } else {
+          continue;
+        }
+      } else if (Attribute f = splatAttr(x);
+                 f && finiteNonzero(splatNumber(x))) {
+        cond = c2;
+        fill = x;
+      } else {
+        continue;
+      }
+      auto scalar = RankedTensorType::get({}, out.getElementType());
+      Value f = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalar, splatAttr(fill)));
+      Value zero = splatConstant(rewriter, loc, out.getElementType(), 0.0);
+      Value r = rewriter.create<SelectOp>(loc, cond, f, zero);
+      rewriter.replaceOp(op, toShape(rewriter, loc, r, out));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a fill times an indicator");
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Implied compares
+//===----------------------------------------------------------------------===//
+
+/// An integer index expression as sum k[r] * index(r) + sum a * atom + c,
+/// axes counted from the right (r = 0 the last), so right-aligned
+/// broadcasting keeps them; an atom is a value constant over the grid (a
+/// position). Read only where every intermediate value provably fits its
+/// type (no wrap), so the form is the value exactly.
+struct IndexForm {
+  llvm::SmallDenseMap<int64_t, int64_t> k;      ///< right axis -> coefficient
+  llvm::SmallDenseMap<int64_t, int64_t> extent; ///< right axis -> size
+  SmallVector<std::pair<Value, int64_t>> atoms;
+  int64_t c = 0;
+
+  void addAtom(Value v, int64_t a) {
+    for (auto &[x, b] : atoms)
+      if (x == v) {
+        b += a;
+        return;
+      }
+    atoms.push_back({v, a});
+  }
+  void scale(int64_t n) {
+    for (auto &[r, a] : k)
+      a *= n;
+    for (auto &[x, a] : atoms)
+      a *= n;
+    c *= n;
+  }
+  bool add(const IndexForm &o, int64_t sign) {
+    for (auto [r, a] : o.k) {
+      auto e = extent.find(r);
+      if (e != extent.end() && e->second != o.extent.lookup(r))
+        return false;
+      extent[r] = o.extent.lookup(r);
+      k[r] += sign * a;
+    }
+    for (auto [x, a] : o.atoms)
+      addAtom(x, sign * a);
+    c += sign * o.c;
+    return true;
+  }
+};
+
+struct IndexReader {
+  const RangeOracle &oracle;
+
+  /// The interval of a form over the grid and the atoms' ranges.
+  std::optional<std::pair<int64_t, int64_t>> bounds(const IndexForm &f) const {
+    constexpr int64_t kBig = int64_t(1) << 40;
+    int64_t lo = f.c, hi = f.c;
+    auto acc = [&](int64_t a, int64_t xlo, int64_t xhi) {
+      if (std::abs(a) > kBig || std::abs(xlo) > kBig || std::abs(xhi) > kBig)
+        return false;
+      lo += std::min(a * xlo, a * xhi);
+      hi += std::max(a * xlo, a * xhi);
+      return std::abs(lo) <= kBig * 4 && std::abs(hi) <= kBig * 4;
+    };
+    for (auto [r, a] : f.k)
+      if (a && !acc(a, 0, f.extent.lookup(r) - 1))
+        return std::nullopt;
+    for (auto [x, a] : f.atoms) {
+      if (!a)
+        continue;
+      auto rg = oracle.rangeOf(x);
+      if (!rg)
+        return std::nullopt;
+      if (!acc(a, rg->smin().getSExtValue(), rg->smax().getSExtValue()))
+        return std::nullopt;
+    }
+    return std::pair{lo, hi};
+  }
+
+  /// Whether `f` provably fits the integer type of `v`.
+  bool fits(const IndexForm &f, Value v) const {
+    auto b = bounds(f);
+    if (!b)
+      return false;
+    unsigned w = typeOf(v).getElementType().getIntOrFloatBitWidth();
+    if (w < 8)
+      return false;
+    int64_t m = w >= 64 ? std::numeric_limits<int64_t>::max()
+                        : (int64_t(1) << (w - 1)) - 1;
+    return b->first >= -m && b->second <= m;
+  }
+
+  std::optional<IndexForm> read(Value v, int depth = 0) const {
+    auto t = typeOf(v);
+    Type et = t.getElementType();
+    if (depth > 16 || !isIndexInt(et) || et.isInteger(1))
+      return std::nullopt;
+    auto r = readNode(v, depth);
+    if (!r || !fits(*r, v))
+      return std::nullopt;
+    return r;
+  }
+
+  std::optional<IndexForm> readNode(Value v, int depth) const {
+    auto t = typeOf(v);
+    IndexForm out;
+    Operation *def = v.getDefiningOp();
+    if (auto s = splatNumber(v)) {
+      out.c = static_cast<int64_t>(*s);
+      return out;
+    }
+    if (auto r = readOp(v, depth))
+      return r;
+    if (llvm::all_of(t.getShape(), [](int64_t d) { return d == 1; })) {
+      // Any other value constant over the grid is a position: the reshapes
+      // around it are stripped so that one position is one atom.
+      while (def && isa<ReshapeOp, BroadcastOp>(def) &&
+             typeOf(def->getOperand(0)).getNumElements() == 1) {
+        v = def->getOperand(0);
+        def = v.getDefiningOp();
+      }
+      out.addAtom(v, 1);
+      return out;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<IndexForm> readOp(Value v, int depth) const {
+    auto t = typeOf(v);
+    int64_t rank = t.getRank();
+    IndexForm out;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return std::nullopt;
+    if (auto iota = dyn_cast<IotaOp>(def)) {
+      int64_t d = iota.getDim(), n = t.getDimSize(d);
+      if (n != 1) {
+        out.k[rank - 1 - d] = 1;
+        out.extent[rank - 1 - d] = n;
+      }
+      return out;
+    }
+    if (auto b = dyn_cast<BroadcastOp>(def))
+      return read(b.getX(), depth + 1);
+    if (auto c = dyn_cast<ConvertOp>(def)) {
+      auto x = typeOf(c.getX()).getElementType();
+      if (!isIndexInt(x) || x.isInteger(1))
+        return std::nullopt;
+      return read(c.getX(), depth + 1); // checked to fit the result below
+    }
+    if (auto re = dyn_cast<ReshapeOp>(def)) {
+      auto in = typeOf(re.getX());
+      SmallVector<int64_t> pin, pout;
+      for (int64_t d = 0; d < in.getRank(); ++d)
+        if (in.getDimSize(d) != 1)
+          pin.push_back(d);
+      for (int64_t d = 0; d < rank; ++d)
+        if (t.getDimSize(d) != 1)
+          pout.push_back(d);
+      if (pin.size() != pout.size())
+        return std::nullopt;
+      auto x = read(re.getX(), depth + 1);
+      if (!x)
+        return std::nullopt;
+      IndexForm y;
+      y.atoms = x->atoms;
+      y.c = x->c;
+      for (size_t i = 0; i < pin.size(); ++i) {
+        if (in.getDimSize(pin[i]) != t.getDimSize(pout[i]))
+          return std::nullopt;
+        int64_t from = in.getRank() - 1 - pin[i], to = rank - 1 - pout[i];
+        if (x->k.count(from)) {
+          y.k[to] = x->k.lookup(from);
+          y.extent[to] = x->extent.lookup(from);
+        }
+      }
+      return y;
+    }
+    if (isa<AddOp, SubOp>(def)) {
+      auto l = read(def->getOperand(0), depth + 1);
+      auto r = read(def->getOperand(1), depth + 1);
+      if (!l || !r || !l->add(*r, isa<SubOp>(def) ? -1 : 1))
+        return std::nullopt;
+      return l;
+    }
+    if (auto n = dyn_cast<NegOp>(def)) {
+      auto x = read(n.getX(), depth + 1);
+      if (!x)
+        return std::nullopt;
+      x->scale(-1);
+      return x;
+    }
+    if (auto m = dyn_cast<MulOp>(def))
+      for (auto [a, b] : {std::pair{m.getLhs(), m.getRhs()},
+                          std::pair{m.getRhs(), m.getLhs()}})
+        if (auto s = splatNumber(b)) {
+          auto x = read(a, depth + 1);
+          if (!x)
+            return std::nullopt;
+          x->scale(static_cast<int64_t>(*s));
+          return x;
+        }
+    return std::nullopt;
+  }
+
+  /// A compare as `form >= bound` (integers: x > y is x - y >= 1).
+  std::optional<std::pair<IndexForm, int64_t>> atLeast(Value cond) const {
+    auto cmp = cond.getDefiningOp<CompareOp>();
+    if (!cmp)
+      return std::nullopt;
+    auto l = read(cmp.getLhs()), r = read(cmp.getRhs());
+    if (!l || !r || !l->add(*r, -1))
+      return std::nullopt;
+    switch (cmp.getPredicate()) {
+    case ComparePredicate::ge:
+      return std::pair{*l, int64_t(0)};
+    case ComparePredicate::gt:
+      return std::pair{*l, int64_t(1)};
+    case ComparePredicate::le:
+      l->scale(-1);
+      return std::pair{*l, int64_t(0)};
+    case ComparePredicate::lt:
+      l->scale(-1);
+      return std::pair{*l, int64_t(1)};
+    default:
+      return std::nullopt;
+    }
+  }
+
+  /// Whether compare `a` implies compare `b` on every element: a is
+  /// A >= p, b is B >= q, and B - A >= q - p over the whole grid and the
+  /// atoms' ranges, so A >= p gives B = A + (B - A) >= p + (q - p) = q.
+  bool implies(Value a, Value b) const {
+    auto fa = atLeast(a), fb = atLeast(b);
+    if (!fa || !fb)
+      return false;
+    IndexForm d = fb->first;
+    if (!d.add(fa->first, -1))
+      return false;
+    auto bd = bounds(d);
+    return bd && bd->first >= fb->second - fa->second;
+  }
+};
+
+/// and(a, b) where a implies b is a; or(a, b) where a implies b is b (each
+/// element: a true gives b true). With a and b compares of index forms
+/// whose difference is bounded over the grid and the positions' declared
+/// ranges. Llama's triu(finfo.min, 1) * (arange(T) > cache_position)
+/// hides keys where t > i and t > pos + i: with pos >= 0 the second implies
+/// the first, and the mask is the causal one at pos.
+template <typename OpTy, bool IsAnd>
+struct ImpliedCompare : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value l = op.getLhs(), r = op.getRhs();
+    if (!l.template getDefiningOp<CompareOp>() ||
+        !r.template getDefiningOp<CompareOp>())
+      return failure();
+    auto fn = op->template getParentOfType<func::FuncOp>();
+    if (!fn)
+      return failure();
+    RangeOracle oracle(fn);
+    IndexReader reader{oracle};
+    auto out = cast<RankedTensorType>(op.getType());
+    for (auto [a, b] : {std::pair{l, r}, std::pair{r, l}}) {
+      if (!reader.implies(a, b))
+        continue;
+      rewriter.replaceOp(op,
+                         toShape(rewriter, op.getLoc(), IsAnd ? a : b, out));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "neither side implies the other");
+  }
+};
+
 } // namespace
 
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
   patterns.add<ArangeToIota, BandTableDynamicSlice, BandTableSlice,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
-               ConcatOfIndexExpr, SelectOfSelect>(
+               ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
+               ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>>(
       patterns.getContext());
 }
