@@ -29,6 +29,9 @@
 //   select(c1 & c2, f, 0) for a finite f (up to the sign of a zero).
 // - ImpliedCompare: and/or of two compares one of which implies the other
 //   over the index grid and the positions' ranges is the stronger/weaker.
+// - ConvertOfSelect: a float convert of a select of two splats it keeps
+//   exactly is the select of the converted splats; ConvertOfBoolConvert: a
+//   bool through a number and back is the bool.
 //
 //===----------------------------------------------------------------------===//
 
@@ -1336,6 +1339,86 @@ struct ImpliedCompare : public OpRewritePattern<OpTy> {
   }
 };
 
+
+//===----------------------------------------------------------------------===//
+// Converts of masks
+//===----------------------------------------------------------------------===//
+
+/// convert(select(c, A, B)) float -> float with splat A, B whose values the
+/// convert keeps exactly: select(c, A', B') with A', B' the same values in
+/// the new type. A convert is elementwise, so converting the selected value
+/// is selecting the converted one; with A and B exact in the new type the
+/// constants need no rounding, and the result is the same bit for bit.
+/// A widening convert (bf16 or f16 to f32) is exact for every value:
+/// finfo(bf16).min = -(2 - 2^-7) * 2^127 has an 8-bit significand and an
+/// exponent f32 shares, so it is an f32 as it is; 0 and -inf are exact in
+/// every float type. A narrowing convert is taken only where it loses
+/// nothing (f32's finfo.min to bf16 rounds to -inf and is left).
+struct ConvertOfSelect : public OpRewritePattern<ConvertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertOp op,
+                                PatternRewriter &rewriter) const override {
+    auto ft = dyn_cast<FloatType>(op.getType().getElementType());
+    if (!ft || !isa<FloatType>(typeOf(op.getX()).getElementType()))
+      return failure();
+    auto sel = op.getX().getDefiningOp<SelectOp>();
+    if (!sel)
+      return rewriter.notifyMatchFailure(op, "not a select");
+    auto exact = [&](Value v) -> Value {
+      auto a = dyn_cast_or_null<FloatAttr>(splatAttr(v));
+      if (!a)
+        return nullptr;
+      APFloat f = a.getValue();
+      bool loses = false;
+      auto st = f.convert(ft.getFloatSemantics(),
+                          APFloat::rmNearestTiesToEven, &loses);
+      if (loses || (st != APFloat::opOK))
+        return nullptr;
+      return rewriter.create<ConstantOp>(
+          op.getLoc(), DenseElementsAttr::get(RankedTensorType::get({}, ft),
+                                              rewriter.getFloatAttr(ft, f)));
+    };
+    // Both sides are checked before anything is built.
+    auto exactOnly = [&](Value v) {
+      auto a = dyn_cast_or_null<FloatAttr>(splatAttr(v));
+      if (!a)
+        return false;
+      APFloat f = a.getValue();
+      bool loses = false;
+      return f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                       &loses) == APFloat::opOK &&
+             !loses;
+    };
+    if (!exactOnly(sel.getOnTrue()) || !exactOnly(sel.getOnFalse()))
+      return rewriter.notifyMatchFailure(op, "sides not exact in the type");
+    Value a = exact(sel.getOnTrue()), b = exact(sel.getOnFalse());
+    Value r = rewriter.create<SelectOp>(op.getLoc(), sel.getCond(), a, b);
+    rewriter.replaceOp(op, toShape(rewriter, op.getLoc(), r, op.getType()));
+    return success();
+  }
+};
+
+/// convert(convert(c : i1 -> T) -> U): the inner value is exactly 0 or 1,
+/// which every numeric T holds, and converting 0/1 to U is what converting
+/// c does (to i1: 1 is true, 0 false, so the result is c itself). A mask
+/// passed through a float and back to bool is its condition.
+struct ConvertOfBoolConvert : public OpRewritePattern<ConvertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getX().getDefiningOp<ConvertOp>();
+    if (!inner || !typeOf(inner.getX()).getElementType().isInteger(1))
+      return failure();
+    Value c = inner.getX();
+    if (op.getType().getElementType().isInteger(1)) {
+      rewriter.replaceOp(op, toShape(rewriter, op.getLoc(), c, op.getType()));
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<ConvertOp>(op, op.getType(), c);
+    return success();
+  }
+};
+
 } // namespace
 
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
@@ -1343,6 +1426,7 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
-               ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>>(
+               ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>,
+               ConvertOfSelect, ConvertOfBoolConvert>(
       patterns.getContext());
 }
