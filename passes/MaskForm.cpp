@@ -32,6 +32,9 @@
 // - ConvertOfSelect: a float convert of a select of two splats it keeps
 //   exactly is the select of the converted splats; ConvertOfBoolConvert: a
 //   bool through a number and back is the bool.
+// - BoolSelectOfConstant: a select of booleans with a constant side is
+//   and/or/not of its condition; CompareOfBandTable: a compare of a whole
+//   constant band table with a splat is the band condition.
 //
 //===----------------------------------------------------------------------===//
 
@@ -1419,6 +1422,131 @@ struct ConvertOfBoolConvert : public OpRewritePattern<ConvertOp> {
   }
 };
 
+
+//===----------------------------------------------------------------------===//
+// Boolean tables
+//===----------------------------------------------------------------------===//
+
+/// select(c, X, Y) of booleans with a constant side: by its truth table,
+/// select(c, K1, K2) is c, not(c) or a constant; select(c, true, y) is
+/// c | y, select(c, false, y) is !c & y, select(c, x, true) is !c | x and
+/// select(c, x, false) is c & x. tinygrad's tril(ones) is
+/// _tri.where(false, ones), i.e. not(_tri).
+struct BoolSelectOfConstant : public OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    if (!out.getElementType().isInteger(1))
+      return failure();
+    Location loc = op.getLoc();
+    Value c = op.getCond();
+    auto a = splatNumber(op.getOnTrue()), b = splatNumber(op.getOnFalse());
+    if (a && b) {
+      rewriter.replaceOp(op, boolOf(rewriter, loc, c, *a != 0.0, *b != 0.0, out));
+      return success();
+    }
+    Value r;
+    if (a) {
+      Value y = op.getOnFalse();
+      r = *a != 0.0
+              ? rewriter.create<OrOp>(loc, c, y).getResult()
+              : rewriter.create<AndOp>(
+                    loc, rewriter.create<NotOp>(loc, c).getResult(), y)
+                    .getResult();
+    } else if (b) {
+      Value x = op.getOnTrue();
+      r = *b != 0.0
+              ? rewriter.create<OrOp>(
+                    loc, rewriter.create<NotOp>(loc, c).getResult(), x)
+                    .getResult()
+              : rewriter.create<AndOp>(loc, c, x).getResult();
+    } else {
+      return rewriter.notifyMatchFailure(op, "no constant side");
+    }
+    rewriter.replaceOp(op, toShape(rewriter, loc, r, out));
+    return success();
+  }
+};
+
+/// A table value as a double, when the double is the value exactly.
+std::optional<double> exactNumber(Attribute a) {
+  if (auto f = dyn_cast<FloatAttr>(a)) {
+    APFloat v = f.getValue();
+    bool loses = false;
+    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &loses);
+    if (loses)
+      return std::nullopt;
+    return v.convertToDouble();
+  }
+  if (auto i = dyn_cast<IntegerAttr>(a)) {
+    const APInt &v = i.getValue();
+    if (v.getBitWidth() == 1)
+      return v.getBoolValue() ? 1.0 : 0.0;
+    int64_t x = v.getSExtValue();
+    if (std::abs(x) > (int64_t(1) << 52))
+      return std::nullopt;
+    return static_cast<double>(x);
+  }
+  return std::nullopt;
+}
+
+/// compare(T, K) (either side) of a constant band table T (value a on the
+/// band lo <= col - row <= hi of its last two dims, b elsewhere, every entry
+/// checked, other dims 1) and a splat K: the band condition where
+/// compare(a, K) holds and compare(b, K) does not (its negation the other
+/// way, a constant when both agree). Each cell compares its own table value
+/// with K, which is a or b as the band says. ONNX's Trilu folded to a 0/1
+/// table then Equal(mask, 0) is the causal condition negated.
+struct CompareOfBandTable : public OpRewritePattern<CompareOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CompareOp op,
+                                PatternRewriter &rewriter) const override {
+    for (bool left : {true, false}) {
+      Value x = left ? op.getLhs() : op.getRhs();
+      Value k = left ? op.getRhs() : op.getLhs();
+      auto c = x.getDefiningOp<ConstantOp>();
+      auto kv = splatNumber(k);
+      Attribute ka = splatAttr(k);
+      if (!c || !kv || !ka || !exactNumber(ka))
+        continue;
+      // The table must span the result's last two dims (not broadcast
+      // along them): the band is read in the table's own rows and columns.
+      auto ct = typeOf(c.getResult());
+      auto ot = op.getType();
+      if (ct.getRank() < 2 || ot.getRank() < ct.getRank() ||
+          ct.getDimSize(ct.getRank() - 1) != ot.getDimSize(ot.getRank() - 1) ||
+          ct.getDimSize(ct.getRank() - 2) != ot.getDimSize(ot.getRank() - 2))
+        continue;
+      auto band = readBand(c);
+      if (!band)
+        continue;
+      auto av = exactNumber(band->a), bv = exactNumber(band->b);
+      if (!av || !bv)
+        continue;
+      auto test = [&](double v) {
+        return left ? holds(op.getPredicate(), v, *kv)
+                    : holds(op.getPredicate(), *kv, v);
+      };
+      bool ta = test(*av), tb = test(*bv);
+      auto out = op.getType();
+      Location loc = op.getLoc();
+      if (ta == tb) {
+        rewriter.replaceOp(op, boolConstant(rewriter, loc, out, ta));
+        return success();
+      }
+      Band truth = *band;
+      truth.a = rewriter.getBoolAttr(ta);
+      truth.b = rewriter.getBoolAttr(tb);
+      Value zero = splatConstant(rewriter, loc, rewriter.getI64Type(), 0);
+      rewriter.replaceOp(
+          op, buildBand(rewriter, loc, truth, zero, zero, out));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a compare of a band table");
+  }
+};
+
 } // namespace
 
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
@@ -1427,6 +1555,7 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
                ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>,
-               ConvertOfSelect, ConvertOfBoolConvert>(
+               ConvertOfSelect, ConvertOfBoolConvert, BoolSelectOfConstant,
+               CompareOfBandTable>(
       patterns.getContext());
 }
