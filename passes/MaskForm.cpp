@@ -35,6 +35,8 @@
 // - BoolSelectOfConstant: a select of booleans with a constant side is
 //   and/or/not of its condition; CompareOfBandTable: a compare of a whole
 //   constant band table with a splat is the band condition.
+// - ConditionToItsDependence: a condition of iotas and splats is rebuilt
+//   over the axes it varies along and broadcast back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +47,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SmallSet.h"
 
 #include <cmath>
 #include <limits>
@@ -1547,6 +1550,146 @@ struct CompareOfBandTable : public OpRewritePattern<CompareOp> {
   }
 };
 
+
+//===----------------------------------------------------------------------===//
+// Index expressions over fewer axes
+//===----------------------------------------------------------------------===//
+
+/// The axes (counted from the right) an index expression varies along: an
+/// iota along its own dim (when that dim is not 1), a splat along none, a
+/// broadcast or elementwise op along its operands' (right-aligned), a
+/// reshape that only inserts or drops unit dims along its input's, moved.
+/// nullopt when `v` is not an index expression.
+std::optional<llvm::SmallSet<int64_t, 4>> dependence(Value v, int depth = 0) {
+  auto t = typeOf(v);
+  if (depth > 32 || !isIndexInt(t.getElementType()))
+    return std::nullopt;
+  int64_t rank = t.getRank();
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  llvm::SmallSet<int64_t, 4> out;
+  if (splatAttr(v) && isa<ConstantOp, BroadcastOp, ReshapeOp>(def))
+    return out;
+  if (auto iota = dyn_cast<IotaOp>(def)) {
+    int64_t d = iota.getDim();
+    if (t.getDimSize(d) != 1)
+      out.insert(rank - 1 - d);
+    return out;
+  }
+  if (auto r = dyn_cast<ReshapeOp>(def)) {
+    auto in = typeOf(r.getX());
+    SmallVector<int64_t> pin, pout;
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      if (in.getDimSize(d) != 1)
+        pin.push_back(d);
+    for (int64_t d = 0; d < rank; ++d)
+      if (t.getDimSize(d) != 1)
+        pout.push_back(d);
+    if (pin.size() != pout.size())
+      return std::nullopt;
+    auto x = dependence(r.getX(), depth + 1);
+    if (!x)
+      return std::nullopt;
+    for (size_t i = 0; i < pin.size(); ++i) {
+      if (in.getDimSize(pin[i]) != t.getDimSize(pout[i]))
+        return std::nullopt;
+      if (x->count(in.getRank() - 1 - pin[i]))
+        out.insert(rank - 1 - pout[i]);
+    }
+    return out;
+  }
+  if (!isa<BroadcastOp, ConvertOp, NotOp, NegOp, AddOp, SubOp, MulOp, MinOp,
+           MaxOp, AndOp, OrOp, CompareOp, SelectOp>(def))
+    return std::nullopt;
+  for (Value x : def->getOperands()) {
+    auto d = dependence(x, depth + 1);
+    if (!d)
+      return std::nullopt;
+    out.insert(d->begin(), d->end());
+  }
+  return out;
+}
+
+/// The shape an index expression of shape `shape` varying along `dep` takes
+/// over those axes alone: rank 1 + the highest such axis, each dim its own
+/// where it varies and 1 elsewhere.
+SmallVector<int64_t> dependenceShape(ArrayRef<int64_t> shape,
+                                     const llvm::SmallSet<int64_t, 4> &dep) {
+  int64_t rank = shape.size(), n = 0;
+  for (int64_t r : dep)
+    n = std::max(n, r + 1);
+  SmallVector<int64_t> out(n, 1);
+  for (int64_t r : dep)
+    out[n - 1 - r] = shape[rank - 1 - r];
+  return out;
+}
+
+/// Rebuilds an index expression over the axes it varies along (see
+/// dependence): each op over its operands' reduced forms. Element j of the
+/// reduced value is the value at any index that agrees with j on those
+/// axes: along the others the value is constant.
+Value buildReduced(PatternRewriter &rewriter, Value v) {
+  auto t = typeOf(v);
+  auto dep = *dependence(v);
+  auto nt = RankedTensorType::get(dependenceShape(t.getShape(), dep),
+                                  t.getElementType());
+  if (nt == t)
+    return v;
+  Operation *def = v.getDefiningOp();
+  Location loc = v.getLoc();
+  if (Attribute s = splatAttr(v); s && isa<ConstantOp, BroadcastOp, ReshapeOp>(def))
+    return rewriter.create<ConstantOp>(loc, DenseElementsAttr::get(nt, s));
+  if (auto iota = dyn_cast<IotaOp>(def)) {
+    int64_t r = t.getRank() - 1 - static_cast<int64_t>(iota.getDim());
+    return rewriter.create<IotaOp>(
+        loc, nt, static_cast<uint64_t>(nt.getRank() - 1 - r));
+  }
+  if (isa<BroadcastOp, ReshapeOp>(def)) {
+    Value x = buildReduced(rewriter, def->getOperand(0));
+    auto xt = typeOf(x);
+    if (xt == nt)
+      return x;
+    if (xt.getNumElements() == nt.getNumElements())
+      return rewriter.create<ReshapeOp>(loc, nt, x);
+    return rewriter.create<BroadcastOp>(loc, x, nt.getShape());
+  }
+  SmallVector<Value> operands;
+  for (Value x : def->getOperands())
+    operands.push_back(buildReduced(rewriter, x));
+  OperationState state(loc, def->getName());
+  state.addOperands(operands);
+  state.addAttributes(def->getAttrs());
+  state.addTypes(nt);
+  return rewriter.create(state)->getResult(0);
+}
+
+/// A condition built from iotas and splats over a larger shape than it
+/// varies along (JAX's broadcasted_iota over the whole grouped logits
+/// shape) is its form over those axes, broadcast back: the same value at
+/// every element, and the mask readers see the [Lq, Lk] dependence.
+template <typename OpTy>
+struct ConditionToItsDependence : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value v = op->getResult(0);
+    auto t = typeOf(v);
+    auto dep = dependence(v);
+    if (!dep)
+      return rewriter.notifyMatchFailure(op, "not an index expression");
+    auto shape = dependenceShape(t.getShape(), *dep);
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    if (n >= t.getNumElements())
+      return rewriter.notifyMatchFailure(op, "varies along every axis");
+    Value r = buildReduced(rewriter, v);
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, r, t.getShape());
+    return success();
+  }
+};
+
 } // namespace
 
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
@@ -1556,6 +1699,8 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
                ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>,
                ConvertOfSelect, ConvertOfBoolConvert, BoolSelectOfConstant,
-               CompareOfBandTable>(
+               CompareOfBandTable, ConditionToItsDependence<CompareOp>,
+               ConditionToItsDependence<AndOp>, ConditionToItsDependence<OrOp>,
+               ConditionToItsDependence<NotOp>>(
       patterns.getContext());
 }
