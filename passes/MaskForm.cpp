@@ -614,6 +614,31 @@ int64_t wrapTo(int64_t x, unsigned width) {
 
 bool isIndexInt(Type et) { return isa<IntegerType>(et); }
 
+/// Index expressions are evaluated over at most this many elements.
+constexpr int64_t kEvalLimit = 1 << 20;
+
+/// The splat value of an integer or bool constant (through broadcasts and
+/// reshapes), sign-extended (a bool as 0/1).
+std::optional<int64_t> splatInt(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<BroadcastOp, ReshapeOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    auto c = dyn_cast<ConstantOp>(def);
+    auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
+    if (!dense || !dense.isSplat())
+      return std::nullopt;
+    APInt x = dense.getSplatValue<APInt>();
+    if (x.getBitWidth() == 1)
+      return x.getBoolValue() ? 1 : 0;
+    if (x.getBitWidth() > 64)
+      return std::nullopt;
+    return x.getSExtValue();
+  }
+  return std::nullopt;
+}
+
 /// Row-major values of a shaped integer/bool value.
 struct Grid {
   SmallVector<int64_t> shape;
@@ -647,8 +672,33 @@ SmallVector<int64_t> shiftedShape(Value v, int64_t axis, int64_t size) {
 
 /// Evaluates the shifted view of the integer or bool index expression `v`
 /// (see above); nullopt when v is not one or is too large.
+/// Memo of evalShifted and buildShifted (an index expression is a DAG: a
+/// value read twice is evaluated and rebuilt once).
+struct ShiftMemo {
+  DenseMap<std::pair<Value, int64_t>, std::optional<Grid>> grids;
+  DenseMap<std::pair<Value, int64_t>, Value> built;
+};
+
+/// Index expressions are read up to this many distinct values.
+constexpr unsigned kExprLimit = 256;
+
+std::optional<Grid> evalShiftedNode(Value v, int64_t axis, int64_t shift,
+                                    int64_t size, ShiftMemo &memo, int depth);
+
 std::optional<Grid> evalShifted(Value v, int64_t axis, int64_t shift,
-                                int64_t size, int depth = 0) {
+                                int64_t size, ShiftMemo &memo, int depth = 0) {
+  auto key = std::pair{v, axis};
+  if (auto it = memo.grids.find(key); it != memo.grids.end())
+    return it->second;
+  if (memo.grids.size() >= kExprLimit)
+    return std::nullopt;
+  auto g = evalShiftedNode(v, axis, shift, size, memo, depth);
+  memo.grids[key] = g;
+  return g;
+}
+
+std::optional<Grid> evalShiftedNode(Value v, int64_t axis, int64_t shift,
+                                    int64_t size, ShiftMemo &memo, int depth) {
   auto t = typeOf(v);
   Type et = t.getElementType();
   if (depth > 32 || !isIndexInt(et))
@@ -659,13 +709,13 @@ std::optional<Grid> evalShifted(Value v, int64_t axis, int64_t shift,
   int64_t n = 1;
   for (int64_t d : g.shape)
     n *= d;
-  if (n > kTableLimit)
+  if (n > kEvalLimit)
     return std::nullopt;
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
-  if (auto s = splatNumber(v); s && isa<ConstantOp>(def)) {
-    g.v.assign(n, wrapTo(static_cast<int64_t>(*s), width));
+  if (auto s = splatInt(v); s && isa<ConstantOp>(def)) {
+    g.v.assign(n, wrapTo(*s, width));
     return g;
   }
   if (auto iota = dyn_cast<IotaOp>(def)) {
@@ -680,7 +730,7 @@ std::optional<Grid> evalShifted(Value v, int64_t axis, int64_t shift,
     return g;
   }
   auto fromOperand = [&](Value x, int64_t xAxis) -> std::optional<Grid> {
-    auto in = evalShifted(x, xAxis, shift, size, depth + 1);
+    auto in = evalShifted(x, xAxis, shift, size, memo, depth + 1);
     if (!in)
       return std::nullopt;
     Grid out;
@@ -696,7 +746,7 @@ std::optional<Grid> evalShifted(Value v, int64_t axis, int64_t shift,
     int64_t a = axis < 0 ? -1 : reshapeInputAxis(r, axis);
     if (a == -2 || (axis >= 0 && a < 0))
       return std::nullopt;
-    auto in = evalShifted(r.getX(), a, shift, size, depth + 1);
+    auto in = evalShifted(r.getX(), a, shift, size, memo, depth + 1);
     if (!in)
       return std::nullopt;
     g.v = in->v; // the same data, unit dims moved
@@ -737,7 +787,7 @@ std::optional<Grid> evalShifted(Value v, int64_t axis, int64_t shift,
     if (!x)
       return std::nullopt;
     for (int64_t &e : x->v)
-      e = wrapTo(-e, width);
+      e = wrapTo(static_cast<int64_t>(0 - static_cast<uint64_t>(e)), width);
     return x;
   }
   if (!isa<AddOp, SubOp, MulOp, MinOp, MaxOp, AndOp, OrOp, CompareOp>(def))
@@ -752,12 +802,14 @@ std::optional<Grid> evalShifted(Value v, int64_t axis, int64_t shift,
   unsigned w = typeOf(lv).getElementType().getIntOrFloatBitWidth();
   for (int64_t f = 0; f < n; ++f) {
     int64_t x = l->v[f], y = r->v[f], z = 0;
+    // Wrapping (two's complement) arithmetic, as the ops compute it.
+    uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
     if (isa<AddOp>(def))
-      z = x + y;
+      z = static_cast<int64_t>(ux + uy);
     else if (isa<SubOp>(def))
-      z = x - y;
+      z = static_cast<int64_t>(ux - uy);
     else if (isa<MulOp>(def))
-      z = x * y;
+      z = static_cast<int64_t>(ux * uy);
     else if (isa<MinOp>(def))
       z = std::min(x, y);
     else if (isa<MaxOp>(def))
@@ -774,10 +826,21 @@ std::optional<Grid> evalShifted(Value v, int64_t axis, int64_t shift,
 }
 
 /// Builds the shifted view of an index expression that evalShifted read.
+Value buildShiftedNode(PatternRewriter &rewriter, Value v, int64_t axis,
+                       int64_t shift, int64_t size, ShiftMemo &memo);
+
 Value buildShifted(PatternRewriter &rewriter, Value v, int64_t axis,
-                   int64_t shift, int64_t size) {
+                   int64_t shift, int64_t size, ShiftMemo &memo) {
   if (axis < 0)
     return v;
+  Value &slot = memo.built[{v, axis}];
+  if (!slot)
+    slot = buildShiftedNode(rewriter, v, axis, shift, size, memo);
+  return slot;
+}
+
+Value buildShiftedNode(PatternRewriter &rewriter, Value v, int64_t axis,
+                       int64_t shift, int64_t size, ShiftMemo &memo) {
   auto t = typeOf(v);
   auto nt = RankedTensorType::get(shiftedShape(v, axis, size),
                                   t.getElementType());
@@ -798,19 +861,22 @@ Value buildShifted(PatternRewriter &rewriter, Value v, int64_t axis,
   }
   if (auto b = dyn_cast<BroadcastOp>(def)) {
     Value x = buildShifted(rewriter, b.getX(),
-                           operandAxis(axis, rank, b.getX()), shift, size);
+                           operandAxis(axis, rank, b.getX()), shift, size,
+                           memo);
     return rewriter.create<BroadcastOp>(loc, x, nt.getShape());
   }
   if (auto r = dyn_cast<ReshapeOp>(def)) {
     Value x =
-        buildShifted(rewriter, r.getX(), reshapeInputAxis(r, axis), shift, size);
+        buildShifted(rewriter, r.getX(), reshapeInputAxis(r, axis), shift,
+                     size, memo);
     return rewriter.create<ReshapeOp>(loc, nt, x);
   }
   // Elementwise: the same op over the shifted operands.
   SmallVector<Value> operands;
   for (Value x : def->getOperands())
     operands.push_back(
-        buildShifted(rewriter, x, operandAxis(axis, rank, x), shift, size));
+        buildShifted(rewriter, x, operandAxis(axis, rank, x), shift, size,
+                     memo));
   OperationState state(loc, def->getName());
   state.addOperands(operands);
   state.addAttributes(def->getAttrs());
@@ -884,8 +950,9 @@ struct ConcatOfIndexExpr : public OpRewritePattern<ConcatOp> {
         return rewriter.notifyMatchFailure(op, "select of non-splats");
     }
     int64_t condAxis = operandAxis(axis, rank, cond);
+    ShiftMemo memo;
     auto grid = condAxis < 0 ? std::nullopt
-                             : evalShifted(cond, condAxis, offset, size);
+                             : evalShifted(cond, condAxis, offset, size, memo);
     if (!grid)
       return rewriter.notifyMatchFailure(op, "not an index expression");
     // Check each constant piece's range of the axis.
@@ -919,7 +986,7 @@ struct ConcatOfIndexExpr : public OpRewritePattern<ConcatOp> {
     }
     Value r;
     if (!onTrue) {
-      r = buildShifted(rewriter, x, axis, offset, size);
+      r = buildShifted(rewriter, x, axis, offset, size, memo);
     } else {
       // The sides as scalars: they are splats, and may carry X's shape.
       auto scalar = RankedTensorType::get({}, out.getElementType());
@@ -927,7 +994,7 @@ struct ConcatOfIndexExpr : public OpRewritePattern<ConcatOp> {
           op.getLoc(), DenseElementsAttr::get(scalar, onTrue));
       Value b = rewriter.create<ConstantOp>(
           op.getLoc(), DenseElementsAttr::get(scalar, onFalse));
-      Value c = buildShifted(rewriter, cond, condAxis, offset, size);
+      Value c = buildShifted(rewriter, cond, condAxis, offset, size, memo);
       r = rewriter.create<SelectOp>(op.getLoc(), c, a, b);
     }
     rewriter.replaceOp(op, toShape(rewriter, op.getLoc(), r, out));
@@ -1120,7 +1187,9 @@ struct IndexForm {
 };
 
 struct IndexReader {
+  explicit IndexReader(const RangeOracle &oracle) : oracle(oracle) {}
   const RangeOracle &oracle;
+  mutable DenseMap<Value, std::optional<IndexForm>> memo;
 
   /// The interval of a form over the grid and the atoms' ranges.
   std::optional<std::pair<int64_t, int64_t>> bounds(const IndexForm &f) const {
@@ -1166,9 +1235,14 @@ struct IndexReader {
     Type et = t.getElementType();
     if (depth > 16 || !isIndexInt(et) || et.isInteger(1))
       return std::nullopt;
-    auto r = readNode(v, depth);
-    if (!r || !fits(*r, v))
+    if (auto it = memo.find(v); it != memo.end())
+      return it->second;
+    if (memo.size() >= kExprLimit)
       return std::nullopt;
+    auto r = readNode(v, depth);
+    if (r && !fits(*r, v))
+      r = std::nullopt;
+    memo[v] = r;
     return r;
   }
 
@@ -1176,8 +1250,8 @@ struct IndexReader {
     auto t = typeOf(v);
     IndexForm out;
     Operation *def = v.getDefiningOp();
-    if (auto s = splatNumber(v)) {
-      out.c = static_cast<int64_t>(*s);
+    if (auto s = splatInt(v)) {
+      out.c = *s;
       return out;
     }
     if (auto r = readOp(v, depth))
@@ -1264,18 +1338,27 @@ struct IndexReader {
     if (auto m = dyn_cast<MulOp>(def))
       for (auto [a, b] : {std::pair{m.getLhs(), m.getRhs()},
                           std::pair{m.getRhs(), m.getLhs()}})
-        if (auto s = splatNumber(b)) {
+        if (auto s = splatInt(b); s && std::abs(*s) <= (int64_t(1) << 20)) {
           auto x = read(a, depth + 1);
           if (!x)
             return std::nullopt;
-          x->scale(static_cast<int64_t>(*s));
-          return x;
+          IndexForm y = *x;
+          y.scale(*s);
+          return y;
         }
     return std::nullopt;
   }
 
   /// A compare as `form >= bound` (integers: x > y is x - y >= 1).
+  /// not(A >= p) is -A >= 1 - p.
   std::optional<std::pair<IndexForm, int64_t>> atLeast(Value cond) const {
+    if (auto n = cond.getDefiningOp<NotOp>()) {
+      auto x = atLeast(n.getX());
+      if (!x)
+        return std::nullopt;
+      x->first.scale(-1);
+      return std::pair{x->first, 1 - x->second};
+    }
     auto cmp = cond.getDefiningOp<CompareOp>();
     if (!cmp)
       return std::nullopt;
@@ -1314,9 +1397,9 @@ struct IndexReader {
 };
 
 /// and(a, b) where a implies b is a; or(a, b) where a implies b is b (each
-/// element: a true gives b true). With a and b compares of index forms
-/// whose difference is bounded over the grid and the positions' declared
-/// ranges. Llama's triu(finfo.min, 1) * (arange(T) > cache_position)
+/// element: a true gives b true). With a and b compares (or negated
+/// compares) of index forms whose difference is bounded over the grid and
+/// the positions' declared ranges. Llama's triu(finfo.min, 1) * (arange(T) > cache_position)
 /// hides keys where t > i and t > pos + i: with pos >= 0 the second implies
 /// the first, and the mask is the causal one at pos.
 template <typename OpTy, bool IsAnd>
@@ -1325,14 +1408,18 @@ struct ImpliedCompare : public OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     Value l = op.getLhs(), r = op.getRhs();
-    if (!l.template getDefiningOp<CompareOp>() ||
-        !r.template getDefiningOp<CompareOp>())
+    auto isCompare = [](Value v) {
+      if (auto n = v.getDefiningOp<NotOp>())
+        v = n.getX();
+      return static_cast<bool>(v.getDefiningOp<CompareOp>());
+    };
+    if (!isCompare(l) || !isCompare(r))
       return failure();
     auto fn = op->template getParentOfType<func::FuncOp>();
     if (!fn)
       return failure();
     RangeOracle oracle(fn);
-    IndexReader reader{oracle};
+    IndexReader reader(oracle);
     auto out = cast<RankedTensorType>(op.getType());
     for (auto [a, b] : {std::pair{l, r}, std::pair{r, l}}) {
       if (!reader.implies(a, b))
@@ -1560,7 +1647,26 @@ struct CompareOfBandTable : public OpRewritePattern<CompareOp> {
 /// broadcast or elementwise op along its operands' (right-aligned), a
 /// reshape that only inserts or drops unit dims along its input's, moved.
 /// nullopt when `v` is not an index expression.
-std::optional<llvm::SmallSet<int64_t, 4>> dependence(Value v, int depth = 0) {
+using DepMemo = DenseMap<Value, std::optional<llvm::SmallSet<int64_t, 4>>>;
+
+std::optional<llvm::SmallSet<int64_t, 4>> dependenceNode(Value v,
+                                                         DepMemo &memo,
+                                                         int depth);
+
+std::optional<llvm::SmallSet<int64_t, 4>> dependence(Value v, DepMemo &memo,
+                                                     int depth = 0) {
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  if (memo.size() >= kExprLimit)
+    return std::nullopt;
+  auto d = dependenceNode(v, memo, depth);
+  memo[v] = d;
+  return d;
+}
+
+std::optional<llvm::SmallSet<int64_t, 4>> dependenceNode(Value v,
+                                                         DepMemo &memo,
+                                                         int depth) {
   auto t = typeOf(v);
   if (depth > 32 || !isIndexInt(t.getElementType()))
     return std::nullopt;
@@ -1588,7 +1694,7 @@ std::optional<llvm::SmallSet<int64_t, 4>> dependence(Value v, int depth = 0) {
         pout.push_back(d);
     if (pin.size() != pout.size())
       return std::nullopt;
-    auto x = dependence(r.getX(), depth + 1);
+    auto x = dependence(r.getX(), memo, depth + 1);
     if (!x)
       return std::nullopt;
     for (size_t i = 0; i < pin.size(); ++i) {
@@ -1603,7 +1709,7 @@ std::optional<llvm::SmallSet<int64_t, 4>> dependence(Value v, int depth = 0) {
            MaxOp, AndOp, OrOp, CompareOp, SelectOp>(def))
     return std::nullopt;
   for (Value x : def->getOperands()) {
-    auto d = dependence(x, depth + 1);
+    auto d = dependence(x, memo, depth + 1);
     if (!d)
       return std::nullopt;
     out.insert(d->begin(), d->end());
@@ -1629,9 +1735,21 @@ SmallVector<int64_t> dependenceShape(ArrayRef<int64_t> shape,
 /// dependence): each op over its operands' reduced forms. Element j of the
 /// reduced value is the value at any index that agrees with j on those
 /// axes: along the others the value is constant.
-Value buildReduced(PatternRewriter &rewriter, Value v) {
+Value buildReducedNode(PatternRewriter &rewriter, Value v, DepMemo &deps,
+                       DenseMap<Value, Value> &built);
+
+Value buildReduced(PatternRewriter &rewriter, Value v, DepMemo &deps,
+                   DenseMap<Value, Value> &built) {
+  Value &slot = built[v];
+  if (!slot)
+    slot = buildReducedNode(rewriter, v, deps, built);
+  return slot;
+}
+
+Value buildReducedNode(PatternRewriter &rewriter, Value v, DepMemo &deps,
+                       DenseMap<Value, Value> &built) {
   auto t = typeOf(v);
-  auto dep = *dependence(v);
+  auto dep = *dependence(v, deps);
   auto nt = RankedTensorType::get(dependenceShape(t.getShape(), dep),
                                   t.getElementType());
   if (nt == t)
@@ -1646,7 +1764,7 @@ Value buildReduced(PatternRewriter &rewriter, Value v) {
         loc, nt, static_cast<uint64_t>(nt.getRank() - 1 - r));
   }
   if (isa<BroadcastOp, ReshapeOp>(def)) {
-    Value x = buildReduced(rewriter, def->getOperand(0));
+    Value x = buildReduced(rewriter, def->getOperand(0), deps, built);
     auto xt = typeOf(x);
     if (xt == nt)
       return x;
@@ -1656,7 +1774,7 @@ Value buildReduced(PatternRewriter &rewriter, Value v) {
   }
   SmallVector<Value> operands;
   for (Value x : def->getOperands())
-    operands.push_back(buildReduced(rewriter, x));
+    operands.push_back(buildReduced(rewriter, x, deps, built));
   OperationState state(loc, def->getName());
   state.addOperands(operands);
   state.addAttributes(def->getAttrs());
@@ -1675,7 +1793,8 @@ struct ConditionToItsDependence : public OpRewritePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     Value v = op->getResult(0);
     auto t = typeOf(v);
-    auto dep = dependence(v);
+    DepMemo deps;
+    auto dep = dependence(v, deps);
     if (!dep)
       return rewriter.notifyMatchFailure(op, "not an index expression");
     auto shape = dependenceShape(t.getShape(), *dep);
@@ -1684,7 +1803,8 @@ struct ConditionToItsDependence : public OpRewritePattern<OpTy> {
       n *= d;
     if (n >= t.getNumElements())
       return rewriter.notifyMatchFailure(op, "varies along every axis");
-    Value r = buildReduced(rewriter, v);
+    DenseMap<Value, Value> built;
+    Value r = buildReduced(rewriter, v, deps, built);
     rewriter.replaceOpWithNewOp<BroadcastOp>(op, r, t.getShape());
     return success();
   }
