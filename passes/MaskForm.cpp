@@ -19,6 +19,24 @@
 //   c, not(c) or a constant; a compare of select(c, A, B) (or of a bool
 //   converted to a number) against a constant likewise; and/or with a
 //   constant side; not(not(c)).
+// - ConcatOfIndexExpr: a concat of splat constants and one index
+//   expression (iotas and splats only) is that expression re-read over the
+//   whole axis, its iota along the axis offset by the piece's start, when
+//   the re-read values are checked equal to each constant piece.
+// - SelectOfSelect: nested selects sharing a side are one select of a
+//   combined condition.
+// - ProductOfFillAndIndicator: select(c1, f, 0) * convert(c2 : i1) is
+//   select(c1 & c2, f, 0) for a finite f (up to the sign of a zero).
+// - ImpliedCompare: and/or of two compares one of which implies the other
+//   over the index grid and the positions' ranges is the stronger/weaker.
+// - ConvertOfSelect: a float convert of a select of two splats it keeps
+//   exactly is the select of the converted splats; ConvertOfBoolConvert: a
+//   bool through a number and back is the bool.
+// - BoolSelectOfConstant: a select of booleans with a constant side is
+//   and/or/not of its condition; CompareOfBandTable: a compare of a whole
+//   constant band table with a splat is the band condition.
+// - ConditionToItsDependence: a condition of iotas and splats is rebuilt
+//   over the axes it varies along and broadcast back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +47,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SmallSet.h"
 
+#include <cmath>
+#include <limits>
 #include <optional>
 
 using namespace mlir;
@@ -531,11 +552,1275 @@ struct UnitReshapeOfLogic : public OpRewritePattern<ReshapeOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Concats of index expressions
+//===----------------------------------------------------------------------===//
+
+/// Index expressions: values computed from iotas and splat constants alone
+/// by broadcasts, unit-dim reshapes, integer converts, integer arithmetic,
+/// compares, logic and selects. Such a value is a function of its element's
+/// indices, so it can be re-evaluated over another index range.
+///
+/// `shifted` views an index expression `v` with its axis `axis` (in v's own
+/// dims) re-indexed: element j of the new value along `axis` is what v's
+/// formula gives at index j - shift, over `size` elements. A dim of 1 along
+/// the axis (or no such axis, axis < 0) does not depend on it and stays.
+
+/// The axis of an operand of rank `opRank` under a result of rank `rank`
+/// (right-aligned broadcasting) that `axis` of the result reads, or -1
+/// when the operand does not vary along it.
+int64_t operandAxis(int64_t axis, int64_t rank, Value operand) {
+  auto t = typeOf(operand);
+  int64_t a = axis < 0 ? -1 : axis - (rank - t.getRank());
+  if (a < 0 || t.getDimSize(a) == 1)
+    return -1;
+  return a;
+}
+
+/// For a reshape that only inserts or drops unit dims, the input axis of
+/// the output's non-unit `axis` (-1 when the reshape moves data otherwise).
+int64_t reshapeInputAxis(ReshapeOp r, int64_t axis) {
+  auto in = typeOf(r.getX()), out = r.getType();
+  SmallVector<int64_t> pin, pout;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (in.getDimSize(d) != 1)
+      pin.push_back(d);
+  for (int64_t d = 0; d < out.getRank(); ++d)
+    if (out.getDimSize(d) != 1)
+      pout.push_back(d);
+  if (pin.size() != pout.size())
+    return -2;
+  int64_t found = -1;
+  for (size_t i = 0; i < pin.size(); ++i) {
+    if (in.getDimSize(pin[i]) != out.getDimSize(pout[i]))
+      return -2;
+    if (pout[i] == axis)
+      found = pin[i];
+  }
+  return found;
+}
+
+/// Sign-extends the low `width` bits of x (integer ops wrap in their type).
+int64_t wrapTo(int64_t x, unsigned width) {
+  if (width >= 64)
+    return x;
+  if (width == 1)
+    return x & 1;
+  uint64_t m = (uint64_t(1) << width) - 1, u = uint64_t(x) & m;
+  if (u >> (width - 1))
+    u |= ~m;
+  return static_cast<int64_t>(u);
+}
+
+bool isIndexInt(Type et) { return isa<IntegerType>(et); }
+
+/// Index expressions are evaluated over at most this many elements.
+constexpr int64_t kEvalLimit = 1 << 20;
+
+/// The splat value of an integer or bool constant (through broadcasts and
+/// reshapes), sign-extended (a bool as 0/1).
+std::optional<int64_t> splatInt(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<BroadcastOp, ReshapeOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    auto c = dyn_cast<ConstantOp>(def);
+    auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
+    if (!dense || !dense.isSplat())
+      return std::nullopt;
+    APInt x = dense.getSplatValue<APInt>();
+    if (x.getBitWidth() == 1)
+      return x.getBoolValue() ? 1 : 0;
+    if (x.getBitWidth() > 64)
+      return std::nullopt;
+    return x.getSExtValue();
+  }
+  return std::nullopt;
+}
+
+/// Row-major values of a shaped integer/bool value.
+struct Grid {
+  SmallVector<int64_t> shape;
+  SmallVector<int64_t> v;
+};
+
+/// The flat index into a right-aligned broadcast operand of shape `in` of
+/// the element `flat` of a result of shape `out`.
+int64_t broadcastIndex(ArrayRef<int64_t> out, ArrayRef<int64_t> in,
+                       int64_t flat) {
+  int64_t idx = 0, stride = 1, off = out.size() - in.size();
+  for (int64_t d = out.size() - 1; d >= 0; --d) {
+    int64_t i = flat % out[d];
+    flat /= out[d];
+    if (d >= off) {
+      int64_t s = in[d - off];
+      idx += (s == 1 ? 0 : i) * stride;
+      stride *= s;
+    }
+  }
+  return idx;
+}
+
+/// The shape of `v` with `axis` resized to `size` (when v varies along it).
+SmallVector<int64_t> shiftedShape(Value v, int64_t axis, int64_t size) {
+  SmallVector<int64_t> s(typeOf(v).getShape());
+  if (axis >= 0)
+    s[axis] = size;
+  return s;
+}
+
+/// Evaluates the shifted view of the integer or bool index expression `v`
+/// (see above); nullopt when v is not one or is too large.
+/// Memo of evalShifted and buildShifted (an index expression is a DAG: a
+/// value read twice is evaluated and rebuilt once).
+struct ShiftMemo {
+  DenseMap<std::pair<Value, int64_t>, std::optional<Grid>> grids;
+  DenseMap<std::pair<Value, int64_t>, Value> built;
+};
+
+/// Index expressions are read up to this many distinct values.
+constexpr unsigned kExprLimit = 256;
+
+std::optional<Grid> evalShiftedNode(Value v, int64_t axis, int64_t shift,
+                                    int64_t size, ShiftMemo &memo, int depth);
+
+std::optional<Grid> evalShifted(Value v, int64_t axis, int64_t shift,
+                                int64_t size, ShiftMemo &memo, int depth = 0) {
+  auto key = std::pair{v, axis};
+  if (auto it = memo.grids.find(key); it != memo.grids.end())
+    return it->second;
+  if (memo.grids.size() >= kExprLimit)
+    return std::nullopt;
+  auto g = evalShiftedNode(v, axis, shift, size, memo, depth);
+  memo.grids[key] = g;
+  return g;
+}
+
+std::optional<Grid> evalShiftedNode(Value v, int64_t axis, int64_t shift,
+                                    int64_t size, ShiftMemo &memo, int depth) {
+  auto t = typeOf(v);
+  Type et = t.getElementType();
+  if (depth > 32 || !isIndexInt(et))
+    return std::nullopt;
+  unsigned width = et.getIntOrFloatBitWidth();
+  Grid g;
+  g.shape = shiftedShape(v, axis, size);
+  int64_t n = 1;
+  for (int64_t d : g.shape)
+    n *= d;
+  if (n > kEvalLimit)
+    return std::nullopt;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto s = splatInt(v); s && isa<ConstantOp>(def)) {
+    g.v.assign(n, wrapTo(*s, width));
+    return g;
+  }
+  if (auto iota = dyn_cast<IotaOp>(def)) {
+    int64_t d = iota.getDim();
+    for (int64_t f = 0; f < n; ++f) {
+      int64_t r = f;
+      for (int64_t e = g.shape.size() - 1; e > d; --e)
+        r /= g.shape[e];
+      int64_t i = r % g.shape[d];
+      g.v.push_back(wrapTo(d == axis ? i - shift : i, width));
+    }
+    return g;
+  }
+  auto fromOperand = [&](Value x, int64_t xAxis) -> std::optional<Grid> {
+    auto in = evalShifted(x, xAxis, shift, size, memo, depth + 1);
+    if (!in)
+      return std::nullopt;
+    Grid out;
+    out.shape = g.shape;
+    for (int64_t f = 0; f < n; ++f)
+      out.v.push_back(in->v[broadcastIndex(g.shape, in->shape, f)]);
+    return out;
+  };
+  int64_t rank = t.getRank();
+  if (auto b = dyn_cast<BroadcastOp>(def))
+    return fromOperand(b.getX(), operandAxis(axis, rank, b.getX()));
+  if (auto r = dyn_cast<ReshapeOp>(def)) {
+    int64_t a = axis < 0 ? -1 : reshapeInputAxis(r, axis);
+    if (a == -2 || (axis >= 0 && a < 0))
+      return std::nullopt;
+    auto in = evalShifted(r.getX(), a, shift, size, memo, depth + 1);
+    if (!in)
+      return std::nullopt;
+    g.v = in->v; // the same data, unit dims moved
+    return g;
+  }
+  if (auto c = dyn_cast<ConvertOp>(def)) {
+    if (!isIndexInt(typeOf(c.getX()).getElementType()))
+      return std::nullopt;
+    auto in = fromOperand(c.getX(), axis);
+    if (!in)
+      return std::nullopt;
+    for (int64_t &x : in->v)
+      x = et.isInteger(1) ? (x != 0) : wrapTo(x, width);
+    return in;
+  }
+  if (auto s = dyn_cast<SelectOp>(def)) {
+    auto c = fromOperand(s.getCond(), operandAxis(axis, rank, s.getCond()));
+    auto a =
+        fromOperand(s.getOnTrue(), operandAxis(axis, rank, s.getOnTrue()));
+    auto b =
+        fromOperand(s.getOnFalse(), operandAxis(axis, rank, s.getOnFalse()));
+    if (!c || !a || !b)
+      return std::nullopt;
+    for (int64_t f = 0; f < n; ++f)
+      g.v.push_back(c->v[f] ? a->v[f] : b->v[f]);
+    return g;
+  }
+  if (auto nt = dyn_cast<NotOp>(def)) {
+    auto x = fromOperand(nt.getX(), axis);
+    if (!x)
+      return std::nullopt;
+    for (int64_t &e : x->v)
+      e = !e;
+    return x;
+  }
+  if (auto ng = dyn_cast<NegOp>(def)) {
+    auto x = fromOperand(ng.getX(), axis);
+    if (!x)
+      return std::nullopt;
+    for (int64_t &e : x->v)
+      e = wrapTo(static_cast<int64_t>(0 - static_cast<uint64_t>(e)), width);
+    return x;
+  }
+  if (!isa<AddOp, SubOp, MulOp, MinOp, MaxOp, AndOp, OrOp, CompareOp>(def))
+    return std::nullopt;
+  Value lv = def->getOperand(0), rv = def->getOperand(1);
+  if (!isIndexInt(typeOf(lv).getElementType()))
+    return std::nullopt;
+  auto l = fromOperand(lv, operandAxis(axis, rank, lv));
+  auto r = fromOperand(rv, operandAxis(axis, rank, rv));
+  if (!l || !r)
+    return std::nullopt;
+  unsigned w = typeOf(lv).getElementType().getIntOrFloatBitWidth();
+  for (int64_t f = 0; f < n; ++f) {
+    int64_t x = l->v[f], y = r->v[f], z = 0;
+    // Wrapping (two's complement) arithmetic, as the ops compute it.
+    uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+    if (isa<AddOp>(def))
+      z = static_cast<int64_t>(ux + uy);
+    else if (isa<SubOp>(def))
+      z = static_cast<int64_t>(ux - uy);
+    else if (isa<MulOp>(def))
+      z = static_cast<int64_t>(ux * uy);
+    else if (isa<MinOp>(def))
+      z = std::min(x, y);
+    else if (isa<MaxOp>(def))
+      z = std::max(x, y);
+    else if (isa<AndOp>(def))
+      z = x && y;
+    else if (isa<OrOp>(def))
+      z = x || y;
+    else
+      z = holds(cast<CompareOp>(def).getPredicate(), double(x), double(y));
+    g.v.push_back(wrapTo(z, w == 1 ? 1 : width));
+  }
+  return g;
+}
+
+/// Builds the shifted view of an index expression that evalShifted read.
+Value buildShiftedNode(PatternRewriter &rewriter, Value v, int64_t axis,
+                       int64_t shift, int64_t size, ShiftMemo &memo);
+
+Value buildShifted(PatternRewriter &rewriter, Value v, int64_t axis,
+                   int64_t shift, int64_t size, ShiftMemo &memo) {
+  if (axis < 0)
+    return v;
+  Value &slot = memo.built[{v, axis}];
+  if (!slot)
+    slot = buildShiftedNode(rewriter, v, axis, shift, size, memo);
+  return slot;
+}
+
+Value buildShiftedNode(PatternRewriter &rewriter, Value v, int64_t axis,
+                       int64_t shift, int64_t size, ShiftMemo &memo) {
+  auto t = typeOf(v);
+  auto nt = RankedTensorType::get(shiftedShape(v, axis, size),
+                                  t.getElementType());
+  Operation *def = v.getDefiningOp();
+  Location loc = v.getLoc();
+  int64_t rank = t.getRank();
+  if (auto s = splatNumber(v); s && isa<ConstantOp>(def))
+    return rewriter.create<ConstantOp>(
+        loc, DenseElementsAttr::get(
+                 nt, cast<DenseElementsAttr>(cast<ConstantOp>(def).getValue())
+                         .getSplatValue<Attribute>()));
+  if (auto iota = dyn_cast<IotaOp>(def)) {
+    Value r = rewriter.create<IotaOp>(loc, nt, iota.getDim());
+    if (static_cast<int64_t>(iota.getDim()) == axis && shift != 0)
+      r = rewriter.create<SubOp>(
+          loc, r, splatConstant(rewriter, loc, t.getElementType(), shift));
+    return r;
+  }
+  if (auto b = dyn_cast<BroadcastOp>(def)) {
+    Value x = buildShifted(rewriter, b.getX(),
+                           operandAxis(axis, rank, b.getX()), shift, size,
+                           memo);
+    return rewriter.create<BroadcastOp>(loc, x, nt.getShape());
+  }
+  if (auto r = dyn_cast<ReshapeOp>(def)) {
+    Value x =
+        buildShifted(rewriter, r.getX(), reshapeInputAxis(r, axis), shift,
+                     size, memo);
+    return rewriter.create<ReshapeOp>(loc, nt, x);
+  }
+  // Elementwise: the same op over the shifted operands.
+  SmallVector<Value> operands;
+  for (Value x : def->getOperands())
+    operands.push_back(
+        buildShifted(rewriter, x, operandAxis(axis, rank, x), shift, size,
+                     memo));
+  OperationState state(loc, def->getName());
+  state.addOperands(operands);
+  state.addAttributes(def->getAttrs());
+  state.addTypes(nt);
+  return rewriter.create(state)->getResult(0);
+}
+
+/// The splat attribute of a constant (through broadcasts and reshapes).
+Attribute splatAttr(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<BroadcastOp, ReshapeOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    auto c = dyn_cast<ConstantOp>(def);
+    auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : nullptr;
+    if (!dense || !dense.isSplat())
+      return nullptr;
+    return dense.getSplatValue<Attribute>();
+  }
+  return nullptr;
+}
+
+/// concat(pieces) along an axis where one piece X is an index expression
+/// (or select(c, a, b) of one with splat a, b) at offset P and every other
+/// piece a splat constant K: the shifted view of X over the whole axis
+/// (element j along it is X's formula at j - P), when that view is proven
+/// to equal each K on K's own range (the view is evaluated there, cell by
+/// cell). On X's own range the view is X itself, so every element is the
+/// same. A static past in front of a causal triangle
+/// (cat([zeros(L, past), triu_mask], -1)) becomes one causal condition
+/// shifted by the past.
+struct ConcatOfIndexExpr : public OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    int64_t rank = out.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank || op.getInputs().size() < 2)
+      return failure();
+    // The one piece that is not a splat constant.
+    int64_t which = -1, offset = 0, at = 0;
+    for (auto [n, x] : llvm::enumerate(op.getInputs())) {
+      if (!splatAttr(x)) {
+        if (which >= 0)
+          return rewriter.notifyMatchFailure(op, "two non-constant pieces");
+        which = n;
+        offset = at;
+      }
+      at += typeOf(x).getDimSize(axis);
+    }
+    if (which < 0)
+      return rewriter.notifyMatchFailure(op, "all pieces constant");
+    Value x = op.getInputs()[which];
+    int64_t size = out.getDimSize(axis);
+    // The truth of the condition a piece needs: select(c, a, b) equals a
+    // splat K where c is true iff a == K, false iff b == K.
+    Value cond = x;
+    Attribute onTrue, onFalse;
+    if (!isIndexInt(typeOf(x).getElementType())) {
+      auto sel = x.getDefiningOp<SelectOp>();
+      if (!sel)
+        return rewriter.notifyMatchFailure(op, "not an index expression");
+      cond = sel.getCond();
+      onTrue = splatAttr(sel.getOnTrue());
+      onFalse = splatAttr(sel.getOnFalse());
+      if (!onTrue || !onFalse)
+        return rewriter.notifyMatchFailure(op, "select of non-splats");
+    }
+    int64_t condAxis = operandAxis(axis, rank, cond);
+    ShiftMemo memo;
+    auto grid = condAxis < 0 ? std::nullopt
+                             : evalShifted(cond, condAxis, offset, size, memo);
+    if (!grid)
+      return rewriter.notifyMatchFailure(op, "not an index expression");
+    // Check each constant piece's range of the axis.
+    int64_t lo = 0;
+    for (auto [n, piece] : llvm::enumerate(op.getInputs())) {
+      int64_t w = typeOf(piece).getDimSize(axis);
+      if (static_cast<int64_t>(n) != which) {
+        Attribute k = splatAttr(piece);
+        // Whether a cell of truth `c` of the view holds K.
+        auto equalsK = [&](int64_t c) -> bool {
+          if (!onTrue) { // a bool or integer piece: the value itself
+            const APInt &kv = cast<IntegerAttr>(k).getValue();
+            return c == (kv.getBitWidth() == 1 ? int64_t(kv.getBoolValue())
+                                               : kv.getSExtValue());
+          }
+          return (c ? onTrue : onFalse) == k;
+        };
+        int64_t gr = grid->shape.size();
+        int64_t ga = condAxis;
+        for (int64_t f = 0, e = grid->v.size(); f < e; ++f) {
+          int64_t r = f;
+          for (int64_t d = gr - 1; d > ga; --d)
+            r /= grid->shape[d];
+          int64_t j = r % grid->shape[ga];
+          if (j >= lo && j < lo + w && !equalsK(grid->v[f]))
+            return rewriter.notifyMatchFailure(
+                op, "a constant piece differs from the shifted expression");
+        }
+      }
+      lo += w;
+    }
+    Value r;
+    if (!onTrue) {
+      r = buildShifted(rewriter, x, axis, offset, size, memo);
+    } else {
+      // The sides as scalars: they are splats, and may carry X's shape.
+      auto scalar = RankedTensorType::get({}, out.getElementType());
+      Value a = rewriter.create<ConstantOp>(
+          op.getLoc(), DenseElementsAttr::get(scalar, onTrue));
+      Value b = rewriter.create<ConstantOp>(
+          op.getLoc(), DenseElementsAttr::get(scalar, onFalse));
+      Value c = buildShifted(rewriter, cond, condAxis, offset, size, memo);
+      r = rewriter.create<SelectOp>(op.getLoc(), c, a, b);
+    }
+    rewriter.replaceOp(op, toShape(rewriter, op.getLoc(), r, out));
+    return success();
+  }
+};
+
+/// Whether two values are provably equal element for element: the same
+/// value, or splat constants of the same element (bitwise).
+bool sameSplatOrValue(Value a, Value b) {
+  if (a == b)
+    return true;
+  Attribute x = splatAttr(a), y = splatAttr(b);
+  return x && x == y;
+}
+
+/// A select nested in a select with a side the two share: the inner
+/// select's other side is taken under one condition.
+///   select(c1, X, select(c2, Y, Z)), X == Z: select(!c1 & c2, Y, Z)
+///     (c1: X = Z; !c1 & c2: Y; !c1 & !c2: Z);
+///   select(c1, X, select(c2, Y, Z)), X == Y: select(c1 | c2, Y, Z);
+///   select(c1, select(c2, Y, Z), X), X == Z: select(c1 & c2, Y, Z);
+///   select(c1, select(c2, Y, Z), X), X == Y: select(!c1 | c2, Y, Z).
+/// Each element is the same; the shared side must have the select's shape
+/// or broadcast to it, as every side does.
+struct SelectOfSelect : public OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    Location loc = op.getLoc();
+    Value c1 = op.getCond();
+    for (bool innerOnFalse : {true, false}) {
+      Value innerV = innerOnFalse ? op.getOnFalse() : op.getOnTrue();
+      Value x = innerOnFalse ? op.getOnTrue() : op.getOnFalse();
+      auto inner = innerV.getDefiningOp<SelectOp>();
+      if (!inner)
+        continue;
+      Value c2 = inner.getCond(), y = inner.getOnTrue(), z = inner.getOnFalse();
+      bool eqZ = sameSplatOrValue(x, z), eqY = sameSplatOrValue(x, y);
+      if (!eqZ && !eqY)
+        continue;
+      Value cond;
+      if (innerOnFalse && eqZ)
+        cond = rewriter.create<AndOp>(
+            loc, rewriter.create<NotOp>(loc, c1).getResult(), c2);
+      else if (innerOnFalse)
+        cond = rewriter.create<OrOp>(loc, c1, c2);
+      else if (eqZ)
+        cond = rewriter.create<AndOp>(loc, c1, c2);
+      else
+        cond = rewriter.create<OrOp>(
+            loc, rewriter.create<NotOp>(loc, c1).getResult(), c2);
+      Value r = rewriter.create<SelectOp>(loc, cond, y, z);
+      rewriter.replaceOp(op, toShape(rewriter, loc, r, out));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no shared side");
+  }
+};
+
+
+//===----------------------------------------------------------------------===//
+// Products of fills and indicators
+//===----------------------------------------------------------------------===//
+
+/// The condition of a bool converted to a number (through broadcasts and
+/// unit reshapes): convert(c : i1 -> T) is 1 where c holds and 0 elsewhere.
+Value indicatorOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<BroadcastOp, ReshapeOp>(def) &&
+        typeOf(def->getOperand(0)).getNumElements() ==
+            typeOf(v).getNumElements()) {
+      v = def->getOperand(0);
+      continue;
+    }
+    break;
+  }
+  auto cv = v.getDefiningOp<ConvertOp>();
+  if (cv && typeOf(cv.getX()).getElementType().isInteger(1))
+    return cv.getX();
+  return nullptr;
+}
+
+/// select(c1, A, B) * convert(c2) (either operand order) with splat A, B
+/// one of which is zero and the other finite, or a splat F * convert(c2):
+/// the select of the nonzero fill under c1 & c2 (c2 alone for F).
+/// Cell by cell, with A = F and B = 0: c1 & c2 gives F * 1 = F; c1 & !c2
+/// gives F * 0, a zero; !c1 gives 0 * 1 or 0 * 0, a zero. So the product is
+/// F exactly where c1 & c2 and a zero elsewhere (a finite F: inf * 0 would
+/// be NaN). The one difference is the sign of a zero (F * 0 is -0 for a
+/// negative F, the select's 0 is +0), which compares equal and which adding
+/// the mask to a score does not change but on a -0 score (the sum is then
+/// -0 or +0); the mask readers take either zero as visible, as they do
+/// for convert(c) * F itself. With A = 0 and B = F the condition is
+/// !c1 & c2.
+struct ProductOfFillAndIndicator : public OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    if (!isa<FloatType>(out.getElementType()))
+      return failure();
+    Location loc = op.getLoc();
+    for (auto [x, y] : {std::pair{op.getLhs(), op.getRhs()},
+                        std::pair{op.getRhs(), op.getLhs()}}) {
+      Value c2 = indicatorOf(y);
+      if (!c2)
+        continue;
+      auto finiteNonzero = [](std::optional<double> f) {
+        return f && std::isfinite(*f) && *f != 0.0;
+      };
+      Value cond, fill;
+      if (auto sel = x.getDefiningOp<SelectOp>()) {
+        auto a = splatNumber(sel.getOnTrue()), b = splatNumber(sel.getOnFalse());
+        if (!a || !b)
+          continue;
+        if (*b == 0.0 && finiteNonzero(a)) {
+          cond = rewriter.create<AndOp>(loc, sel.getCond(), c2);
+          fill = sel.getOnTrue();
+        } else if (*a == 0.0 && finiteNonzero(b)) {
+          cond = rewriter.create<AndOp>(
+              loc, rewriter.create<NotOp>(loc, sel.getCond()).getResult(), c2);
+          fill = sel.getOnFalse();
+        } else {
+          continue;
+        }
+      } else if (Attribute f = splatAttr(x);
+                 f && finiteNonzero(splatNumber(x))) {
+        cond = c2;
+        fill = x;
+      } else {
+        continue;
+      }
+      auto scalar = RankedTensorType::get({}, out.getElementType());
+      Value f = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalar, splatAttr(fill)));
+      Value zero = splatConstant(rewriter, loc, out.getElementType(), 0.0);
+      Value r = rewriter.create<SelectOp>(loc, cond, f, zero);
+      rewriter.replaceOp(op, toShape(rewriter, loc, r, out));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a fill times an indicator");
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Implied compares
+//===----------------------------------------------------------------------===//
+
+/// An integer index expression as sum k[r] * index(r) + sum a * atom + c,
+/// axes counted from the right (r = 0 the last), so right-aligned
+/// broadcasting keeps them; an atom is a value constant over the grid (a
+/// position). Read only where every intermediate value provably fits its
+/// type (no wrap), so the form is the value exactly.
+struct IndexForm {
+  llvm::SmallDenseMap<int64_t, int64_t> k;      ///< right axis -> coefficient
+  llvm::SmallDenseMap<int64_t, int64_t> extent; ///< right axis -> size
+  SmallVector<std::pair<Value, int64_t>> atoms;
+  int64_t c = 0;
+
+  void addAtom(Value v, int64_t a) {
+    for (auto &[x, b] : atoms)
+      if (x == v) {
+        b += a;
+        return;
+      }
+    atoms.push_back({v, a});
+  }
+  void scale(int64_t n) {
+    for (auto &[r, a] : k)
+      a *= n;
+    for (auto &[x, a] : atoms)
+      a *= n;
+    c *= n;
+  }
+  bool add(const IndexForm &o, int64_t sign) {
+    for (auto [r, a] : o.k) {
+      auto e = extent.find(r);
+      if (e != extent.end() && e->second != o.extent.lookup(r))
+        return false;
+      extent[r] = o.extent.lookup(r);
+      k[r] += sign * a;
+    }
+    for (auto [x, a] : o.atoms)
+      addAtom(x, sign * a);
+    c += sign * o.c;
+    return true;
+  }
+};
+
+struct IndexReader {
+  explicit IndexReader(const RangeOracle &oracle) : oracle(oracle) {}
+  const RangeOracle &oracle;
+  mutable DenseMap<Value, std::optional<IndexForm>> memo;
+
+  /// The interval of a form over the grid and the atoms' ranges.
+  std::optional<std::pair<int64_t, int64_t>> bounds(const IndexForm &f) const {
+    constexpr int64_t kBig = int64_t(1) << 40;
+    int64_t lo = f.c, hi = f.c;
+    auto acc = [&](int64_t a, int64_t xlo, int64_t xhi) {
+      if (std::abs(a) > kBig || std::abs(xlo) > kBig || std::abs(xhi) > kBig)
+        return false;
+      lo += std::min(a * xlo, a * xhi);
+      hi += std::max(a * xlo, a * xhi);
+      return std::abs(lo) <= kBig * 4 && std::abs(hi) <= kBig * 4;
+    };
+    for (auto [r, a] : f.k)
+      if (a && !acc(a, 0, f.extent.lookup(r) - 1))
+        return std::nullopt;
+    for (auto [x, a] : f.atoms) {
+      if (!a)
+        continue;
+      auto rg = oracle.rangeOf(x);
+      if (!rg)
+        return std::nullopt;
+      if (!acc(a, rg->smin().getSExtValue(), rg->smax().getSExtValue()))
+        return std::nullopt;
+    }
+    return std::pair{lo, hi};
+  }
+
+  /// Whether `f` provably fits the integer type of `v`.
+  bool fits(const IndexForm &f, Value v) const {
+    auto b = bounds(f);
+    if (!b)
+      return false;
+    unsigned w = typeOf(v).getElementType().getIntOrFloatBitWidth();
+    if (w < 8)
+      return false;
+    int64_t m = w >= 64 ? std::numeric_limits<int64_t>::max()
+                        : (int64_t(1) << (w - 1)) - 1;
+    return b->first >= -m && b->second <= m;
+  }
+
+  std::optional<IndexForm> read(Value v, int depth = 0) const {
+    auto t = typeOf(v);
+    Type et = t.getElementType();
+    if (depth > 16 || !isIndexInt(et) || et.isInteger(1))
+      return std::nullopt;
+    if (auto it = memo.find(v); it != memo.end())
+      return it->second;
+    if (memo.size() >= kExprLimit)
+      return std::nullopt;
+    auto r = readNode(v, depth);
+    if (r && !fits(*r, v))
+      r = std::nullopt;
+    memo[v] = r;
+    return r;
+  }
+
+  std::optional<IndexForm> readNode(Value v, int depth) const {
+    auto t = typeOf(v);
+    IndexForm out;
+    Operation *def = v.getDefiningOp();
+    if (auto s = splatInt(v)) {
+      out.c = *s;
+      return out;
+    }
+    if (auto r = readOp(v, depth))
+      return r;
+    if (llvm::all_of(t.getShape(), [](int64_t d) { return d == 1; })) {
+      // Any other value constant over the grid is a position: the reshapes
+      // around it are stripped so that one position is one atom.
+      while (def && isa<ReshapeOp, BroadcastOp>(def) &&
+             typeOf(def->getOperand(0)).getNumElements() == 1) {
+        v = def->getOperand(0);
+        def = v.getDefiningOp();
+      }
+      out.addAtom(v, 1);
+      return out;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<IndexForm> readOp(Value v, int depth) const {
+    auto t = typeOf(v);
+    int64_t rank = t.getRank();
+    IndexForm out;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return std::nullopt;
+    if (auto iota = dyn_cast<IotaOp>(def)) {
+      int64_t d = iota.getDim(), n = t.getDimSize(d);
+      if (n != 1) {
+        out.k[rank - 1 - d] = 1;
+        out.extent[rank - 1 - d] = n;
+      }
+      return out;
+    }
+    if (auto b = dyn_cast<BroadcastOp>(def))
+      return read(b.getX(), depth + 1);
+    if (auto c = dyn_cast<ConvertOp>(def)) {
+      auto x = typeOf(c.getX()).getElementType();
+      if (!isIndexInt(x) || x.isInteger(1))
+        return std::nullopt;
+      return read(c.getX(), depth + 1); // checked to fit the result below
+    }
+    if (auto re = dyn_cast<ReshapeOp>(def)) {
+      auto in = typeOf(re.getX());
+      SmallVector<int64_t> pin, pout;
+      for (int64_t d = 0; d < in.getRank(); ++d)
+        if (in.getDimSize(d) != 1)
+          pin.push_back(d);
+      for (int64_t d = 0; d < rank; ++d)
+        if (t.getDimSize(d) != 1)
+          pout.push_back(d);
+      if (pin.size() != pout.size())
+        return std::nullopt;
+      auto x = read(re.getX(), depth + 1);
+      if (!x)
+        return std::nullopt;
+      IndexForm y;
+      y.atoms = x->atoms;
+      y.c = x->c;
+      for (size_t i = 0; i < pin.size(); ++i) {
+        if (in.getDimSize(pin[i]) != t.getDimSize(pout[i]))
+          return std::nullopt;
+        int64_t from = in.getRank() - 1 - pin[i], to = rank - 1 - pout[i];
+        if (x->k.count(from)) {
+          y.k[to] = x->k.lookup(from);
+          y.extent[to] = x->extent.lookup(from);
+        }
+      }
+      return y;
+    }
+    if (isa<AddOp, SubOp>(def)) {
+      auto l = read(def->getOperand(0), depth + 1);
+      auto r = read(def->getOperand(1), depth + 1);
+      if (!l || !r || !l->add(*r, isa<SubOp>(def) ? -1 : 1))
+        return std::nullopt;
+      return l;
+    }
+    if (auto n = dyn_cast<NegOp>(def)) {
+      auto x = read(n.getX(), depth + 1);
+      if (!x)
+        return std::nullopt;
+      x->scale(-1);
+      return x;
+    }
+    if (auto m = dyn_cast<MulOp>(def))
+      for (auto [a, b] : {std::pair{m.getLhs(), m.getRhs()},
+                          std::pair{m.getRhs(), m.getLhs()}})
+        if (auto s = splatInt(b); s && std::abs(*s) <= (int64_t(1) << 20)) {
+          auto x = read(a, depth + 1);
+          if (!x)
+            return std::nullopt;
+          IndexForm y = *x;
+          y.scale(*s);
+          return y;
+        }
+    return std::nullopt;
+  }
+
+  /// A compare as `form >= bound` (integers: x > y is x - y >= 1).
+  /// not(A >= p) is -A >= 1 - p.
+  std::optional<std::pair<IndexForm, int64_t>> atLeast(Value cond) const {
+    if (auto n = cond.getDefiningOp<NotOp>()) {
+      auto x = atLeast(n.getX());
+      if (!x)
+        return std::nullopt;
+      x->first.scale(-1);
+      return std::pair{x->first, 1 - x->second};
+    }
+    auto cmp = cond.getDefiningOp<CompareOp>();
+    if (!cmp)
+      return std::nullopt;
+    auto l = read(cmp.getLhs()), r = read(cmp.getRhs());
+    if (!l || !r || !l->add(*r, -1))
+      return std::nullopt;
+    switch (cmp.getPredicate()) {
+    case ComparePredicate::ge:
+      return std::pair{*l, int64_t(0)};
+    case ComparePredicate::gt:
+      return std::pair{*l, int64_t(1)};
+    case ComparePredicate::le:
+      l->scale(-1);
+      return std::pair{*l, int64_t(0)};
+    case ComparePredicate::lt:
+      l->scale(-1);
+      return std::pair{*l, int64_t(1)};
+    default:
+      return std::nullopt;
+    }
+  }
+
+  /// Whether compare `a` implies compare `b` on every element: a is
+  /// A >= p, b is B >= q, and B - A >= q - p over the whole grid and the
+  /// atoms' ranges, so A >= p gives B = A + (B - A) >= p + (q - p) = q.
+  bool implies(Value a, Value b) const {
+    auto fa = atLeast(a), fb = atLeast(b);
+    if (!fa || !fb)
+      return false;
+    IndexForm d = fb->first;
+    if (!d.add(fa->first, -1))
+      return false;
+    auto bd = bounds(d);
+    return bd && bd->first >= fb->second - fa->second;
+  }
+};
+
+/// and(a, b) where a implies b is a; or(a, b) where a implies b is b (each
+/// element: a true gives b true). With a and b compares (or negated
+/// compares) of index forms whose difference is bounded over the grid and
+/// the positions' declared ranges. Llama's triu(finfo.min, 1) * (arange(T) > cache_position)
+/// hides keys where t > i and t > pos + i: with pos >= 0 the second implies
+/// the first, and the mask is the causal one at pos.
+template <typename OpTy, bool IsAnd>
+struct ImpliedCompare : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value l = op.getLhs(), r = op.getRhs();
+    auto isCompare = [](Value v) {
+      if (auto n = v.getDefiningOp<NotOp>())
+        v = n.getX();
+      return static_cast<bool>(v.getDefiningOp<CompareOp>());
+    };
+    if (!isCompare(l) || !isCompare(r))
+      return failure();
+    auto fn = op->template getParentOfType<func::FuncOp>();
+    if (!fn)
+      return failure();
+    RangeOracle oracle(fn);
+    IndexReader reader(oracle);
+    auto out = cast<RankedTensorType>(op.getType());
+    for (auto [a, b] : {std::pair{l, r}, std::pair{r, l}}) {
+      if (!reader.implies(a, b))
+        continue;
+      rewriter.replaceOp(op,
+                         toShape(rewriter, op.getLoc(), IsAnd ? a : b, out));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "neither side implies the other");
+  }
+};
+
+
+//===----------------------------------------------------------------------===//
+// Converts of masks
+//===----------------------------------------------------------------------===//
+
+/// convert(select(c, A, B)) float -> float with splat A, B whose values the
+/// convert keeps exactly: select(c, A', B') with A', B' the same values in
+/// the new type. A convert is elementwise, so converting the selected value
+/// is selecting the converted one; with A and B exact in the new type the
+/// constants need no rounding, and the result is the same bit for bit.
+/// A widening convert (bf16 or f16 to f32) is exact for every value:
+/// finfo(bf16).min = -(2 - 2^-7) * 2^127 has an 8-bit significand and an
+/// exponent f32 shares, so it is an f32 as it is; 0 and -inf are exact in
+/// every float type. A narrowing convert is taken only where it loses
+/// nothing (f32's finfo.min to bf16 rounds to -inf and is left).
+struct ConvertOfSelect : public OpRewritePattern<ConvertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertOp op,
+                                PatternRewriter &rewriter) const override {
+    auto ft = dyn_cast<FloatType>(op.getType().getElementType());
+    if (!ft || !isa<FloatType>(typeOf(op.getX()).getElementType()))
+      return failure();
+    auto sel = op.getX().getDefiningOp<SelectOp>();
+    if (!sel)
+      return rewriter.notifyMatchFailure(op, "not a select");
+    auto exact = [&](Value v) -> Value {
+      auto a = dyn_cast_or_null<FloatAttr>(splatAttr(v));
+      if (!a)
+        return nullptr;
+      APFloat f = a.getValue();
+      bool loses = false;
+      auto st = f.convert(ft.getFloatSemantics(),
+                          APFloat::rmNearestTiesToEven, &loses);
+      if (loses || (st != APFloat::opOK))
+        return nullptr;
+      return rewriter.create<ConstantOp>(
+          op.getLoc(), DenseElementsAttr::get(RankedTensorType::get({}, ft),
+                                              rewriter.getFloatAttr(ft, f)));
+    };
+    // Both sides are checked before anything is built.
+    auto exactOnly = [&](Value v) {
+      auto a = dyn_cast_or_null<FloatAttr>(splatAttr(v));
+      if (!a)
+        return false;
+      APFloat f = a.getValue();
+      bool loses = false;
+      return f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                       &loses) == APFloat::opOK &&
+             !loses;
+    };
+    if (!exactOnly(sel.getOnTrue()) || !exactOnly(sel.getOnFalse()))
+      return rewriter.notifyMatchFailure(op, "sides not exact in the type");
+    Value a = exact(sel.getOnTrue()), b = exact(sel.getOnFalse());
+    Value r = rewriter.create<SelectOp>(op.getLoc(), sel.getCond(), a, b);
+    rewriter.replaceOp(op, toShape(rewriter, op.getLoc(), r, op.getType()));
+    return success();
+  }
+};
+
+/// convert(convert(c : i1 -> T) -> U): the inner value is exactly 0 or 1,
+/// which every numeric T holds, and converting 0/1 to U is what converting
+/// c does (to i1: 1 is true, 0 false, so the result is c itself). A mask
+/// passed through a float and back to bool is its condition.
+struct ConvertOfBoolConvert : public OpRewritePattern<ConvertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getX().getDefiningOp<ConvertOp>();
+    if (!inner || !typeOf(inner.getX()).getElementType().isInteger(1))
+      return failure();
+    Value c = inner.getX();
+    if (op.getType().getElementType().isInteger(1)) {
+      rewriter.replaceOp(op, toShape(rewriter, op.getLoc(), c, op.getType()));
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<ConvertOp>(op, op.getType(), c);
+    return success();
+  }
+};
+
+
+//===----------------------------------------------------------------------===//
+// Boolean tables
+//===----------------------------------------------------------------------===//
+
+/// select(c, X, Y) of booleans with a constant side: by its truth table,
+/// select(c, K1, K2) is c, not(c) or a constant; select(c, true, y) is
+/// c | y, select(c, false, y) is !c & y, select(c, x, true) is !c | x and
+/// select(c, x, false) is c & x. tinygrad's tril(ones) is
+/// _tri.where(false, ones), i.e. not(_tri).
+struct BoolSelectOfConstant : public OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    if (!out.getElementType().isInteger(1))
+      return failure();
+    Location loc = op.getLoc();
+    Value c = op.getCond();
+    auto a = splatNumber(op.getOnTrue()), b = splatNumber(op.getOnFalse());
+    if (a && b) {
+      rewriter.replaceOp(op, boolOf(rewriter, loc, c, *a != 0.0, *b != 0.0, out));
+      return success();
+    }
+    Value r;
+    if (a) {
+      Value y = op.getOnFalse();
+      r = *a != 0.0
+              ? rewriter.create<OrOp>(loc, c, y).getResult()
+              : rewriter.create<AndOp>(
+                    loc, rewriter.create<NotOp>(loc, c).getResult(), y)
+                    .getResult();
+    } else if (b) {
+      Value x = op.getOnTrue();
+      r = *b != 0.0
+              ? rewriter.create<OrOp>(
+                    loc, rewriter.create<NotOp>(loc, c).getResult(), x)
+                    .getResult()
+              : rewriter.create<AndOp>(loc, c, x).getResult();
+    } else {
+      return rewriter.notifyMatchFailure(op, "no constant side");
+    }
+    rewriter.replaceOp(op, toShape(rewriter, loc, r, out));
+    return success();
+  }
+};
+
+/// A table value as a double, when the double is the value exactly.
+std::optional<double> exactNumber(Attribute a) {
+  if (auto f = dyn_cast<FloatAttr>(a)) {
+    APFloat v = f.getValue();
+    bool loses = false;
+    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &loses);
+    if (loses)
+      return std::nullopt;
+    return v.convertToDouble();
+  }
+  if (auto i = dyn_cast<IntegerAttr>(a)) {
+    const APInt &v = i.getValue();
+    if (v.getBitWidth() == 1)
+      return v.getBoolValue() ? 1.0 : 0.0;
+    int64_t x = v.getSExtValue();
+    if (std::abs(x) > (int64_t(1) << 52))
+      return std::nullopt;
+    return static_cast<double>(x);
+  }
+  return std::nullopt;
+}
+
+/// compare(T, K) (either side) of a constant band table T (value a on the
+/// band lo <= col - row <= hi of its last two dims, b elsewhere, every entry
+/// checked, other dims 1) and a splat K: the band condition where
+/// compare(a, K) holds and compare(b, K) does not (its negation the other
+/// way, a constant when both agree). Each cell compares its own table value
+/// with K, which is a or b as the band says. ONNX's Trilu folded to a 0/1
+/// table then Equal(mask, 0) is the causal condition negated.
+struct CompareOfBandTable : public OpRewritePattern<CompareOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CompareOp op,
+                                PatternRewriter &rewriter) const override {
+    for (bool left : {true, false}) {
+      Value x = left ? op.getLhs() : op.getRhs();
+      Value k = left ? op.getRhs() : op.getLhs();
+      auto c = x.getDefiningOp<ConstantOp>();
+      auto kv = splatNumber(k);
+      Attribute ka = splatAttr(k);
+      if (!c || !kv || !ka || !exactNumber(ka))
+        continue;
+      // The table must span the result's last two dims (not broadcast
+      // along them): the band is read in the table's own rows and columns.
+      auto ct = typeOf(c.getResult());
+      auto ot = op.getType();
+      if (ct.getRank() < 2 || ot.getRank() < ct.getRank() ||
+          ct.getDimSize(ct.getRank() - 1) != ot.getDimSize(ot.getRank() - 1) ||
+          ct.getDimSize(ct.getRank() - 2) != ot.getDimSize(ot.getRank() - 2))
+        continue;
+      auto band = readBand(c);
+      if (!band)
+        continue;
+      auto av = exactNumber(band->a), bv = exactNumber(band->b);
+      if (!av || !bv)
+        continue;
+      auto test = [&](double v) {
+        return left ? holds(op.getPredicate(), v, *kv)
+                    : holds(op.getPredicate(), *kv, v);
+      };
+      bool ta = test(*av), tb = test(*bv);
+      auto out = op.getType();
+      Location loc = op.getLoc();
+      if (ta == tb) {
+        rewriter.replaceOp(op, boolConstant(rewriter, loc, out, ta));
+        return success();
+      }
+      Band truth = *band;
+      truth.a = rewriter.getBoolAttr(ta);
+      truth.b = rewriter.getBoolAttr(tb);
+      Value zero = splatConstant(rewriter, loc, rewriter.getI64Type(), 0);
+      rewriter.replaceOp(
+          op, buildBand(rewriter, loc, truth, zero, zero, out));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a compare of a band table");
+  }
+};
+
+
+//===----------------------------------------------------------------------===//
+// Index expressions over fewer axes
+//===----------------------------------------------------------------------===//
+
+/// The axes (counted from the right) an index expression varies along: an
+/// iota along its own dim (when that dim is not 1), a splat along none, a
+/// broadcast or elementwise op along its operands' (right-aligned), a
+/// reshape that only inserts or drops unit dims along its input's, moved.
+/// nullopt when `v` is not an index expression.
+using DepMemo = DenseMap<Value, std::optional<llvm::SmallSet<int64_t, 4>>>;
+
+std::optional<llvm::SmallSet<int64_t, 4>> dependenceNode(Value v,
+                                                         DepMemo &memo,
+                                                         int depth);
+
+std::optional<llvm::SmallSet<int64_t, 4>> dependence(Value v, DepMemo &memo,
+                                                     int depth = 0) {
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  if (memo.size() >= kExprLimit)
+    return std::nullopt;
+  auto d = dependenceNode(v, memo, depth);
+  memo[v] = d;
+  return d;
+}
+
+std::optional<llvm::SmallSet<int64_t, 4>> dependenceNode(Value v,
+                                                         DepMemo &memo,
+                                                         int depth) {
+  auto t = typeOf(v);
+  if (depth > 32 || !isIndexInt(t.getElementType()))
+    return std::nullopt;
+  int64_t rank = t.getRank();
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  llvm::SmallSet<int64_t, 4> out;
+  if (splatAttr(v) && isa<ConstantOp, BroadcastOp, ReshapeOp>(def))
+    return out;
+  if (auto iota = dyn_cast<IotaOp>(def)) {
+    int64_t d = iota.getDim();
+    if (t.getDimSize(d) != 1)
+      out.insert(rank - 1 - d);
+    return out;
+  }
+  if (auto r = dyn_cast<ReshapeOp>(def)) {
+    auto in = typeOf(r.getX());
+    SmallVector<int64_t> pin, pout;
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      if (in.getDimSize(d) != 1)
+        pin.push_back(d);
+    for (int64_t d = 0; d < rank; ++d)
+      if (t.getDimSize(d) != 1)
+        pout.push_back(d);
+    if (pin.size() != pout.size())
+      return std::nullopt;
+    auto x = dependence(r.getX(), memo, depth + 1);
+    if (!x)
+      return std::nullopt;
+    for (size_t i = 0; i < pin.size(); ++i) {
+      if (in.getDimSize(pin[i]) != t.getDimSize(pout[i]))
+        return std::nullopt;
+      if (x->count(in.getRank() - 1 - pin[i]))
+        out.insert(rank - 1 - pout[i]);
+    }
+    return out;
+  }
+  if (!isa<BroadcastOp, ConvertOp, NotOp, NegOp, AddOp, SubOp, MulOp, MinOp,
+           MaxOp, AndOp, OrOp, CompareOp, SelectOp>(def))
+    return std::nullopt;
+  for (Value x : def->getOperands()) {
+    auto d = dependence(x, memo, depth + 1);
+    if (!d)
+      return std::nullopt;
+    out.insert(d->begin(), d->end());
+  }
+  return out;
+}
+
+/// The shape an index expression of shape `shape` varying along `dep` takes
+/// over those axes alone: rank 1 + the highest such axis, each dim its own
+/// where it varies and 1 elsewhere.
+SmallVector<int64_t> dependenceShape(ArrayRef<int64_t> shape,
+                                     const llvm::SmallSet<int64_t, 4> &dep) {
+  int64_t rank = shape.size(), n = 0;
+  for (int64_t r : dep)
+    n = std::max(n, r + 1);
+  SmallVector<int64_t> out(n, 1);
+  for (int64_t r : dep)
+    out[n - 1 - r] = shape[rank - 1 - r];
+  return out;
+}
+
+/// Rebuilds an index expression over the axes it varies along (see
+/// dependence): each op over its operands' reduced forms. Element j of the
+/// reduced value is the value at any index that agrees with j on those
+/// axes: along the others the value is constant.
+Value buildReducedNode(PatternRewriter &rewriter, Value v, DepMemo &deps,
+                       DenseMap<Value, Value> &built);
+
+Value buildReduced(PatternRewriter &rewriter, Value v, DepMemo &deps,
+                   DenseMap<Value, Value> &built) {
+  Value &slot = built[v];
+  if (!slot)
+    slot = buildReducedNode(rewriter, v, deps, built);
+  return slot;
+}
+
+Value buildReducedNode(PatternRewriter &rewriter, Value v, DepMemo &deps,
+                       DenseMap<Value, Value> &built) {
+  auto t = typeOf(v);
+  auto dep = *dependence(v, deps);
+  auto nt = RankedTensorType::get(dependenceShape(t.getShape(), dep),
+                                  t.getElementType());
+  if (nt == t)
+    return v;
+  Operation *def = v.getDefiningOp();
+  Location loc = v.getLoc();
+  if (Attribute s = splatAttr(v); s && isa<ConstantOp, BroadcastOp, ReshapeOp>(def))
+    return rewriter.create<ConstantOp>(loc, DenseElementsAttr::get(nt, s));
+  if (auto iota = dyn_cast<IotaOp>(def)) {
+    int64_t r = t.getRank() - 1 - static_cast<int64_t>(iota.getDim());
+    return rewriter.create<IotaOp>(
+        loc, nt, static_cast<uint64_t>(nt.getRank() - 1 - r));
+  }
+  if (isa<BroadcastOp, ReshapeOp>(def)) {
+    Value x = buildReduced(rewriter, def->getOperand(0), deps, built);
+    auto xt = typeOf(x);
+    if (xt == nt)
+      return x;
+    if (xt.getNumElements() == nt.getNumElements())
+      return rewriter.create<ReshapeOp>(loc, nt, x);
+    return rewriter.create<BroadcastOp>(loc, x, nt.getShape());
+  }
+  SmallVector<Value> operands;
+  for (Value x : def->getOperands())
+    operands.push_back(buildReduced(rewriter, x, deps, built));
+  OperationState state(loc, def->getName());
+  state.addOperands(operands);
+  state.addAttributes(def->getAttrs());
+  state.addTypes(nt);
+  return rewriter.create(state)->getResult(0);
+}
+
+/// A condition built from iotas and splats over a larger shape than it
+/// varies along (JAX's broadcasted_iota over the whole grouped logits
+/// shape) is its form over those axes, broadcast back: the same value at
+/// every element, and the mask readers see the [Lq, Lk] dependence.
+template <typename OpTy>
+struct ConditionToItsDependence : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value v = op->getResult(0);
+    auto t = typeOf(v);
+    DepMemo deps;
+    auto dep = dependence(v, deps);
+    if (!dep)
+      return rewriter.notifyMatchFailure(op, "not an index expression");
+    auto shape = dependenceShape(t.getShape(), *dep);
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    if (n >= t.getNumElements())
+      return rewriter.notifyMatchFailure(op, "varies along every axis");
+    DenseMap<Value, Value> built;
+    Value r = buildReduced(rewriter, v, deps, built);
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, r, t.getShape());
+    return success();
+  }
+};
+
 } // namespace
 
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
   patterns.add<ArangeToIota, BandTableDynamicSlice, BandTableSlice,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
-               LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic>(
+               LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
+               ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
+               ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>,
+               ConvertOfSelect, ConvertOfBoolConvert, BoolSelectOfConstant,
+               CompareOfBandTable, ConditionToItsDependence<CompareOp>,
+               ConditionToItsDependence<AndOp>, ConditionToItsDependence<OrOp>,
+               ConditionToItsDependence<NotOp>>(
       patterns.getContext());
 }

@@ -14,9 +14,10 @@
 // B = 2, L = 5, H = 2, D = 64.
 
 // CHECK-LABEL: func.func @flax_make_causal_mask_bf16
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: finite mask fill -3.38953e+38 with rows that may have no visible key
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} {causal, n_rep = 1 : i64, scale = 1.250000e-01 : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.125, causal
 func.func @flax_make_causal_mask_bf16(%q: tensor<2x5x2x64xbf16>, %k: tensor<2x5x2x64xbf16>,
                                       %v: tensor<2x5x2x64xbf16>) -> tensor<2x5x2x64xbf16> {
   %ar = poot.iota {dim = 1 : i64} : tensor<2x5xi32>

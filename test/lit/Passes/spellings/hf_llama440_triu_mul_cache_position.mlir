@@ -12,9 +12,9 @@
 
 // CHECK-LABEL: func.func @hf_llama440_triu_mul_cache_position
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x1x3x8xf32>) {n_rep = 2 : i64, scale = 0.15811{{[0-9]*}} : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} pos(%{{.+}} : tensor<i64>) {causal, n_rep = 2 : i64, scale = 0.15811{{[0-9]*}} : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 0.158114, tensor mask
+// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 0.158114, causal from pos
 func.func @hf_llama440_triu_mul_cache_position(%q: tensor<1x4x3x40xf32>, %k: tensor<1x2x8x40xf32>,
                                                %v: tensor<1x2x8x40xf32>,
                                                %pos: tensor<i64> {poot.slot = "pos", poot.range = array<i64: 0, 5>})

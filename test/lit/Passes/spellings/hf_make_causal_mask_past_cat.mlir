@@ -12,9 +12,9 @@
 
 // CHECK-LABEL: func.func @hf_make_causal_mask_past_cat
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x4x7xf32>) {n_rep = 1 : i64, scale = 0.15811{{[0-9]*}} : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} pos(%{{.+}} : tensor<i64>) {causal, n_rep = 1 : i64, scale = 0.15811{{[0-9]*}} : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.158114, tensor mask
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.158114, causal at offset 3
 func.func @hf_make_causal_mask_past_cat(%q: tensor<2x2x4x40xf32>, %k: tensor<2x2x7x40xf32>,
                                         %v: tensor<2x2x7x40xf32>) -> tensor<2x2x4x40xf32> {
   %full = poot.constant dense<-3.40282347E+38> : tensor<4x4xf32>

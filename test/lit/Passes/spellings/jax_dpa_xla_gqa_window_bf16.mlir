@@ -15,9 +15,10 @@
 // reshape to (B, T, N, H). B = 1, T = S = 8, N = 6, K = 2, G = 3, H = 32.
 
 // CHECK-LABEL: func.func @jax_dpa_xla_gqa_window_bf16
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: grouped scores take masks over [Lq, Lk] only, got tensor<1x2x3x8x8xi1>
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} {causal, n_rep = 3 : i64, scale = 0.17677{{[0-9]*}} : f64, window = 4 : i64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 3, scale 0.176777, causal, window 4
 func.func @jax_dpa_xla_gqa_window_bf16(%q: tensor<1x8x6x32xbf16>, %k: tensor<1x8x2x32xbf16>,
                                        %v: tensor<1x8x2x32xbf16>) -> tensor<1x8x6x32xbf16> {
   %q5 = poot.reshape %q : tensor<1x8x6x32xbf16> -> tensor<1x8x2x3x32xbf16>

@@ -14,9 +14,9 @@
 
 // CHECK-LABEL: func.func @mistral_make_causal_mask_sliding_past
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x1x5x9xf32>) {n_rep = 2 : i64, scale = 0.15811{{[0-9]*}} : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} pos(%{{.+}} : tensor<i64>) {causal, n_rep = 2 : i64, scale = 0.15811{{[0-9]*}} : f64, window = 4 : i64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 0.158114, tensor mask
+// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 0.158114, causal, window 4 at offset 4
 func.func @mistral_make_causal_mask_sliding_past(%q: tensor<1x4x5x40xf32>, %k: tensor<1x2x9x40xf32>,
                                                  %v: tensor<1x2x9x40xf32>) -> tensor<1x4x5x40xf32> {
   %full = poot.constant dense<-3.40282347E+38> : tensor<5x5xf32>

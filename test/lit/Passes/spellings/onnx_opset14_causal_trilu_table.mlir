@@ -12,9 +12,9 @@
 
 // CHECK-LABEL: func.func @onnx_opset14_causal_trilu_table
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x1x7x7xf32>) {n_rep = 1 : i64, scale = 0.15811{{[0-9]*}} : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} {causal, n_rep = 1 : i64, scale = 0.15811{{[0-9]*}} : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.158114, tensor mask
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.158114, causal
 func.func @onnx_opset14_causal_trilu_table(%q: tensor<2x3x7x40xf32>, %k: tensor<2x3x7x40xf32>,
                                            %v: tensor<2x3x7x40xf32>) -> tensor<2x3x7x40xf32> {
   %tri = poot.constant dense<[[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]]> : tensor<7x7xf32>

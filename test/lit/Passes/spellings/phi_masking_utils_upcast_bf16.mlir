@@ -13,9 +13,9 @@
 
 // CHECK-LABEL: func.func @phi_masking_utils_upcast_bf16
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x1x2x10xbf16>) {n_rep = 1 : i64, scale = 0.11180{{[0-9]*}} : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} pos(%{{.+}} : tensor<i64>) {causal, n_rep = 1 : i64, scale = 0.11180{{[0-9]*}} : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.111803, tensor mask
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.111803, causal from pos
 func.func @phi_masking_utils_upcast_bf16(%q: tensor<1x4x2x80xbf16>, %k: tensor<1x4x10x80xbf16>,
                                          %v: tensor<1x4x10x80xbf16>,
                                          %pos: tensor<i64> {poot.slot = "pos", poot.range = array<i64: 0, 8>})

@@ -13,9 +13,9 @@
 
 // CHECK-LABEL: func.func @tinygrad_sdpa_causal_f16
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x2x7x7xf16>) {n_rep = 1 : i64, scale = 0.15811{{[0-9]*}} : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} {causal, n_rep = 1 : i64, scale = 0.15811{{[0-9]*}} : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.158114, tensor mask
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.158114, causal
 func.func @tinygrad_sdpa_causal_f16(%q: tensor<1x2x7x40xf16>, %k: tensor<1x2x7x40xf16>,
                                     %v: tensor<1x2x7x40xf16>) -> tensor<1x2x7x40xf16> {
   %qf = poot.convert %q : tensor<1x2x7x40xf16> -> tensor<1x2x7x40xf32>
