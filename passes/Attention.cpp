@@ -749,23 +749,36 @@ struct AttentionFusion : public OpRewritePattern<MatmulOp> {
     // exp(x - logsumexp(x)) normalises inside the exp.
     if (isa_and_nonnull<ExpOp>(def))
       return true;
+    // x - max - log(sum(exp)): log-softmax taken as the weights (declined,
+    // with its reason), alone or under a guard.
+    auto logSoftmax = [](Operation *d) {
+      return isa_and_nonnull<SubOp>(d) &&
+             llvm::any_of(d->getOperands(), [](Value v) {
+               return isa_and_nonnull<LogOp>(stripRowView(v).getDefiningOp());
+             });
+    };
+    if (logSoftmax(def))
+      return true;
     return def && isa<DivOp, MulOp, SelectOp>(def) &&
-           llvm::any_of(def->getOperands(), [](Value v) {
+           llvm::any_of(def->getOperands(), [&](Value v) {
              Operation *d = stripFloatConvert(v).getDefiningOp();
-             return d &&
-                    isa<ExpOp, ReduceSumOp, BroadcastOp, DivOp, SelectOp>(d);
+             return d && (isa<ExpOp, ReduceSumOp, BroadcastOp, DivOp,
+                              SelectOp>(d) ||
+                          logSoftmax(d));
            });
   }
 
   /// The layout op closest to P . V when `p` is softmax-shaped values
-  /// behind transposes and reshapes: one poot-canonicalize could not prove
-  /// a relabelling of the score axes and so left in place.
+  /// behind transposes, reshapes and slices: one poot-canonicalize could
+  /// not prove a relabelling of the score axes and so left in place, or a
+  /// slice of the probabilities (an extra logit column cut off, as
+  /// attention sinks do).
   static Operation *probabilitiesLayout(Value p) {
     Operation *first = nullptr;
     for (int depth = 0; depth < 8; ++depth) {
       p = stripFloatConvert(p);
       Operation *def = p.getDefiningOp();
-      if (!def || !isa<TransposeOp, ReshapeOp>(def))
+      if (!def || !isa<TransposeOp, ReshapeOp, SliceOp>(def))
         return nullptr;
       if (!first)
         first = def;

@@ -1,4 +1,5 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
+// RUN: poot-opt %s --poot-canonicalize --poot-attention=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
 // RUN: %if vulkan-int64 %{ poot-run %t.mlir --device=vulkan --device-from-host --check --ref=%s --quiet %}
 
@@ -13,6 +14,7 @@
 // CHECK-LABEL: func.func @nm_gpt_oss_attention_sinks
 // CHECK-NOT: poot.attention
 // CHECK: poot.exp
+// EXPLAIN: remark: attention declined: 'poot.slice' at line {{[0-9]+}} between the softmax and P . V
 func.func @nm_gpt_oss_attention_sinks(%q: tensor<1x4x5x32xf32>, %k: tensor<1x2x5x32xf32>,
                                       %v: tensor<1x2x5x32xf32>, %sinks: tensor<4xf32>)
     -> tensor<1x4x5x32xf32> {

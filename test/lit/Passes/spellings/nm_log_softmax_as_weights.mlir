@@ -1,4 +1,5 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
+// RUN: poot-opt %s --poot-canonicalize --poot-attention=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
 // RUN: %if vulkan-int64 %{ poot-run %t.mlir --device=vulkan --device-from-host --check --ref=%s --quiet %}
 
@@ -10,6 +11,7 @@
 // CHECK-LABEL: func.func @nm_log_softmax_as_weights
 // CHECK-NOT: poot.attention
 // CHECK: poot.exp
+// EXPLAIN: remark: attention declined: the probabilities are not exp(s) / sum(exp(s))
 func.func @nm_log_softmax_as_weights(%q: tensor<1x2x5x32xf32>, %k: tensor<1x2x5x32xf32>,
                                     %v: tensor<1x2x5x32xf32>) -> tensor<1x2x5x32xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x32xf32>
