@@ -27,7 +27,7 @@ Value TargetHooks::exp(OpBuilder &b, Location loc, Value x) const {
   return b.create<math::ExpOp>(loc, x);
 }
 
-Value TargetHooks::exp2(OpBuilder &b, Location loc, Value x) const {
+Value TargetHooks::exp2(OpBuilder &b, Location loc, Value x, bool) const {
   Value ln2 = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.6931471805599453));
   return exp(b, loc, b.create<arith::MulFOp>(loc, x, ln2));
 }
@@ -45,6 +45,12 @@ SmallVector<Value, 4> TargetHooks::matrixTile(OpBuilder &, Location loc,
 Value TargetHooks::asyncCopy(OpBuilder &, Location, Value, ValueRange, Value,
                              ValueRange, int64_t) const {
   llvm::report_fatal_error("asyncCopy called on a target without one");
+}
+
+void TargetHooks::asyncCopyRounds(OpBuilder &, Location, Value, Value, int64_t,
+                                  Value, ValueRange, int64_t, int64_t, int64_t,
+                                  Value, int64_t) const {
+  llvm::report_fatal_error("asyncCopyRounds called on a target without one");
 }
 
 Value TargetHooks::asyncGroup(OpBuilder &, Location, ValueRange) const {
@@ -72,6 +78,13 @@ SmallVector<Value> TargetHooks::warpgroupTile(OpBuilder &, Location, Type,
                                               int64_t, bool, ValueRange, Value,
                                               ValueRange) const {
   llvm::report_fatal_error("warpgroupTile called on a target without one");
+}
+
+SmallVector<Value>
+TargetHooks::warpgroupTileSharedA(OpBuilder &, Location, Type, int64_t, bool,
+                                  Value, Value, ValueRange) const {
+  llvm::report_fatal_error(
+      "warpgroupTileSharedA called on a target without one");
 }
 
 void TargetHooks::warpgroupFence(OpBuilder &, Location) const {

@@ -409,7 +409,7 @@ void softmaxTile(Emitter &x, const Spec &s, SmallVector<Value> &st,
     auto weight = [&](Value v) {
       Value prod = nb.create<arith::MulFOp>(l, v, f, contract);
       Value sum = nb.create<arith::AddFOp>(l, prod, negRef, contract);
-      return x.target.exp2(nb, l, sum);
+      return x.target.exp2(nb, l, sum, /*flushSubnormals=*/true);
     };
     Value alpha = weight(st[r]);
     // Branchless, l and the accumulators take one factor: 1 exactly where
@@ -526,6 +526,33 @@ void startWarpgroupTile(Emitter &e, const Tile &w, Value tid, Value k0,
   const int64_t lanes = s.lanes, keys = w.keys;
   const int64_t width = isKey ? s.dk : s.dv, perKey = width / 8;
   const int64_t items = keys * perKey;
+  // Where a key's chunks divide the lanes into whole keys, and each round
+  // moves a lane by a multiple of 8 keys (widths 32, 64 and 128 on 128
+  // lanes), a lane copies the same chunk column of keys kk0, kk0 + step,
+  // ... and lands them at one swizzled chunk, so its rounds are one
+  // address plus constants (Target.h's asyncCopyRounds): one instruction a
+  // copy on sm_90 against 13 to 14 with the per-key index arithmetic.
+  // Keys past the range are written as zeros, not copies of the last key:
+  // they score -inf and weigh 0 either way, and zero values keep 0 * v
+  // finite. Paged keys and split keys (two sources) take the general path.
+  const int64_t step = lanes % perKey == 0 ? lanes / perKey : 0;
+  if (step && step % 8 == 0 && keys % step == 0 && !s.paged &&
+      !(isKey && s.sharedWidth)) {
+    Value kk0 = e.div(tid, e.idx(perKey)), cb = e.rem(tid, e.idx(perKey));
+    Value chunk = e.b.create<arith::XOrIOp>(e.loc, e.rem(cb, e.idx(8)),
+                                            e.rem(kk0, e.idx(8)));
+    Value at = e.add(e.mul(e.div(cb, e.idx(8)), e.idx(keys * 64)),
+                     e.add(e.mul(kk0, e.idx(64)), e.mul(chunk, e.idx(8))));
+    if (stage)
+      at = e.add(at, e.mul(stage, e.idx(stageElements)));
+    Value key0 = e.add(k0, kk0);
+    e.target.asyncCopyRounds(e.b, e.loc, isKey ? w.ks : w.vs, at, step * 64,
+                             isKey ? w.a.k : w.a.v,
+                             {w.bi, w.kv, key0, e.mul(cb, e.idx(8))},
+                             /*srcDim=*/2, step, keys / step,
+                             e.sub(w.kEnd, key0), 8);
+    return;
+  }
   for (int64_t i = 0; i * lanes < items; ++i) {
     Value v = e.add(tid, e.idx(i * lanes));
     auto copy = [&] {

@@ -46,10 +46,18 @@ public:
   // what the CUDA fast-math exp uses too (2 ulp, -inf -> +0, NaN -> NaN).
   Value exp(OpBuilder &b, Location loc, Value x) const override {
     Value log2e = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1.4426950408889634));
-    return exp2(b, loc, b.create<arith::MulFOp>(loc, x, log2e));
+    return exp2(b, loc, b.create<arith::MulFOp>(loc, x, log2e),
+                /*flushSubnormals=*/false);
   }
-  Value exp2(OpBuilder &b, Location loc, Value x) const override {
-    return ptx(b, loc, "ex2.approx.f32 $0, $1;", x);
+  // ex2.approx.f32 keeps subnormals at the cost of a test and two
+  // products around the instruction on sm_90; the .ftz form is the one
+  // instruction (a third of the tile schedule's softmax instructions).
+  Value exp2(OpBuilder &b, Location loc, Value x,
+             bool flushSubnormals) const override {
+    return ptx(b, loc,
+               flushSubnormals ? "ex2.approx.ftz.f32 $0, $1;"
+                               : "ex2.approx.f32 $0, $1;",
+               x);
   }
   // The rest of the primitive kernels' math on the hardware's own
   // instructions, for the same reason: sqrt.rn is IEEE, the logarithm is
@@ -99,6 +107,73 @@ public:
         dstIndices, src, srcIndices, b.getIndexAttr(elements),
         /*srcElements=*/Value(), /*bypassL1=*/b.getUnitAttr());
     return copy.getAsyncToken();
+  }
+  // The rounds as cp.async with immediate offsets from one shared and one
+  // global address, and the ignore-src predicate (PTX ISA 7.5) for the
+  // rounds past the limit, which then write zeros.
+  void asyncCopyRounds(OpBuilder &b, Location loc, Value dst, Value dstIndex,
+                       int64_t dstStep, Value src, ValueRange srcIndices,
+                       int64_t srcDim, int64_t srcStep, int64_t rounds,
+                       Value limit, int64_t elements) const override {
+    Type i64 = b.getI64Type();
+    const int64_t bytes =
+        cast<MemRefType>(src.getType()).getElementTypeBitWidth() / 8;
+    auto c64 = [&](int64_t v) -> Value {
+      return b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(v));
+    };
+    auto address = [&](Value memref, Value offset) {
+      Value base =
+          b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
+      Value at = b.create<arith::AddIOp>(
+          loc, base,
+          b.create<arith::MulIOp>(
+              loc, offset,
+              b.create<arith::ConstantIndexOp>(loc, bytes)));
+      return b.create<arith::IndexCastOp>(loc, i64, at);
+    };
+    auto meta = b.create<memref::ExtractStridedMetadataOp>(loc, src);
+    Value linear = meta.getOffset();
+    for (auto [i, index] : llvm::enumerate(srcIndices))
+      linear = b.create<arith::AddIOp>(
+          loc, linear,
+          b.create<arith::MulIOp>(loc, index, meta.getStrides()[i]));
+    Value from = address(src, linear), to = address(dst, dstIndex);
+    // The source's byte step between rounds: srcStep along its dimension,
+    // an immediate per round where the stride is static, else a register
+    // add a round.
+    Value step = b.create<arith::IndexCastOp>(
+        loc, i64,
+        b.create<arith::MulIOp>(
+            loc, meta.getStrides()[srcDim],
+            b.create<arith::ConstantIndexOp>(loc, srcStep * bytes)));
+    Value lim = b.create<arith::IndexCastOp>(loc, b.getI32Type(), limit);
+    std::optional<int64_t> fixed;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (succeeded(getStridesAndOffset(cast<MemRefType>(src.getType()),
+                                      strides, offset)) &&
+        !ShapedType::isDynamic(strides[srcDim]))
+      fixed = strides[srcDim] * srcStep * bytes;
+    const int64_t size = elements * bytes;
+    for (int64_t r = 0; r < rounds; ++r) {
+      std::string srcOffset =
+          fixed ? "+" + std::to_string(r * *fixed) : std::string();
+      std::string text = "{\n.reg .pred p;\nsetp.le.s32 p, $2, " +
+                         std::to_string(r * srcStep) +
+                         ";\ncp.async.cg.shared.global [$0+" +
+                         std::to_string(r * dstStep * bytes) + "], [$1" +
+                         srcOffset + "], " + std::to_string(size) +
+                         ", p;\n}";
+      Value srcAt = from;
+      if (!fixed && r)
+        srcAt = b.create<arith::AddIOp>(
+            loc, from, b.create<arith::MulIOp>(loc, step, c64(r)));
+      b.create<LLVM::InlineAsmOp>(
+          loc, Type(), ValueRange{to, srcAt, lim}, b.getStringAttr(text),
+          b.getStringAttr("l,l,r,~{memory}"),
+          /*has_side_effects=*/b.getUnitAttr(),
+          /*is_align_stack=*/UnitAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
+    }
   }
   Value asyncGroup(OpBuilder &b, Location loc,
                    ValueRange copies) const override {
@@ -198,41 +273,15 @@ public:
                                    int64_t n, bool transposeB, ValueRange a,
                                    Value bOperand,
                                    ValueRange d) const override {
-    std::string type = element.isBF16() ? "bf16" : "f16";
-    const int64_t acc = n / 2;
-    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
-                       std::to_string(acc + 5) +
-                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
-                       std::to_string(n) + "k16.f32." + type + "." + type +
-                       " {";
-    std::string constraints;
-    for (int64_t i = 0; i < acc; ++i) {
-      text += (i ? ", $" : "$") + std::to_string(i);
-      constraints += "=f,";
-    }
-    text += "}, {$" + std::to_string(acc) + ", $" + std::to_string(acc + 1) +
-            ", $" + std::to_string(acc + 2) + ", $" + std::to_string(acc + 3) +
-            "}, $" + std::to_string(acc + 4) + ", p, 1, 1, " +
-            (transposeB ? "1" : "0") + ";\n}";
-    constraints += "r,r,r,r,l,r";
-    for (int64_t i = 0; i < acc; ++i)
-      constraints += "," + std::to_string(i);
-    SmallVector<Value> operands(a.begin(), a.end());
-    operands.push_back(bOperand);
-    operands.push_back(
-        b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(1)));
-    operands.append(d.begin(), d.end());
-    SmallVector<Type> fields(acc, b.getF32Type());
-    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
-    auto asmOp = b.create<LLVM::InlineAsmOp>(
-        loc, result, operands, b.getStringAttr(text),
-        b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
-        /*is_align_stack=*/UnitAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
-    SmallVector<Value> out;
-    for (int64_t i = 0; i < acc; ++i)
-      out.push_back(
-          b.create<LLVM::ExtractValueOp>(loc, asmOp.getResult(0), i));
-    return out;
+    return wgmma(b, loc, element, n, transposeB, a, bOperand, d);
+  }
+  SmallVector<Value> warpgroupTileSharedA(OpBuilder &b, Location loc,
+                                          Type element, int64_t n,
+                                          bool transposeB, Value aOperand,
+                                          Value bOperand,
+                                          ValueRange d) const override {
+    return wgmma(b, loc, element, n, transposeB, ValueRange{aOperand},
+                 bOperand, d);
   }
   void warpgroupFence(OpBuilder &b, Location loc) const override {
     b.create<NVVM::WgmmaFenceAlignedOp>(loc);
@@ -253,6 +302,58 @@ public:
   }
 
 private:
+  /// wgmma.mma_async m64nNk16 with f32 accumulators: A as 4 registers, or
+  /// (one operand) as a descriptor of workgroup memory, K-major.
+  static SmallVector<Value> wgmma(OpBuilder &b, Location loc, Type element,
+                                  int64_t n, bool transposeB, ValueRange a,
+                                  Value bOperand, ValueRange d) {
+    std::string type = element.isBF16() ? "bf16" : "f16";
+    const int64_t acc = n / 2, na = static_cast<int64_t>(a.size());
+    const bool sharedA = na == 1;
+    auto reg = [](int64_t i) { return "$" + std::to_string(i); };
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " +
+                       reg(acc + na + 1) +
+                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                       std::to_string(n) + "k16.f32." + type + "." + type +
+                       " {";
+    std::string constraints;
+    for (int64_t i = 0; i < acc; ++i) {
+      text += (i ? ", " : "") + reg(i);
+      constraints += "=f,";
+    }
+    text += "}, ";
+    if (sharedA) {
+      text += reg(acc);
+      constraints += "l,";
+    } else {
+      text += "{" + reg(acc) + ", " + reg(acc + 1) + ", " + reg(acc + 2) +
+              ", " + reg(acc + 3) + "}";
+      constraints += "r,r,r,r,";
+    }
+    // The SS form has A's transpose immediate (0: K-major) before B's.
+    text += ", " + reg(acc + na) + ", p, 1, 1, " + (sharedA ? "0, " : "") +
+            (transposeB ? "1" : "0") + ";\n}";
+    constraints += "l,r";
+    for (int64_t i = 0; i < acc; ++i)
+      constraints += "," + std::to_string(i);
+    SmallVector<Value> operands(a.begin(), a.end());
+    operands.push_back(bOperand);
+    operands.push_back(
+        b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(1)));
+    operands.append(d.begin(), d.end());
+    SmallVector<Type> fields(acc, b.getF32Type());
+    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+    auto asmOp = b.create<LLVM::InlineAsmOp>(
+        loc, result, operands, b.getStringAttr(text),
+        b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
+        /*is_align_stack=*/UnitAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < acc; ++i)
+      out.push_back(
+          b.create<LLVM::ExtractValueOp>(loc, asmOp.getResult(0), i));
+    return out;
+  }
+
   /// One f32 -> f32 PTX instruction.
   static Value ptx(OpBuilder &b, Location loc, StringRef text, Value x) {
     auto asmOp = b.create<LLVM::InlineAsmOp>(

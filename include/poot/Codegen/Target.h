@@ -53,8 +53,12 @@ public:
   virtual mlir::Value tanh(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value x) const;
   /// 2^x in f32: e^(x ln 2) by default; a target with a native 2^x uses it.
+  /// With `flushSubnormals`, a result below 2^-126 may be 0 (and a
+  /// subnormal x reads as 0): the softmax weights of the tile schedule,
+  /// where such a weight is under 2^-126 of the row's largest and changes
+  /// no sum, take the cheaper instruction where a target has one.
   virtual mlir::Value exp2(mlir::OpBuilder &b, mlir::Location loc,
-                           mlir::Value x) const;
+                           mlir::Value x, bool flushSubnormals = false) const;
   /// The other f32 functions the primitive kernels need: a math op by
   /// default (see `exp`).
   enum class MathFn { Log, Sin, Cos, Sqrt, Rsqrt };
@@ -96,6 +100,19 @@ public:
                                 mlir::Value dst, mlir::ValueRange dstIndices,
                                 mlir::Value src, mlir::ValueRange srcIndices,
                                 int64_t elements) const;
+  /// Starts `rounds` copies of 16 bytes (`elements` of the memrefs' type),
+  /// round r from src at `srcIndices` with index `srcDim` advanced by
+  /// r * srcStep, to dst (workgroup memory, one dimension) at `dstIndex`
+  /// + r * dstStep, the same alignment asked as of asyncCopy. A round with
+  /// r * srcStep >= `limit` (an index) reads nothing and writes zeros. One
+  /// address computation for all the rounds: what a target gains over
+  /// `rounds` asyncCopy calls is the per-copy index arithmetic.
+  virtual void asyncCopyRounds(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value dst, mlir::Value dstIndex,
+                               int64_t dstStep, mlir::Value src,
+                               mlir::ValueRange srcIndices, int64_t srcDim,
+                               int64_t srcStep, int64_t rounds,
+                               mlir::Value limit, int64_t elements) const;
   /// Closes the copies this thread started since the last group into a
   /// group (an empty one where it started none); returns its token.
   virtual mlir::Value asyncGroup(mlir::OpBuilder &b, mlir::Location loc,
@@ -148,6 +165,15 @@ public:
   warpgroupTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Type element,
                 int64_t n, bool transposeB, mlir::ValueRange a,
                 mlir::Value bOperand, mlir::ValueRange d) const;
+  /// warpgroupTile with A in workgroup memory as well: `aOperand` describes
+  /// 64 rows of A with k along the row in the 128-byte swizzled layout
+  /// (warpgroupOperand; the layout B has where `transposeB` is false), so A
+  /// takes no registers.
+  virtual llvm::SmallVector<mlir::Value>
+  warpgroupTileSharedA(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Type element, int64_t n, bool transposeB,
+                       mlir::Value aOperand, mlir::Value bOperand,
+                       mlir::ValueRange d) const;
   /// Orders this lane's earlier register writes before the next products.
   virtual void warpgroupFence(mlir::OpBuilder &b, mlir::Location loc) const;
   /// Closes the products issued since the last call into a group, and waits
