@@ -54,6 +54,9 @@ struct Spec {
   int64_t tileRows = 0, tileKeys = 0, tileStages = 0;
   /// The tile schedule's products on the warpgroup tile (Target.h).
   bool tileWarpgroup = false;
+  /// Warpgroup tile: q staged in workgroup memory (the schedule's
+  /// tile_shared_query).
+  bool tileSharedQuery = false;
   /// The tile schedule counts the key tiles each workgroup visits into a
   /// `tiles` buffer (one i32 per workgroup, zero before the launch), on
   /// request (`poot.count_tiles`), so a test can prove what was skipped.

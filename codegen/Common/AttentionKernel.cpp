@@ -74,6 +74,7 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   s.tileKeys = schedule.getTileKeys();
   s.tileStages = schedule.getTileStages();
   s.tileWarpgroup = schedule.getTileWarpgroup();
+  s.tileSharedQuery = schedule.getTileSharedQuery();
   s.countTiles = s.tileRows > 0 && op->hasAttr(attrs::kCountTiles);
   if (s.fusedCombine && !target.hasDeviceFence())
     return op.emitError() << "expected a target with a device-scope fence "

@@ -590,8 +590,10 @@ struct WarpgroupParts {
   const Spec &s;
   const Tile &w;
   Value tid;
-  /// q as A words, loaded once (emitWarpgroupBody).
+  /// q as A words, loaded once (emitWarpgroupBody), or (qs) staged once
+  /// in workgroup memory in the keys' swizzled layout, 64 rows.
   SmallVector<SmallVector<Value, 4>> qa;
+  Value qs;
   int64_t keys = 0, scoreParts = 1, scoreKeys = 0;
   /// Bytes of one key buffer (the second, if any, follows the first).
   int64_t keyStageBytes = 0;
@@ -621,6 +623,36 @@ struct WarpgroupParts {
                                      /*leadingBytes=*/16,
                                      /*strideBytes=*/1024);
   }
+  /// q's step m of 16 channels, laid out as the keys are (64 rows).
+  Value queryOperand(Emitter &x, int64_t m) const {
+    return e.target.warpgroupOperand(x.b, x.loc, qs,
+                                     x.idx(m / 4 * 64 * 128 + m % 4 * 32),
+                                     /*leadingBytes=*/16,
+                                     /*strideBytes=*/1024);
+  }
+  /// Starts the copies of the workgroup's 64 query rows (packed rows p0
+  /// on, clamped to the last) into qs, in the keys' swizzled layout; they
+  /// land with the first tile's keys.
+  void copyQueries(Emitter &x, Value p0) const {
+    const int64_t perRow = s.dk / 8, items = 64 * perRow;
+    for (int64_t i = 0; i * s.lanes < items; ++i) {
+      Value v = x.add(tid, x.idx(i * s.lanes));
+      auto copy = [&] {
+        Value r = x.div(v, x.idx(perRow)), cb = x.rem(v, x.idx(perRow));
+        Row row = rowOf(x, w, x.add(p0, r));
+        Value chunk = x.b.create<arith::XOrIOp>(
+            x.loc, x.rem(cb, x.idx(8)), x.rem(r, x.idx(8)));
+        Value at = x.add(x.mul(x.div(cb, x.idx(8)), x.idx(64 * 64)),
+                         x.add(x.mul(r, x.idx(64)), x.mul(chunk, x.idx(8))));
+        e.target.asyncCopy(x.b, x.loc, qs, {at}, w.a.q,
+                           {w.bi, row.head, row.qi, x.mul(cb, x.idx(8))}, 8);
+      };
+      if ((i + 1) * s.lanes <= items)
+        copy();
+      else
+        x.when(x.cmpi(arith::CmpIPredicate::ult, v, x.idx(items)), copy);
+    }
+  }
   Value valueOperand(Emitter &x, int64_t kk) const {
     return e.target.warpgroupOperand(x.b, x.loc, w.vs, x.idx(2048 * kk),
                                      /*leadingBytes=*/keys * 128,
@@ -636,10 +668,15 @@ struct WarpgroupParts {
     for (int64_t m = 0; m < s.dk / 16; ++m)
       for (int64_t part = 0; part < scoreParts; ++part) {
         const int64_t first = part * scoreKeys / 2;
-        SmallVector<Value> d = e.target.warpgroupTile(
-            x.b, x.loc, s.storage, scoreKeys, /*transposeB=*/false, qa[m],
-            keyOperand(x, m, part, stage),
-            ValueRange(acc).slice(first, scoreKeys / 2));
+        ValueRange in = ValueRange(acc).slice(first, scoreKeys / 2);
+        Value kOperand = keyOperand(x, m, part, stage);
+        SmallVector<Value> d =
+            qs ? e.target.warpgroupTileSharedA(
+                     x.b, x.loc, s.storage, scoreKeys, /*transposeB=*/false,
+                     queryOperand(x, m), kOperand, in)
+               : e.target.warpgroupTile(x.b, x.loc, s.storage, scoreKeys,
+                                        /*transposeB=*/false, qa[m],
+                                        kOperand, in);
         std::copy(d.begin(), d.end(), acc.begin() + first);
       }
     return acc;
@@ -698,6 +735,7 @@ struct WarpgroupParts {
     lastGroup = e.target.asyncGroup(x.b, x.loc, {});
   }
   mutable Value lastGroup;
+  Value p0; ///< the workgroup's first packed row
 };
 
 /// One key buffer and one value buffer: the next tile's keys are copied
@@ -710,8 +748,11 @@ SmallVector<Value> warpgroupLoop(Emitter &e, const WarpgroupParts &parts,
   const Spec &s = parts.s;
   const int64_t keys = parts.keys;
   const TargetHooks &target = e.target;
-  // The first tile's keys as a group; its values are closed into a group
-  // at the top of the loop, as every later tile's are.
+  // The first tile's keys (and q, where it is staged) as a group; its
+  // values are closed into a group at the top of the loop, as every later
+  // tile's are.
+  if (parts.qs)
+    parts.copyQueries(e, parts.p0);
   parts.copyKeys(e, w.kBegin);
   parts.closeCopies(e);
   parts.copyValues(e, w.kBegin);
@@ -847,14 +888,36 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
   Row rows[2] = {rowOf(e, w, pA), rowOf(e, w, e.add(pA, e.idx(8)))};
 
   WarpgroupParts parts{e, s, w, tid};
+  parts.p0 = p0;
   parts.keys = keys;
   parts.scoreParts = s.dv == keys ? 2 : 1;
   parts.scoreKeys = keys / parts.scoreParts;
   parts.keyStageBytes = keyStageBytes;
   // q as A words in natural order: step m's words are rows g and g + 8 at
   // channels 16 m + 2 t (+1), then at 16 m + 8 + 2 t (+1).
-  parts.qa.resize(s.dk / 16);
-  for (int64_t m = 0; m < s.dk / 16; ++m)
+  // With q staged, a lane holds the accumulators (dv / 2), the scores
+  // (keys / 2) and little else: 128 registers, so four workgroups a
+  // compute unit (65536 registers; 4 x 48 KiB of workgroup memory on
+  // sm_90) instead of the three q's registers allowed. Asked for only
+  // where the score transform is the scale alone and both tiles copy in
+  // rounds: ptxas then fits 128 without spills (130 unconstrained at
+  // dk = dv = 128), where a softcap, ALiBi or the per-copy addresses of
+  // width 96 spilled 8 to 100 bytes.
+  if (s.tileSharedQuery) {
+    parts.qs = target.allocWorkgroup(
+        b, loc, fn, {warpgroupBufferBytes(64, s.dk) / 2}, et, /*align=*/1024);
+    auto rounds = [&](int64_t width) {
+      return s.lanes % (width / 8) == 0 &&
+             (s.lanes / (width / 8)) % 8 == 0;
+    };
+    const bool plain = !s.softcap && !s.hasMask && s.slopes.empty();
+    if (plain && rounds(s.dk) && rounds(s.dv) &&
+        !s.paged && !s.sharedWidth)
+      target.setWorkgroupsPerUnit(fn, 4);
+  }
+  else
+    parts.qa.resize(s.dk / 16);
+  for (int64_t m = 0; m < static_cast<int64_t>(parts.qa.size()); ++m)
     for (int64_t half = 0; half < 2; ++half)
       for (int64_t r = 0; r < 2; ++r) {
         Value c = e.add(e.mul(t, e.idx(2)), e.idx(16 * m + 8 * half));

@@ -95,6 +95,15 @@ public:
     return x;
   }
 
+  // .minnctapersm: ptxas keeps the registers a lane to what that many
+  // workgroups a streaming multiprocessor leave (65536 registers in all).
+  void setWorkgroupsPerUnit(gpu::GPUFuncOp fn,
+                            int64_t workgroups) const override {
+    fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                IntegerAttr::get(IntegerType::get(fn.getContext(), 32),
+                                 workgroups));
+  }
+
   // cp.async (16 bytes, L1 bypassed), its commit and wait groups, and
   // ldmatrix .x4 .trans (sm_80 and later), through the nvgpu dialect, which
   // the pipeline lowers with the rest.

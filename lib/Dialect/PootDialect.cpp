@@ -43,7 +43,7 @@ LogicalResult AttentionScheduleAttr::verify(
     int64_t gridY, int64_t stateBytes, int64_t scratchBytes,
     bool fusedCombine, int64_t counterBytes, bool liveSplits,
     bool causalSkip, int64_t tileRows, int64_t tileKeys, int64_t tileStages,
-    bool tileWarpgroup, StringRef device) {
+    bool tileWarpgroup, bool tileSharedQuery, StringRef device) {
   auto positive = [&](int64_t v, const char *name) -> LogicalResult {
     if (v >= 1)
       return success();
@@ -118,10 +118,15 @@ LogicalResult AttentionScheduleAttr::verify(
       return emitError() << "expected a warpgroup tile schedule of 64 rows, "
                             "got tile_rows "
                          << tileRows;
-  } else if (tileStages != 0 || tileWarpgroup) {
+    // The query rows in workgroup memory are an operand of the warpgroup
+    // tile only.
+    if (tileSharedQuery && (!tileWarpgroup || tileStages != 1))
+      return emitError() << "expected tile_shared_query only with "
+                            "tile_warpgroup and one key buffer";
+  } else if (tileStages != 0 || tileWarpgroup || tileSharedQuery) {
     return emitError()
-           << "expected tile_stages and tile_warpgroup only on a tile "
-              "schedule";
+           << "expected tile_stages, tile_warpgroup and tile_shared_query "
+              "only on a tile schedule";
   }
   return success();
 }
@@ -155,6 +160,8 @@ DictionaryAttr AttentionScheduleAttr::toDictionary() const {
       b.getNamedAttr("tile_keys", i(getTileKeys())),
       b.getNamedAttr("tile_stages", i(getTileStages())),
       b.getNamedAttr("tile_warpgroup", b.getBoolAttr(getTileWarpgroup())),
+      b.getNamedAttr("tile_shared_query",
+                     b.getBoolAttr(getTileSharedQuery())),
       b.getNamedAttr("device", b.getStringAttr(getDevice())),
   });
 }

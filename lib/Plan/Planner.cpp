@@ -328,9 +328,17 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
   out.tileKeys = keys;
   out.tileStages = stages;
   out.tileWarpgroup = warpgroup;
+  // q staged once in workgroup memory, beside one key and one value
+  // buffer, where the three fit (widths up to 128 in 48 KiB): the score
+  // products read both operands there, which frees the dk / 4 registers a
+  // lane q's A words took.
+  out.tileSharedQuery = warpgroup && stages == 1 && !tuning.noSharedQuery &&
+                        atoms(dk) + atoms(dk) + atoms(dv) <=
+                            d.workgroupMemoryBytes;
   out.lanes = warps * 32;
   out.vector = 8;
-  out.stateBytes = warpgroup ? stages * atoms(dk) + atoms(dv)
+  out.stateBytes = warpgroup ? (stages + out.tileSharedQuery) * atoms(dk) +
+                                   atoms(dv)
                              : tileWorkgroupBytes(dk, dv, keys, stages);
   out.rows = s.batch * s.keyHeads * ceilDiv(nRep * s.queryLen, out.tileRows);
   out.chunk = s.keyLen;
@@ -340,6 +348,8 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
                           "memory, on the {4} matrix tile",
                           out.tileRows, nRep, keys, stages,
                           warpgroup ? "warpgroup" : "subgroup");
+  if (out.tileSharedQuery)
+    out.why += ", q in workgroup memory";
   // Decode rows leave the device idle: split the keys into about two
   // waves of three workgroups a compute unit (three fit its registers at
   // 168 a lane), at most 16 splits of at least two tiles each, and fold the

@@ -293,6 +293,10 @@ for model in "8b 32 8" "70b 64 8"; do
     "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
       --warpgroup-pipeline -o "$OUT/bench/$name-pipelined.plan"
     echo "$name-pipelined $l" >> "$OUT/bench/compare.txt"
+    # And with q in registers instead of workgroup memory.
+    "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
+      --no-shared-query -o "$OUT/bench/$name-registers.plan"
+    echo "$name-registers $l" >> "$OUT/bench/compare.txt"
     rm "$OUT/bench/$name.mlir"
     echo "$name 1 $2 $3 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
   done

@@ -471,7 +471,17 @@ TEST(Planner, WarpgroupTileSchedule) {
   EXPECT_EQ(s->lanes, 128);
   EXPECT_EQ(s->group, 4);
   EXPECT_EQ(s->rows, 8 * 63);
-  EXPECT_EQ(s->stateBytes, 2 * 2 * 64 * 128);
+  // q staged beside them (48 KiB in all), so q takes no registers.
+  EXPECT_TRUE(s->tileSharedQuery);
+  EXPECT_EQ(s->stateBytes, 3 * 2 * 64 * 128);
+  ScheduleTuning registers;
+  registers.noSharedQuery = true;
+  {
+    auto inRegisters = planAttention(p, d, registers);
+    ASSERT_TRUE(bool(inRegisters));
+    EXPECT_FALSE(inRegisters->tileSharedQuery);
+    EXPECT_EQ(inRegisters->stateBytes, 2 * 2 * 64 * 128);
+  }
   // Asked for the pipelined form: two key buffers beside the value buffer
   // fit 48 KiB.
   ScheduleTuning pipelined;
@@ -481,6 +491,7 @@ TEST(Planner, WarpgroupTileSchedule) {
     ASSERT_TRUE(bool(two));
     EXPECT_TRUE(two->tileWarpgroup);
     EXPECT_EQ(two->tileStages, 2);
+    EXPECT_FALSE(two->tileSharedQuery);
     EXPECT_EQ(two->stateBytes, 3 * 2 * 64 * 128);
   }
   // Asked not to: the subgroup tile, as on sm_80.
@@ -531,7 +542,9 @@ TEST(Planner, WarpgroupTileSchedule) {
   }
   odd.valueWidth = 96;
   s = planAttention(odd, d);
-  EXPECT_EQ(s->stateBytes, 64 * 128 + 2 * 64 * 128);
+  // dk 64 (q 8 KiB) beside dv 96 (a 16 KiB value buffer).
+  EXPECT_TRUE(s->tileSharedQuery);
+  EXPECT_EQ(s->stateBytes, 2 * 64 * 128 + 2 * 64 * 128);
   s = planAttention(odd, d, pipelined);
   EXPECT_EQ(s->tileStages, 2);
   EXPECT_EQ(s->stateBytes, 2 * 64 * 128 + 2 * 64 * 128);
@@ -542,6 +555,8 @@ TEST(Planner, WarpgroupTileSchedule) {
   s = planAttention(mla, d);
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->tileWarpgroup);
+  // A 192-wide q would not fit beside the key and value buffers.
+  EXPECT_FALSE(s->tileSharedQuery);
   EXPECT_EQ(s->stateBytes, 3 * 64 * 128 + 2 * 64 * 128);
   // Two 192-wide key buffers would not fit beside the values: one, also
   // when the pipelined form is asked for.

@@ -140,6 +140,11 @@ static struct TuningFlags {
                "products during this tile's softmax (comparisons; slower "
                "on the H200)"),
       cl::cat(tuningOptions)};
+  cl::opt<bool> noSharedQuery{
+      "no-shared-query", cl::init(false),
+      cl::desc("Warpgroup tile: q in registers even where it fits in "
+               "workgroup memory (comparisons)"),
+      cl::cat(tuningOptions)};
   cl::opt<bool> noFusedCombine{
       "no-fused-combine", cl::init(false),
       cl::desc("Split-KV: always a combine kernel (comparisons)"),

@@ -39,6 +39,11 @@ public:
   /// Marks a kernel with its workgroup size.
   virtual void setWorkgroupSize(mlir::gpu::GPUFuncOp fn,
                                 int64_t lanes) const = 0;
+  /// Asks the backend to fit `workgroups` workgroups of the kernel on one
+  /// compute unit at once (on NVVM, a register budget per lane); nothing
+  /// where a target has no such hint.
+  virtual void setWorkgroupsPerUnit(mlir::gpu::GPUFuncOp fn,
+                                    int64_t workgroups) const {}
   /// Whether buffers of `storage` can be loaded and stored: a float type,
   /// or an integer type (i1 tensors travel as i32 words).
   virtual bool canStore(mlir::Type storage) const = 0;

@@ -72,6 +72,7 @@ def Poot_AttentionScheduleAttr
     Poot_IntParameter<"0", "tile schedule: keys staged per step">:$tile_keys,
     Poot_IntParameter<"0", "tile schedule: key tiles in workgroup memory at once">:$tile_stages,
     Poot_FlagParameter:$tile_warpgroup,
+    Poot_FlagParameter:$tile_shared_query,
     StringRefParameter<"the device preset planned for", "\"\"">:$device
   );
   let assemblyFormat = "`<` struct(params) `>`";

@@ -63,6 +63,9 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
     Option<"warpgroupPipeline", "warpgroup-pipeline", "bool", "false",
            "Warpgroup tile: two key buffers, the next tile's score products "
            "during this tile's softmax (comparisons; slower on the H200)">,
+    Option<"noSharedQuery", "no-shared-query", "bool", "false",
+           "Warpgroup tile: q in registers even where it fits in workgroup "
+           "memory beside the key and value tiles (comparisons)">,
     Option<"noFusedCombine", "no-fused-combine", "bool", "false",
            "Split-KV: always a combine kernel, never the combine in the "
            "last workgroup of a row (comparisons)">,

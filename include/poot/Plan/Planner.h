@@ -74,6 +74,9 @@ struct ScheduleTuning {
   /// this tile's softmax (the pipelined form; measured slower on the H200
   /// than one buffer, so asked for, not the default).
   bool warpgroupPipeline = false;
+  /// Warpgroup tile: q in registers even where it fits in workgroup memory
+  /// (comparisons).
+  bool noSharedQuery = false;
   bool noFusedCombine = false; ///< split-KV: always a combine kernel
   /// Split-KV: the combine in the last workgroup on every schedule, on any
   /// target the generator gives a device fence (tests and comparisons).
@@ -149,6 +152,10 @@ struct AttentionSchedule {
   /// during this tile's softmax and value products, its values during the
   /// next tile's scores).
   bool tileWarpgroup = false;
+  /// Warpgroup tile: the workgroup's query rows staged once in workgroup
+  /// memory, the score products reading both operands there, so q takes
+  /// no registers.
+  bool tileSharedQuery = false;
   std::string why;         ///< one line on the choice, for reports
 };
 
@@ -165,6 +172,7 @@ void copyTuning(const From &from, To &to) {
   to.noMatrix = from.noMatrix;
   to.noWarpgroup = from.noWarpgroup;
   to.warpgroupPipeline = from.warpgroupPipeline;
+  to.noSharedQuery = from.noSharedQuery;
   to.noFusedCombine = from.noFusedCombine;
   to.fusedCombine = from.fusedCombine;
   to.countTiles = from.countTiles;

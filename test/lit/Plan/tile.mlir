@@ -11,7 +11,7 @@
 // 64-key tiles, keys and values one buffer each in the swizzled layout
 // (2 x 64 keys x 128 bytes each).
 // CHECK-LABEL: func.func @prefill_8b
-// CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 32768, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, device = "sm_90">
+// CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 49152, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
 // Asked for the pipelined form: two key buffers beside the value buffer,
 // 48 KiB (the next tile's scores run during this tile's softmax).
 // PIPE-LABEL: func.func @prefill_8b
