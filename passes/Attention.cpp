@@ -269,6 +269,10 @@ struct Scores {
   /// max(s, L) on the masked scores (HF's clamp at finfo.min): every
   /// hidden score becomes the finite L.
   std::optional<double> clampFill;
+  /// Biases added inside the scale, `(s + b) * c`, each mask and each of its
+  /// terms with the factor c applied after it: the fused op adds b * c to
+  /// the scaled scores, which is the same sum distributed.
+  llvm::DenseMap<Value, double> biasFactor;
 };
 
 std::optional<std::pair<Value, bool>> selectMask(Value term);
@@ -545,13 +549,37 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
                                 "computes";
         return failure();
       }
-      // A mask of 0 and -inf commutes with a positive scale, exactly; any
-      // other added tensor would be scaled with the scores.
-      if (stage != MaskStage &&
-          !(stage == ScaleStage && isHidingMask(m) && scaleCommutes(out))) {
+      // A mask of 0 and -inf commutes with a positive scale, exactly. Any
+      // other tensor added inside a positive scale c is scaled with the
+      // scores: (s + b) * c = s * c + b * c, so it is the mask b * c added
+      // after the scale (the sum distributed, one rounding apart; b holds no
+      // +inf or NaN, checked above, and -inf * c is -inf). Inside a softcap
+      // the bias would pass through the tanh, which no mask of the fused op
+      // does.
+      if (stage != MaskStage && !(stage == ScaleStage && scaleCommutes(out))) {
         why = "a mask is added before the scale or softcap: the score order "
               "differs from (q.k)*scale -> softcap -> +mask";
         return failure();
+      }
+      if (stage == ScaleStage && !isHidingMask(m) && out.scale != 1.0) {
+        SmallVector<Value> terms, outer;
+        maskTerms(m, terms);
+        if (!llvm::is_contained(terms, m))
+          terms.push_back(m);
+        for (Value o : out.masks) {
+          outer.push_back(o);
+          maskTerms(o, outer);
+        }
+        for (Value t : terms) {
+          // The factor is looked up by value: one value added both inside
+          // and outside a scale (or inside two) would need two at once.
+          auto [it, fresh] = out.biasFactor.try_emplace(t, out.scale);
+          if (!fresh || llvm::is_contained(outer, t)) {
+            why = describeOp(add) + " adds a bias that the chain also adds "
+                                    "at another scale";
+            return failure();
+          }
+        }
       }
       out.masks.push_back(m);
       s = l ? add.getLhs() : add.getRhs();
@@ -1337,6 +1365,7 @@ struct MaskMeaning {
   /// The visible band t - qpos in [lower, upper], qpos = i (+ pos).
   std::optional<int64_t> upper, lower;
   bool posUsed = false;
+  bool scaledBias = false; ///< a bias added inside the scale was read
 };
 
 /// Splits an additive mask into its terms (through broadcasts).
@@ -1564,6 +1593,7 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
                          ArrayRef<std::pair<Value, bool>> conds, int64_t hq,
                          int64_t lq, int64_t lk, bool finiteHides,
                          const llvm::DenseMap<Value, double> &finiteFills,
+                         const llvm::DenseMap<Value, double> &biasFactor,
                          bool allowAbsolute = true) {
   MaskMeaning out;
   Visibility vis;
@@ -1579,6 +1609,21 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     maskTerms(m, terms);
   SmallVector<Value> condTerms; // the select masks behind the conditions
   for (Value term : terms) {
+    // A bias added inside the scale reaches the softmax as b * c: it is
+    // read as ALiBi with its slopes times c, or kept as the tensor b * c.
+    if (auto it = biasFactor.find(term); it != biasFactor.end()) {
+      if (out.alibi.empty())
+        if (auto slopes = alibiSlopes(term, hq, lq, vis)) {
+          for (double &slope : *slopes)
+            slope *= it->second;
+          out.alibi = *slopes;
+          out.scaledBias = true;
+          continue;
+        }
+      out.rest.push_back(term);
+      out.scaledBias = true;
+      continue;
+    }
     if (auto c = stripAligned(term).getDefiningOp<ConstantOp>();
         c && isa<FloatType>(typeOf(c.getResult()).getElementType())) {
       Visibility trial = vis;
@@ -1652,7 +1697,7 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     if (!implied) {
       MaskMeaning again =
           explainMasks(masks, conds, hq, lq, lk, finiteHides, finiteFills,
-                       /*allowAbsolute=*/false);
+                       biasFactor, /*allowAbsolute=*/false);
       again.notes.push_back(
           llvm::formatv("a bound t - pos {0} {1} on every row is not implied "
                         "by the band",
@@ -1665,6 +1710,7 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     MaskMeaning all;
     all.rest.assign(masks.begin(), masks.end());
     all.restConds.assign(conds.begin(), conds.end());
+    all.scaledBias = out.scaledBias;
     all.notes.push_back(why);
     return all;
   };
@@ -2243,8 +2289,10 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                                      "only, got {0}",
                                      typeOf(m)));
   }
-  MaskMeaning meaning = explainMasks(peeled->masks, selectConds, hq, lq, lk,
-                                     /*finiteHides=*/true, peeled->finiteFills);
+  MaskMeaning meaning =
+      explainMasks(peeled->masks, selectConds, hq, lq, lk,
+                   /*finiteHides=*/true, peeled->finiteFills,
+                   peeled->biasFactor);
   if (meaning.finiteFill) {
     // A finite fill stands for -inf only where that is exact; otherwise the
     // masks are read again with finite fills as values (an additive one
@@ -2252,7 +2300,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     std::string risk = finiteFillRisk(meaning, lq, lk, fn);
     if (!risk.empty()) {
       meaning = explainMasks(peeled->masks, selectConds, hq, lq, lk,
-                             /*finiteHides=*/false, peeled->finiteFills);
+                             /*finiteHides=*/false, peeled->finiteFills,
+                             peeled->biasFactor);
       meaning.notes.push_back("mask kept as a tensor: " + risk);
       for (auto [c, inverted] : meaning.restConds)
         if (peeled->finiteFills.count(c))
@@ -2338,6 +2387,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   }
   for (const std::string &n : meaning.notes)
     note += "; " + n;
+  if (meaning.scaledBias)
+    note += "; a bias added before the scale, multiplied by it";
 
   // The rewrite.
   if (!k) {
@@ -2423,7 +2474,22 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
   }
   for (Value m : meaning.rest) {
-    Value n = normaliseMask(rewriter, loc, maskView(m), scoresType);
+    Value src = maskView(m);
+    if (auto it = peeled->biasFactor.find(m);
+        it != peeled->biasFactor.end()) {
+      // The bias added inside the scale, b * c, as an op of its own on the
+      // bias (in f32 at least, so c is not rounded to a narrow type).
+      auto st = typeOf(src);
+      Type ft = widerFloat(st.getElementType(), rewriter.getF32Type());
+      if (ft != st.getElementType())
+        src = rewriter.create<ConvertOp>(
+            loc, RankedTensorType::get(st.getShape(), ft), src);
+      Value c = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(RankedTensorType::get({}, ft),
+                                      rewriter.getFloatAttr(ft, it->second)));
+      src = rewriter.create<MulOp>(loc, src, c);
+    }
+    Value n = normaliseMask(rewriter, loc, src, scoresType);
     mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
   }
   if (!qPerm.empty() && mask && typeOf(mask).getDimSize(1) == hq)

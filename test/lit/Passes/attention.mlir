@@ -901,10 +901,15 @@ func.func @two_score_matmuls(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>,
 
 // -----
 
-// (q . k + mask) * 0.25 scales an arbitrary mask with the scores.
+// (q . k + mask) * 0.25 scales an arbitrary mask with the scores: the sum
+// distributed, the fused op adds mask * 0.25 (an op of its own on the mask)
+// to the scaled scores.
 // CHECK-LABEL: func.func @mask_added_before_scale
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: a mask is added before the scale or softcap: the score order differs from (q.k)*scale -> softcap -> +mask{{$}}
+// CHECK-SAME: %[[MASK:[^:]+]]: tensor<1x1x1x8xf32>)
+// CHECK: %[[C:.+]] = poot.constant dense<2.500000e-01> : tensor<f32>
+// CHECK: %[[SM:.+]] = poot.mul %[[MASK]], %[[C]]
+// CHECK: poot.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[SM]] : tensor<1x1x1x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; a bias added before the scale, multiplied by it{{$}}
 func.func @mask_added_before_scale(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %mask: tensor<1x1x1x8xf32>) -> tensor<1x2x1x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
   %s = poot.matmul %q, %kt : tensor<1x2x1x16xf32>, tensor<1x2x16x8xf32>
