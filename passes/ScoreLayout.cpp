@@ -966,10 +966,81 @@ struct MatmulBatchBroadcast : public OpRewritePattern<MatmulOp> {
   }
 };
 
+/// a1 . b1 + a2 . b2 with both products over the same batch, rows and
+/// columns is one product over the concatenated contraction:
+/// concat(a1, a2, -1) . concat(b1, b2, -2). Element (i, j) of the sum is
+/// sum_d a1[i, d] b1[d, j] + sum_e a2[i, e] b2[e, j], which is the sum over
+/// the joined d ++ e (the same products, added in another order).
+/// DeepSeek-V3's absorbed MLA scores the latent and the rotary channels
+/// this way.
+struct SumOfScoreProducts : public OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// concat(x1, x2) along `axis` of the matmul operands; when both are the
+  /// same transpose of two tensors, the concat of those tensors along the
+  /// axis the transpose moves there, transposed once (k^T stays a
+  /// transpose of the concatenated keys, which the matcher reads).
+  static Value join(PatternRewriter &rewriter, Location loc, Value x1,
+                    Value x2, int64_t axis) {
+    auto t1 = x1.getDefiningOp<TransposeOp>();
+    auto t2 = x2.getDefiningOp<TransposeOp>();
+    if (t1 && t2 && t1.getPerm() == t2.getPerm()) {
+      int64_t inner = t1.getPerm()[axis];
+      Value cat = rewriter.create<ConcatOp>(
+          loc, ValueRange{t1.getX(), t2.getX()}, inner);
+      return rewriter.create<TransposeOp>(loc, cat, t1.getPerm());
+    }
+    return rewriter.create<ConcatOp>(loc, ValueRange{x1, x2}, axis);
+  }
+
+  /// Whether `a` and `b` have one rank and element type and the same
+  /// dims except along `axis`.
+  static bool sameBut(Value a, Value b, int64_t axis) {
+    auto ta = typeOf(a), tb = typeOf(b);
+    if (ta.getRank() != tb.getRank() ||
+        ta.getElementType() != tb.getElementType())
+      return false;
+    for (int64_t i = 0; i < ta.getRank(); ++i)
+      if (i != axis && ta.getDimSize(i) != tb.getDimSize(i))
+        return false;
+    return true;
+  }
+
+  LogicalResult matchAndRewrite(AddOp add,
+                                PatternRewriter &rewriter) const override {
+    auto m1 = add.getLhs().getDefiningOp<MatmulOp>();
+    auto m2 = add.getRhs().getDefiningOp<MatmulOp>();
+    if (!m1 || !m2 || m1 == m2)
+      return rewriter.notifyMatchFailure(add, "not a sum of two products");
+    // The add must not broadcast either product (a sum over other rows,
+    // columns or batch rows is no single product), and nothing else may
+    // read a product on its own.
+    if (m1.getType() != add.getType() || m2.getType() != add.getType() ||
+        !m1->hasOneUse() || !m2->hasOneUse())
+      return rewriter.notifyMatchFailure(add, "products of other shapes, or "
+                                              "read elsewhere");
+    Value a1 = m1.getLhs(), b1 = m1.getRhs(), a2 = m2.getLhs(),
+          b2 = m2.getRhs();
+    int64_t r = typeOf(a1).getRank();
+    if (r < 2 || typeOf(b1).getRank() != r || !sameBut(a1, a2, r - 1) ||
+        !sameBut(b1, b2, r - 2) ||
+        typeOf(a1).getElementType() != typeOf(b1).getElementType())
+      return rewriter.notifyMatchFailure(add, "operands that do not join");
+    if (!feedsExp(add.getResult()))
+      return rewriter.notifyMatchFailure(add, "not scores");
+    Location loc = add.getLoc();
+    Value a = join(rewriter, loc, a1, a2, r - 1);
+    Value b = join(rewriter, loc, b1, b2, r - 2);
+    rewriter.replaceOpWithNewOp<MatmulOp>(add, a, b);
+    return success();
+  }
+};
+
 } // namespace
 
 void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
   patterns.add<RelabelScoreChain, TransposedPVProduct,
                LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV,
-               MatmulBatchBroadcast>(patterns.getContext());
+               MatmulBatchBroadcast, SumOfScoreProducts>(
+      patterns.getContext());
 }
