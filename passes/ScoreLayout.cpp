@@ -966,6 +966,197 @@ struct MatmulBatchBroadcast : public OpRewritePattern<MatmulOp> {
   }
 };
 
+/// The two factors of a reshape from `in` [batch.., M, N] to `out`
+/// [batch.., M1, M2, N] that splits the rows M = M1 * M2 (both above 1)
+/// and keeps the batch and the last axis; nullopt for any other reshape.
+std::optional<std::pair<int64_t, int64_t>> rowSplit(ArrayRef<int64_t> in,
+                                                    ArrayRef<int64_t> out) {
+  int64_t r = in.size();
+  if (r < 2 || static_cast<int64_t>(out.size()) != r + 1 ||
+      in.take_front(r - 2) != out.take_front(r - 2) ||
+      in.back() != out.back())
+    return std::nullopt;
+  int64_t m1 = out[r - 2], m2 = out[r - 1];
+  if (m1 < 2 || m2 < 2 || m1 * m2 != in[r - 2])
+    return std::nullopt;
+  return std::pair{m1, m2};
+}
+
+/// `v` with leading unit dims up to `rank`.
+Value padRank(PatternRewriter &rewriter, Location loc, Value v, int64_t rank) {
+  auto t = typeOf(v);
+  if (t.getRank() >= rank)
+    return v;
+  SmallVector<int64_t> padded(rank - t.getRank(), 1);
+  llvm::append_range(padded, t.getShape());
+  return rewriter.create<ReshapeOp>(
+      loc, RankedTensorType::get(padded, t.getElementType()), v);
+}
+
+/// `v` [.., X, Y] viewed [.., X1, X2, Y] (or [.., 1, X, Y] with no split).
+Value splitAt(PatternRewriter &rewriter, Location loc, Value v,
+              ArrayRef<int64_t> parts) {
+  auto t = typeOf(v);
+  SmallVector<int64_t> shape(t.getShape().drop_back(2));
+  llvm::append_range(shape, parts);
+  shape.push_back(t.getShape().back());
+  return rewriter.create<ReshapeOp>(
+      loc, RankedTensorType::get(shape, t.getElementType()), v);
+}
+
+/// The permutation of rank `rank` that swaps dims rank-3 and rank-2.
+SmallVector<int64_t> swapRowsPerm(int64_t rank) {
+  SmallVector<int64_t> p = identityPerm(rank);
+  std::swap(p[rank - 3], p[rank - 2]);
+  return p;
+}
+
+/// Which factor of split rows [.., M1, M2, N] the other inputs of the score
+/// chain (masks, biases) vary along: true when some input varies along M2
+/// and none along M1 without M2 (M2 is then the query axis), false
+/// otherwise. Only a choice of labels: either one relabels exactly.
+bool innerFactorIsQuery(Value scores) {
+  int64_t rank = typeOf(scores).getRank();
+  int64_t outerAxis = rank - 3, innerAxis = rank - 2;
+  bool outer = false, inner = false;
+  llvm::DenseSet<Value> seen{scores};
+  SmallVector<Value> work{scores};
+  for (size_t i = 0; i < work.size() && i < 64; ++i)
+    for (Operation *user : work[i].getUsers()) {
+      if (!(isElementwise(user) || isReduction(user) ||
+            isa<BroadcastOp>(user)) ||
+          user->getNumResults() != 1 || !isTensor(user->getResult(0)))
+        continue;
+      for (Value y : user->getOperands()) {
+        if (seen.contains(y) || !isTensor(y))
+          continue;
+        auto t = typeOf(y);
+        auto dim = [&](int64_t axis) {
+          int64_t k = axis - (rank - t.getRank());
+          return k >= 0 && k < t.getRank() ? t.getDimSize(k) : 1;
+        };
+        bool o = dim(outerAxis) > 1, n = dim(innerAxis) > 1;
+        outer |= o && !n;
+        inner |= n && !o;
+      }
+      if (seen.insert(user->getResult(0)).second)
+        work.push_back(user->getResult(0));
+    }
+  return inner && !outer;
+}
+
+/// reshape(a . b) that splits the rows of the product, [.., M, N] viewed
+/// [.., M1, M2, N] (GPT-BigCode's multi-query scores: q [B, Lq * H, D]
+/// against one key [B, D, Lk], viewed [B, Lq, H, Lk]). Row m1 * M2 + m2 of
+/// a . b is row m2 of a's rows split, times b, so the view is the product
+/// of a viewed [.., M1, M2, D] with b viewed [.., 1, D, N] (b broadcast over
+/// the new batch axis M1): one of the factors becomes a batch axis of the
+/// product. The query axis is taken as the rows: M1 unless the masks say
+/// M2 (then the product is taken as it is); with M1 the product is taken
+/// over a transposed to [.., M2, M1, D] and transposed back, where P . V
+/// meets the transpose again and the pair composes away.
+struct SplitProductRows : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto mm = op.getX().getDefiningOp<MatmulOp>();
+    if (!mm || !mm->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a single-use product");
+    auto split = rowSplit(typeOf(mm.getResult()).getShape(),
+                          op.getType().getShape());
+    if (!split)
+      return rewriter.notifyMatchFailure(op, "does not split the rows");
+    if (!feedsExp(op.getResult()))
+      return rewriter.notifyMatchFailure(op, "not scores");
+    int64_t r = typeOf(mm.getResult()).getRank();
+    Location loc = op.getLoc();
+    Value a = splitAt(rewriter, loc, padRank(rewriter, loc, mm.getLhs(), r),
+                      {split->first, split->second});
+    Value b = splitAt(rewriter, loc, padRank(rewriter, loc, mm.getRhs(), r),
+                      {1, typeOf(mm.getRhs()).getShape().drop_back().back()});
+    if (innerFactorIsQuery(op.getResult())) {
+      rewriter.replaceOpWithNewOp<MatmulOp>(op, a, b);
+      return success();
+    }
+    SmallVector<int64_t> swap = swapRowsPerm(r + 1);
+    Value at = rewriter.create<TransposeOp>(loc, a, swap);
+    Value product = rewriter.create<MatmulOp>(mm.getLoc(), at, b);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, product, swap);
+    return success();
+  }
+};
+
+/// matmul(reshape(p), v) where the reshape merges split rows of the
+/// probabilities back, [.., M1, M2, N] to [.., M1 * M2, N]: the product
+/// taken on p itself against v viewed [.., 1, N, Dv], reshaped back (row
+/// m1 * M2 + m2 of the merged p times v is row (m1, m2) of that product).
+/// Where the score chain behind p starts with the transpose that
+/// SplitProductRows leaves (the query factor M1 as rows), the product is
+/// taken on p transposed and transposed back, so that transpose meets the
+/// one at the top of the chain and both compose away.
+struct MergedRowsAtPV : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// Whether a reshape splitting the rows of the scores is still on p's
+  /// chain (not yet moved to the product and rewritten there).
+  static bool pendingSplit(Value p) {
+    return computedFrom(p, [](Operation *o) {
+      auto rs = dyn_cast<ReshapeOp>(o);
+      return rs &&
+             rowSplit(typeOf(rs.getX()).getShape(),
+                      rs.getType().getShape()) &&
+             reachesMatmul(rs.getX());
+    });
+  }
+
+  LogicalResult matchAndRewrite(MatmulOp mm,
+                                PatternRewriter &rewriter) const override {
+    auto rs = mm.getLhs().getDefiningOp<ReshapeOp>();
+    if (!rs)
+      return rewriter.notifyMatchFailure(mm, "lhs is not a reshape");
+    Value p = rs.getX();
+    auto pt = typeOf(p), lt = typeOf(rs.getResult()), vt = typeOf(mm.getRhs());
+    if (!rowSplit(lt.getShape(), pt.getShape()))
+      return rewriter.notifyMatchFailure(mm, "not merged rows");
+    int64_t lr = lt.getRank();
+    if (vt.getRank() > lr ||
+        !fitsPrefix(vt.getShape(), lt.getShape().drop_back(2), 2))
+      return rewriter.notifyMatchFailure(mm, "v's batch is not within p's");
+    if (!holdsExp(p) || pendingSplit(p))
+      return rewriter.notifyMatchFailure(mm, "not settled probabilities");
+    Location loc = mm.getLoc();
+    Value v = splitAt(rewriter, loc, padRank(rewriter, loc, mm.getRhs(), lr),
+                      {1, vt.getShape().drop_back().back()});
+    // The transposed form only where the relabelling of p by the swap is
+    // proven and lands on transposes that the swap undoes.
+    SmallVector<int64_t> swap = swapRowsPerm(lr + 1);
+    Relabel rl;
+    rl.transpose = true;
+    rl.rank = lr + 1;
+    rl.perm = swap;
+    rl.inv = swap;
+    std::string why;
+    auto plan = planRelabel(p, rl, rs, why);
+    bool transposed =
+        succeeded(plan) && plan->topKind == Chain && plan->hasExp &&
+        llvm::all_of(plan->kind, [&](auto &entry) {
+          auto tr = dyn_cast<TransposeOp>(entry.first);
+          return entry.second != Source ||
+                 (tr && tr.getPerm() == ArrayRef<int64_t>(swap));
+        });
+    Value out;
+    if (transposed) {
+      Value pT = rewriter.create<TransposeOp>(loc, p, swap);
+      Value o = rewriter.create<MatmulOp>(loc, pT, v);
+      out = rewriter.create<TransposeOp>(loc, o, swap);
+    } else {
+      out = rewriter.create<MatmulOp>(loc, p, v);
+    }
+    rewriter.replaceOpWithNewOp<ReshapeOp>(mm, mm.getType(), out);
+    return success();
+  }
+};
+
 /// a1 . b1 + a2 . b2 with both products over the same batch, rows and
 /// columns is one product over the concatenated contraction:
 /// concat(a1, a2, -1) . concat(b1, b2, -2). Element (i, j) of the sum is
@@ -1041,6 +1232,7 @@ struct SumOfScoreProducts : public OpRewritePattern<AddOp> {
 void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
   patterns.add<RelabelScoreChain, TransposedPVProduct,
                LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV,
-               MatmulBatchBroadcast, SumOfScoreProducts>(
+               MatmulBatchBroadcast, SumOfScoreProducts, SplitProductRows,
+               MergedRowsAtPV>(
       patterns.getContext());
 }
