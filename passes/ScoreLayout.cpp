@@ -416,6 +416,90 @@ struct Relabel {
   }
 };
 
+/// The two factors of a reshape from `in` [batch.., M, N] to `out`
+/// [batch.., M1, M2, N] that splits the rows M = M1 * M2 (M2 above 1; M1
+/// may be 1, a unit axis put in front of the rows) and keeps the batch and
+/// the last axis; nullopt for any other reshape.
+std::optional<std::pair<int64_t, int64_t>> rowSplit(ArrayRef<int64_t> in,
+                                                    ArrayRef<int64_t> out) {
+  int64_t r = in.size();
+  if (r < 2 || static_cast<int64_t>(out.size()) != r + 1 ||
+      in.take_front(r - 2) != out.take_front(r - 2) ||
+      in.back() != out.back())
+    return std::nullopt;
+  int64_t m1 = out[r - 2], m2 = out[r - 1];
+  if (m1 < 1 || m2 < 2 || m1 * m2 != in[r - 2])
+    return std::nullopt;
+  return std::pair{m1, m2};
+}
+
+/// `v` with leading unit dims up to `rank`.
+Value padRank(PatternRewriter &rewriter, Location loc, Value v, int64_t rank) {
+  auto t = typeOf(v);
+  if (t.getRank() >= rank)
+    return v;
+  SmallVector<int64_t> padded(rank - t.getRank(), 1);
+  llvm::append_range(padded, t.getShape());
+  return rewriter.create<ReshapeOp>(
+      loc, RankedTensorType::get(padded, t.getElementType()), v);
+}
+
+/// `v` [.., X, Y] viewed [.., X1, X2, Y] (or [.., 1, X, Y] with no split).
+Value splitAt(PatternRewriter &rewriter, Location loc, Value v,
+              ArrayRef<int64_t> parts) {
+  auto t = typeOf(v);
+  SmallVector<int64_t> shape(t.getShape().drop_back(2));
+  llvm::append_range(shape, parts);
+  shape.push_back(t.getShape().back());
+  return rewriter.create<ReshapeOp>(
+      loc, RankedTensorType::get(shape, t.getElementType()), v);
+}
+
+/// The permutation of rank `rank` that swaps dims rank-3 and rank-2.
+SmallVector<int64_t> swapRowsPerm(int64_t rank) {
+  SmallVector<int64_t> p = identityPerm(rank);
+  std::swap(p[rank - 3], p[rank - 2]);
+  return p;
+}
+
+/// Which factor of split rows [.., M1, M2, N] the other inputs of the score
+/// chain (masks, biases) vary along: true when some input varies along M2
+/// and none along M1 without M2 (M2 is then the query axis), false
+/// otherwise. Only a choice of labels: either one relabels exactly.
+bool innerFactorIsQuery(Value scores) {
+  int64_t rank = typeOf(scores).getRank();
+  int64_t outerAxis = rank - 3, innerAxis = rank - 2;
+  bool outer = false, inner = false;
+  llvm::DenseSet<Value> seen{scores};
+  SmallVector<Value> work{scores};
+  for (size_t i = 0; i < work.size() && i < 64; ++i)
+    for (Operation *user : work[i].getUsers()) {
+      if (!(isElementwise(user) || isReduction(user) ||
+            isa<BroadcastOp>(user)) ||
+          user->getNumResults() != 1 || !isTensor(user->getResult(0)))
+        continue;
+      for (Value y : user->getOperands()) {
+        // Values of the chain itself (a row max) say nothing of the labels.
+        if (seen.contains(y) || !isTensor(y) ||
+            computedFrom(y, [&](Operation *o) {
+              return o == scores.getDefiningOp();
+            }))
+          continue;
+        auto t = typeOf(y);
+        auto dim = [&](int64_t axis) {
+          int64_t k = axis - (rank - t.getRank());
+          return k >= 0 && k < t.getRank() ? t.getDimSize(k) : 1;
+        };
+        bool o = dim(outerAxis) > 1, n = dim(innerAxis) > 1;
+        outer |= o && !n;
+        inner |= n && !o;
+      }
+      if (seen.insert(user->getResult(0)).second)
+        work.push_back(user->getResult(0));
+    }
+  return inner && !outer;
+}
+
 /// Whether transpose(matmul(a, b), perm) is a matmul of transposed operands:
 /// perm keeps the batch dims among themselves and the last two together.
 bool matmulAbsorbsPerm(ArrayRef<int64_t> perm) {
@@ -435,6 +519,11 @@ bool matmulAbsorbsPerm(ArrayRef<int64_t> perm) {
 bool matmulAbsorbs(MatmulOp mm, const Relabel &rl) {
   if (rl.transpose)
     return matmulAbsorbsPerm(rl.perm);
+  // Split rows: one factor becomes a batch axis of the product (see
+  // buildRelabel).
+  if (rowSplit(rl.in, rl.out))
+    return typeOf(mm.getLhs()).getRank() <= rl.rank &&
+           typeOf(mm.getRhs()).getRank() <= rl.rank;
   if (rl.rank < 2 || rl.in[rl.rank - 2] != rl.out[rl.out.size() - 2] ||
       !dimGroups(ArrayRef<int64_t>(rl.in).drop_back(2),
                  ArrayRef<int64_t>(rl.out).drop_back(2)))
@@ -597,7 +686,8 @@ FailureOr<ChainPlan> planRelabel(Value x, const Relabel &rl,
 /// insertion point. Every type is the relabelled one by construction
 /// (planRelabel has checked each op maps).
 Value buildRelabel(PatternRewriter &rewriter, Location loc, Value x,
-                   const Relabel &rl, const ChainPlan &plan) {
+                   const Relabel &rl, const ChainPlan &plan,
+                   bool innerRows = false) {
   llvm::DenseMap<Value, Value> indexTrees;
   // An input from outside the chain, moved to the new layout.
   auto leaf = [&](Value v) -> Value {
@@ -674,13 +764,29 @@ Value buildRelabel(PatternRewriter &rewriter, Location loc, Value x,
           a = bt;
           b = at;
         }
+      } else if (auto split = rowSplit(rl.in, rl.out)) {
+        // Rows m1 * M2 + m2 of a . b: row m2 of a viewed [.., M1, M2, D]
+        // times b viewed [.., 1, D, N], broadcast over the new axis M1.
+        // With the outer factor as the query rows (the default), the
+        // product is taken over a transposed to [.., M2, M1, D] and
+        // transposed back; P . V meets that transpose (MergedRowsAtPV).
+        a = splitAt(rewriter, loc, a, {split->first, split->second});
+        b = splitAt(rewriter, loc, b,
+                    {1, typeOf(b).getShape().drop_back().back()});
+        if (!innerRows) {
+          SmallVector<int64_t> swap = swapRowsPerm(rl.rank + 1);
+          a = rewriter.create<TransposeOp>(loc, a, swap);
+          Value product = rewriter.create<MatmulOp>(o->getLoc(), a, b);
+          result = rewriter.create<TransposeOp>(loc, product, swap);
+        }
       } else {
         ArrayRef<int64_t> from = ArrayRef<int64_t>(rl.in).drop_back(2);
         ArrayRef<int64_t> to = ArrayRef<int64_t>(rl.out).drop_back(2);
         a = regroupOperand(rewriter, loc, a, from, to);
         b = regroupOperand(rewriter, loc, b, from, to);
       }
-      result = rewriter.create<MatmulOp>(o->getLoc(), a, b);
+      if (!result)
+        result = rewriter.create<MatmulOp>(o->getLoc(), a, b);
     } else if (plan.kind.lookup(o) == Source) {
       if (auto tr = dyn_cast<TransposeOp>(o); tr && rl.transpose) {
         SmallVector<int64_t> p;
@@ -765,8 +871,13 @@ struct RelabelScoreChain : public RewritePattern {
     if (plan->topKind == Chain && !plan->hasExp &&
         !feedsExp(op->getResult(0)))
       return rewriter.notifyMatchFailure(op, "not around a softmax");
+    // A split of the product's rows takes the factor the masks vary along
+    // as the query rows (only a choice of labels: both are exact).
+    bool innerRows = !rl->transpose && rowSplit(rl->in, rl->out) &&
+                     innerFactorIsQuery(op->getResult(0));
     rewriter.setInsertionPoint(op);
-    Value repl = buildRelabel(rewriter, op->getLoc(), x, *rl, *plan);
+    Value repl =
+        buildRelabel(rewriter, op->getLoc(), x, *rl, *plan, innerRows);
     rewriter.replaceOp(op, repl);
     return success();
   }
@@ -828,6 +939,10 @@ struct LiftBatchReshapeThroughMatmul : public OpRewritePattern<MatmulOp> {
     auto from = lt.getShape().drop_back(2), to = pt.getShape().drop_back(2);
     if (!dimGroups(from, to))
       return rewriter.notifyMatchFailure(mm, "batch does not regroup");
+    // [.., 1, M, N] merged to [.., M, N] are split rows too: MergedRowsAtPV
+    // takes them in the layout the scores' product has.
+    if (rowSplit(lt.getShape(), pt.getShape()))
+      return rewriter.notifyMatchFailure(mm, "merged rows");
     // v must broadcast into the merged batch of p, not the other way: a
     // batch p broadcasts over has no place in p's own batch dims.
     if (!fitsPrefix(vt.getShape(), from, 2))
@@ -963,126 +1078,6 @@ struct MatmulBatchBroadcast : public OpRewritePattern<MatmulOp> {
       return success();
     }
     return rewriter.notifyMatchFailure(mm, "no batch-only broadcast operand");
-  }
-};
-
-/// The two factors of a reshape from `in` [batch.., M, N] to `out`
-/// [batch.., M1, M2, N] that splits the rows M = M1 * M2 (both above 1)
-/// and keeps the batch and the last axis; nullopt for any other reshape.
-std::optional<std::pair<int64_t, int64_t>> rowSplit(ArrayRef<int64_t> in,
-                                                    ArrayRef<int64_t> out) {
-  int64_t r = in.size();
-  if (r < 2 || static_cast<int64_t>(out.size()) != r + 1 ||
-      in.take_front(r - 2) != out.take_front(r - 2) ||
-      in.back() != out.back())
-    return std::nullopt;
-  int64_t m1 = out[r - 2], m2 = out[r - 1];
-  if (m1 < 2 || m2 < 2 || m1 * m2 != in[r - 2])
-    return std::nullopt;
-  return std::pair{m1, m2};
-}
-
-/// `v` with leading unit dims up to `rank`.
-Value padRank(PatternRewriter &rewriter, Location loc, Value v, int64_t rank) {
-  auto t = typeOf(v);
-  if (t.getRank() >= rank)
-    return v;
-  SmallVector<int64_t> padded(rank - t.getRank(), 1);
-  llvm::append_range(padded, t.getShape());
-  return rewriter.create<ReshapeOp>(
-      loc, RankedTensorType::get(padded, t.getElementType()), v);
-}
-
-/// `v` [.., X, Y] viewed [.., X1, X2, Y] (or [.., 1, X, Y] with no split).
-Value splitAt(PatternRewriter &rewriter, Location loc, Value v,
-              ArrayRef<int64_t> parts) {
-  auto t = typeOf(v);
-  SmallVector<int64_t> shape(t.getShape().drop_back(2));
-  llvm::append_range(shape, parts);
-  shape.push_back(t.getShape().back());
-  return rewriter.create<ReshapeOp>(
-      loc, RankedTensorType::get(shape, t.getElementType()), v);
-}
-
-/// The permutation of rank `rank` that swaps dims rank-3 and rank-2.
-SmallVector<int64_t> swapRowsPerm(int64_t rank) {
-  SmallVector<int64_t> p = identityPerm(rank);
-  std::swap(p[rank - 3], p[rank - 2]);
-  return p;
-}
-
-/// Which factor of split rows [.., M1, M2, N] the other inputs of the score
-/// chain (masks, biases) vary along: true when some input varies along M2
-/// and none along M1 without M2 (M2 is then the query axis), false
-/// otherwise. Only a choice of labels: either one relabels exactly.
-bool innerFactorIsQuery(Value scores) {
-  int64_t rank = typeOf(scores).getRank();
-  int64_t outerAxis = rank - 3, innerAxis = rank - 2;
-  bool outer = false, inner = false;
-  llvm::DenseSet<Value> seen{scores};
-  SmallVector<Value> work{scores};
-  for (size_t i = 0; i < work.size() && i < 64; ++i)
-    for (Operation *user : work[i].getUsers()) {
-      if (!(isElementwise(user) || isReduction(user) ||
-            isa<BroadcastOp>(user)) ||
-          user->getNumResults() != 1 || !isTensor(user->getResult(0)))
-        continue;
-      for (Value y : user->getOperands()) {
-        if (seen.contains(y) || !isTensor(y))
-          continue;
-        auto t = typeOf(y);
-        auto dim = [&](int64_t axis) {
-          int64_t k = axis - (rank - t.getRank());
-          return k >= 0 && k < t.getRank() ? t.getDimSize(k) : 1;
-        };
-        bool o = dim(outerAxis) > 1, n = dim(innerAxis) > 1;
-        outer |= o && !n;
-        inner |= n && !o;
-      }
-      if (seen.insert(user->getResult(0)).second)
-        work.push_back(user->getResult(0));
-    }
-  return inner && !outer;
-}
-
-/// reshape(a . b) that splits the rows of the product, [.., M, N] viewed
-/// [.., M1, M2, N] (GPT-BigCode's multi-query scores: q [B, Lq * H, D]
-/// against one key [B, D, Lk], viewed [B, Lq, H, Lk]). Row m1 * M2 + m2 of
-/// a . b is row m2 of a's rows split, times b, so the view is the product
-/// of a viewed [.., M1, M2, D] with b viewed [.., 1, D, N] (b broadcast over
-/// the new batch axis M1): one of the factors becomes a batch axis of the
-/// product. The query axis is taken as the rows: M1 unless the masks say
-/// M2 (then the product is taken as it is); with M1 the product is taken
-/// over a transposed to [.., M2, M1, D] and transposed back, where P . V
-/// meets the transpose again and the pair composes away.
-struct SplitProductRows : public OpRewritePattern<ReshapeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ReshapeOp op,
-                                PatternRewriter &rewriter) const override {
-    auto mm = op.getX().getDefiningOp<MatmulOp>();
-    if (!mm || !mm->hasOneUse())
-      return rewriter.notifyMatchFailure(op, "not a single-use product");
-    auto split = rowSplit(typeOf(mm.getResult()).getShape(),
-                          op.getType().getShape());
-    if (!split)
-      return rewriter.notifyMatchFailure(op, "does not split the rows");
-    if (!feedsExp(op.getResult()))
-      return rewriter.notifyMatchFailure(op, "not scores");
-    int64_t r = typeOf(mm.getResult()).getRank();
-    Location loc = op.getLoc();
-    Value a = splitAt(rewriter, loc, padRank(rewriter, loc, mm.getLhs(), r),
-                      {split->first, split->second});
-    Value b = splitAt(rewriter, loc, padRank(rewriter, loc, mm.getRhs(), r),
-                      {1, typeOf(mm.getRhs()).getShape().drop_back().back()});
-    if (innerFactorIsQuery(op.getResult())) {
-      rewriter.replaceOpWithNewOp<MatmulOp>(op, a, b);
-      return success();
-    }
-    SmallVector<int64_t> swap = swapRowsPerm(r + 1);
-    Value at = rewriter.create<TransposeOp>(loc, a, swap);
-    Value product = rewriter.create<MatmulOp>(mm.getLoc(), at, b);
-    rewriter.replaceOpWithNewOp<TransposeOp>(op, product, swap);
-    return success();
   }
 };
 
@@ -1232,7 +1227,6 @@ struct SumOfScoreProducts : public OpRewritePattern<AddOp> {
 void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
   patterns.add<RelabelScoreChain, TransposedPVProduct,
                LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV,
-               MatmulBatchBroadcast, SumOfScoreProducts, SplitProductRows,
-               MergedRowsAtPV>(
+               MatmulBatchBroadcast, SumOfScoreProducts, MergedRowsAtPV>(
       patterns.getContext());
 }
