@@ -137,6 +137,26 @@ bool reachesMatmul(Value v, int depth = 0) {
   });
 }
 
+/// The layout op nearest `v` on a path to a matmul through the score
+/// ops and layout ops, when `v` reaches one only through layout ops: the
+/// scores left in another layout (named in a decline).
+Operation *layoutOnScores(Value v, int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 24)
+    return nullptr;
+  if (isa<TransposeOp, ReshapeOp>(def))
+    return reachesMatmul(def->getOperand(0)) ||
+                   layoutOnScores(def->getOperand(0), depth + 1)
+               ? def
+               : nullptr;
+  if (!isa<AddOp, SubOp, MulOp, DivOp, SelectOp, ConvertOp, TanhOp>(def))
+    return nullptr;
+  for (Value operand : def->getOperands())
+    if (Operation *layout = layoutOnScores(operand, depth + 1))
+      return layout;
+  return nullptr;
+}
+
 /// Follows reshapes that only insert or drop unit dims, and broadcasts, back
 /// from axis `axis` of `v`; returns the source and the source axis, or
 /// nothing when the value is not laid out along that axis.
@@ -641,10 +661,18 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
       auto fill = splatOf(sel.getOnFalse());
       if (!fill || !reachesMatmul(sel.getOnTrue()))
         fill = splatOf(sel.getOnTrue());
+      Operation *layout = nullptr;
+      for (Value side : {sel.getOnTrue(), sel.getOnFalse()})
+        if (!layout)
+          layout = layoutOnScores(side);
       if (fill && (std::isnan(*fill) || (std::isinf(*fill) && *fill > 0)))
         why = describeOp(sel) + " fills the scores with +inf or NaN: a key it "
                                 "marks takes the whole weight of its row "
                                 "(inf/inf), no softmax the fused op computes";
+      else if (layout)
+        why = describeOp(layout) + " between the first matmul and the "
+                                   "softmax: the scores are selected in "
+                                   "another layout than the product's";
       else
         why = "a select on the scores whose fill is not negative";
       return failure();
