@@ -10,7 +10,8 @@
 // the way and proven finite on every row with a visible key), then
 // peels the score transform in the contract's order, outside in: masks,
 // softcap, scale, down to the first matmul (a -inf mask may sit inside a
-// positive scale: it hides the same keys); then the head maps on k and v
+// positive scale: it hides the same keys; any other bias inside one is the
+// scale distributed, added as bias * scale); then the head maps on k and v
 // (HeadMap.h: repeat_kv, head gathers, an expand or the matmul's own
 // broadcast), composed and proven one grouping (read in another order with
 // the query heads regrouped, or as n_rep 1 when it is none), and the key

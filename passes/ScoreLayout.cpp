@@ -43,7 +43,15 @@
 //       matmul(b'^T, a'^T)); reshape(matmul(a, b)) is matmul(a', b') when
 //       the reshape keeps the last two dims and regroups the batch only
 //       (an operand transposed within its last two dims is regrouped under
-//       its transpose, so a repeat_kv behind k^T stays readable).
+//       its transpose, so a repeat_kv behind k^T stays readable);
+//     * a reshape that splits the rows of the product, [.., M, N] to
+//       [.., M1, M2, N] (rows m1 * M2 + m2, as multi-query attention with
+//       heads merged into the rows has them), is the product of a viewed
+//       [.., M1, M2, D] with b viewed [.., 1, D, N]: one factor becomes a
+//       batch axis b is broadcast over. The factor the masks vary along is
+//       kept as the rows (the outer one by default; then the product is
+//       taken on a transposed and transposed back), a choice of labels
+//       only.
 //   Anything else (a reshape that changes the key axis, a permutation that
 //   moves the key axis into the batch, a value read outside the chain) is
 //   left where it is, and the attention matcher names the op in its decline.
@@ -64,6 +72,16 @@
 //   softmax): p is relabelled into the unmerged view by the proof above,
 //   the merge composing away, and the product is taken there, v regrouped,
 //   then reshaped back.
+//
+// - MergedRowsAtPV: matmul(reshape(p), v) where the reshape merges split
+//   rows of the probabilities back ([.., M1, M2, N] to [.., M, N]) is the
+//   product on p itself against v viewed [.., 1, N, Dv], reshaped back; on
+//   p transposed (and transposed back) where the chain starts with the
+//   transpose a row split left, so the two meet and compose away.
+//
+// - SumOfScoreProducts: a1 . b1 + a2 . b2 of one shape is
+//   concat(a1, a2) . concat(b1, b2) over the joined contraction (DeepSeek-V3's
+//   absorbed MLA scores).
 //
 // - MatmulBatchBroadcast: matmul(a, broadcast(b)) where the broadcast only
 //   widens batch dims of size 1 to the other operand's (k.expand(B, ...)
