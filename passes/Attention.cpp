@@ -582,7 +582,7 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
               "differs from (q.k)*scale -> softcap -> +mask";
         return failure();
       }
-      if (stage == ScaleStage && !isHidingMask(m) && out.scale != 1.0) {
+      if (stage == ScaleStage && !isHidingMask(m)) {
         SmallVector<Value> terms, outer;
         maskTerms(m, terms);
         if (!llvm::is_contained(terms, m))
@@ -594,13 +594,16 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
         for (Value t : terms) {
           // The factor is looked up by value: one value added both inside
           // and outside a scale (or inside two) would need two at once.
-          auto [it, fresh] = out.biasFactor.try_emplace(t, out.scale);
-          if (!fresh || llvm::is_contained(outer, t)) {
+          if (out.biasFactor.count(t) || llvm::is_contained(outer, t)) {
             why = describeOp(add) + " adds a bias that the chain also adds "
                                     "at another scale";
             return failure();
           }
         }
+        // Factors that multiply to exactly 1 leave the bias as it is (but
+        // still claim its values above).
+        for (Value t : terms)
+          out.biasFactor[t] = out.scale;
       }
       out.masks.push_back(m);
       s = l ? add.getLhs() : add.getRhs();
@@ -1640,7 +1643,8 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
   for (Value term : terms) {
     // A bias added inside the scale reaches the softmax as b * c: it is
     // read as ALiBi with its slopes times c, or kept as the tensor b * c.
-    if (auto it = biasFactor.find(term); it != biasFactor.end()) {
+    if (auto it = biasFactor.find(term);
+        it != biasFactor.end() && it->second != 1.0) {
       if (out.alibi.empty())
         if (auto slopes = alibiSlopes(term, hq, lq, vis)) {
           for (double &slope : *slopes)
@@ -2505,7 +2509,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   for (Value m : meaning.rest) {
     Value src = maskView(m);
     if (auto it = peeled->biasFactor.find(m);
-        it != peeled->biasFactor.end()) {
+        it != peeled->biasFactor.end() && it->second != 1.0) {
       // The bias added inside the scale, b * c, as an op of its own on the
       // bias (in f32 at least, so c is not rounded to a narrow type).
       auto st = typeOf(src);
