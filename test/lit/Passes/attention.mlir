@@ -927,6 +927,31 @@ func.func @mask_added_before_scale(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16
 
 // -----
 
+// ((q . k + b) * 2 + b) * 0.5: one bias value added inside two scales
+// (factors 1 and 0.5 on the way out) is declined rather than read at one.
+// CHECK-LABEL: func.func @bias_added_at_two_scales
+// CHECK-NOT: poot.attention
+// EXPLAIN: remark: attention declined: 'poot.add' at line {{[0-9]+}} adds a bias that the chain also adds at another scale{{$}}
+func.func @bias_added_at_two_scales(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x5x16xf32>, %v: tensor<1x2x5x16xf32>, %b: tensor<1x1x3x5xf32>) -> tensor<1x2x3x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x16xf32>
+  %s = poot.matmul %q, %kt : tensor<1x2x3x16xf32>, tensor<1x2x16x5xf32>
+  %s1 = poot.add %s, %b : tensor<1x2x3x5xf32>, tensor<1x1x3x5xf32>
+  %two = poot.constant dense<2.0> : tensor<f32>
+  %s2 = poot.mul %s1, %two : tensor<1x2x3x5xf32>, tensor<f32>
+  %s3 = poot.add %s2, %b : tensor<1x2x3x5xf32>, tensor<1x1x3x5xf32>
+  %half = poot.constant dense<0.5> : tensor<f32>
+  %s4 = poot.mul %s3, %half : tensor<1x2x3x5xf32>, tensor<f32>
+  %m = poot.reduce_max %s4 {axis = 3 : i64, keepdim} : tensor<1x2x3x5xf32>
+  %d = poot.sub %s4, %m : tensor<1x2x3x5xf32>, tensor<1x2x3x1xf32>
+  %e = poot.exp %d : tensor<1x2x3x5xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x3x5xf32>
+  %p = poot.div %e, %z : tensor<1x2x3x5xf32>, tensor<1x2x3x1xf32>
+  %o = poot.matmul %p, %v : tensor<1x2x3x5xf32>, tensor<1x2x5x16xf32>
+  return %o : tensor<1x2x3x16xf32>
+}
+
+// -----
+
 // A -inf select before the softcap: 30 * tanh(-inf / 30) is -30, a finite
 // score, not a hidden key.
 // CHECK-LABEL: func.func @mask_selected_before_softcap
