@@ -1430,13 +1430,35 @@ std::optional<std::pair<Value, bool>> selectMask(Value term) {
 /// whether true means visible, and f.
 std::optional<std::tuple<Value, bool, double>> fillMask(Value term) {
   Value inner = stripAligned(term);
+  // Float converts of the term convert the fill and keep 0: the fill is
+  // read as it reaches the scores, rounded through each type in turn.
+  // Rounded toward zero, the value read is never lower than a device's
+  // convert gives, so it hides keys only where the real fill does (the
+  // fused op uses -inf, whatever the fill, where it is read as hiding).
+  SmallVector<const llvm::fltSemantics *> through;
+  while (auto cv = inner.getDefiningOp<ConvertOp>()) {
+    auto to = dyn_cast<FloatType>(typeOf(cv.getResult()).getElementType());
+    if (!to || !isa<FloatType>(typeOf(cv.getX()).getElementType()))
+      break;
+    through.push_back(&to.getFloatSemantics());
+    inner = stripAligned(cv.getX());
+  }
+  auto reaching = [&](double f) {
+    for (const llvm::fltSemantics *sem : llvm::reverse(through)) {
+      APFloat a(f);
+      bool lost;
+      a.convert(*sem, APFloat::rmTowardZero, &lost);
+      f = a.convertToDouble();
+    }
+    return f;
+  };
   if (auto sel = inner.getDefiningOp<SelectOp>()) {
     if (isSplat(sel.getOnTrue(), 0.0))
       if (auto f = negativeFill(sel.getOnFalse()))
-        return std::tuple{sel.getCond(), true, *f};
+        return std::tuple{sel.getCond(), true, reaching(*f)};
     if (isSplat(sel.getOnFalse(), 0.0))
       if (auto f = negativeFill(sel.getOnTrue()))
-        return std::tuple{sel.getCond(), false, *f};
+        return std::tuple{sel.getCond(), false, reaching(*f)};
     return std::nullopt;
   }
   auto mul = inner.getDefiningOp<MulOp>();
@@ -1455,11 +1477,11 @@ std::optional<std::tuple<Value, bool, double>> fillMask(Value term) {
       return nullptr;
     };
     if (Value c = boolOf(a))
-      return std::tuple{c, false, *f};
+      return std::tuple{c, false, reaching(*f)};
     if (auto sub = stripAligned(a).getDefiningOp<SubOp>();
         sub && isSplat(sub.getLhs(), 1.0))
       if (Value c = boolOf(sub.getRhs()))
-        return std::tuple{c, true, *f};
+        return std::tuple{c, true, reaching(*f)};
   }
   return std::nullopt;
 }
@@ -1806,10 +1828,21 @@ std::string finiteFillRisk(const MaskMeaning &m, int64_t lq, int64_t lk,
     return llvm::formatv("finite mask fill {0} is too small to hide keys: "
                          "exp(score + fill) need not underflow",
                          f);
-  if (!m.alibi.empty() && fill > kLowestFill)
-    return llvm::formatv("finite mask fill {0} under an ALiBi bias that "
-                         "may outgrow it",
-                         f);
+  // ALiBi moves a hidden score by slope * (t + a row constant): the row
+  // constant cancels against the row's max, and within a row the bias
+  // spreads by at most max|slope| * (Lk - 1). A fill that still hides keys
+  // with that spread on top of the score bound the hiding fill assumes is
+  // as good as -inf; finfo.min-like fills hide keys under any bias.
+  if (!m.alibi.empty() && fill > kLowestFill) {
+    double maxSlope = 0.0;
+    for (double slope : m.alibi)
+      maxSlope = std::max(maxSlope, std::fabs(slope));
+    double spread = maxSlope * static_cast<double>(lk - 1);
+    if (!(std::isfinite(spread) && fill + spread <= kHidingFill))
+      return llvm::formatv("finite mask fill {0} under an ALiBi bias that "
+                           "may outgrow it",
+                           f);
+  }
   std::string noKey = llvm::formatv(
       "finite mask fill {0} with rows that may have no visible key", f);
   if (!m.rest.empty() || !m.restConds.empty() ||
