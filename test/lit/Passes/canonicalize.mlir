@@ -796,6 +796,30 @@ func.func @arange_to_iota(%p: tensor<i64>) -> (tensor<1x1x1x6xi1>, tensor<3xi64>
 
 // -----
 
+// Falcon's (mask * 1.0).masked_fill(mask, -1e9): where the select takes
+// convert(mask) the mask is false, so that side is 0 (and 1 on the true
+// side). A converted other condition stays.
+// CHECK-LABEL: func.func @select_of_own_indicator
+// CHECK-DAG: %[[Z:.+]] = poot.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[F:.+]] = poot.constant dense<-1.000000e+09> : tensor<f32>
+// CHECK-DAG: %[[ONE:.+]] = poot.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[A:.+]] = poot.select %arg0, %[[F]], %[[Z]] : tensor<4x4xi1>, tensor<f32>, tensor<f32>
+// CHECK-DAG: %[[B:.+]] = poot.select %arg0, %[[ONE]], %[[F]] : tensor<4x4xi1>, tensor<f32>, tensor<f32>
+// CHECK-DAG: %[[OC:.+]] = poot.convert %arg1
+// CHECK-DAG: %[[C:.+]] = poot.select %arg0, %[[F]], %[[OC]]
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @select_of_own_indicator(%m: tensor<4x4xi1>, %o: tensor<4x4xi1>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
+  %f = poot.constant dense<-1.0e9> : tensor<f32>
+  %mf = poot.convert %m : tensor<4x4xi1> -> tensor<4x4xf32>
+  %a = poot.select %m, %f, %mf : tensor<4x4xi1>, tensor<f32>, tensor<4x4xf32>
+  %b = poot.select %m, %mf, %f : tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32>
+  %of = poot.convert %o : tensor<4x4xi1> -> tensor<4x4xf32>
+  %c = poot.select %m, %f, %of : tensor<4x4xi1>, tensor<f32>, tensor<4x4xf32>
+  return %a, %b, %c : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
 // Boolean bookkeeping: a 0/1 integer cast back to bool is the condition,
 // (c ? 1 : 0) == 0 is not c, and `and` with true is the other side.
 // CHECK-LABEL: func.func @bool_folds
