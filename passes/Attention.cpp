@@ -10,7 +10,8 @@
 // the way and proven finite on every row with a visible key), then
 // peels the score transform in the contract's order, outside in: masks,
 // softcap, scale, down to the first matmul (a -inf mask may sit inside a
-// positive scale: it hides the same keys); then the head maps on k and v
+// positive scale: it hides the same keys; any other bias inside one is the
+// scale distributed, added as bias * scale); then the head maps on k and v
 // (HeadMap.h: repeat_kv, head gathers, an expand or the matmul's own
 // broadcast), composed and proven one grouping (read in another order with
 // the query heads regrouped, or as n_rep 1 when it is none), and the key
@@ -135,6 +136,26 @@ bool reachesMatmul(Value v, int depth = 0) {
   return llvm::any_of(def->getOperands(), [&](Value operand) {
     return reachesMatmul(operand, depth + 1);
   });
+}
+
+/// The layout op nearest `v` on a path to a matmul through the score
+/// ops and layout ops, when `v` reaches one only through layout ops: the
+/// scores left in another layout (named in a decline).
+Operation *layoutOnScores(Value v, int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 24)
+    return nullptr;
+  if (isa<TransposeOp, ReshapeOp>(def))
+    return reachesMatmul(def->getOperand(0)) ||
+                   layoutOnScores(def->getOperand(0), depth + 1)
+               ? def
+               : nullptr;
+  if (!isa<AddOp, SubOp, MulOp, DivOp, SelectOp, ConvertOp, TanhOp>(def))
+    return nullptr;
+  for (Value operand : def->getOperands())
+    if (Operation *layout = layoutOnScores(operand, depth + 1))
+      return layout;
+  return nullptr;
 }
 
 /// Follows reshapes that only insert or drop unit dims, and broadcasts, back
@@ -269,6 +290,10 @@ struct Scores {
   /// max(s, L) on the masked scores (HF's clamp at finfo.min): every
   /// hidden score becomes the finite L.
   std::optional<double> clampFill;
+  /// Biases added inside the scale, `(s + b) * c`, each mask and each of its
+  /// terms with the factor c applied after it: the fused op adds b * c to
+  /// the scaled scores, which is the same sum distributed.
+  llvm::DenseMap<Value, double> biasFactor;
 };
 
 std::optional<std::pair<Value, bool>> selectMask(Value term);
@@ -545,13 +570,40 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
                                 "computes";
         return failure();
       }
-      // A mask of 0 and -inf commutes with a positive scale, exactly; any
-      // other added tensor would be scaled with the scores.
-      if (stage != MaskStage &&
-          !(stage == ScaleStage && isHidingMask(m) && scaleCommutes(out))) {
+      // A mask of 0 and -inf commutes with a positive scale, exactly. Any
+      // other tensor added inside a positive scale c is scaled with the
+      // scores: (s + b) * c = s * c + b * c, so it is the mask b * c added
+      // after the scale (the sum distributed, one rounding apart; b holds no
+      // +inf or NaN, checked above, and -inf * c is -inf). Inside a softcap
+      // the bias would pass through the tanh, which no mask of the fused op
+      // does.
+      if (stage != MaskStage && !(stage == ScaleStage && scaleCommutes(out))) {
         why = "a mask is added before the scale or softcap: the score order "
               "differs from (q.k)*scale -> softcap -> +mask";
         return failure();
+      }
+      if (stage == ScaleStage && !isHidingMask(m)) {
+        SmallVector<Value> terms, outer;
+        maskTerms(m, terms);
+        if (!llvm::is_contained(terms, m))
+          terms.push_back(m);
+        for (Value o : out.masks) {
+          outer.push_back(o);
+          maskTerms(o, outer);
+        }
+        for (Value t : terms) {
+          // The factor is looked up by value: one value added both inside
+          // and outside a scale (or inside two) would need two at once.
+          if (out.biasFactor.count(t) || llvm::is_contained(outer, t)) {
+            why = describeOp(add) + " adds a bias that the chain also adds "
+                                    "at another scale";
+            return failure();
+          }
+        }
+        // Factors that multiply to exactly 1 leave the bias as it is (but
+        // still claim its values above).
+        for (Value t : terms)
+          out.biasFactor[t] = out.scale;
       }
       out.masks.push_back(m);
       s = l ? add.getLhs() : add.getRhs();
@@ -613,10 +665,18 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
       auto fill = splatOf(sel.getOnFalse());
       if (!fill || !reachesMatmul(sel.getOnTrue()))
         fill = splatOf(sel.getOnTrue());
+      Operation *layout = nullptr;
+      for (Value side : {sel.getOnTrue(), sel.getOnFalse()})
+        if (!layout)
+          layout = layoutOnScores(side);
       if (fill && (std::isnan(*fill) || (std::isinf(*fill) && *fill > 0)))
         why = describeOp(sel) + " fills the scores with +inf or NaN: a key it "
                                 "marks takes the whole weight of its row "
                                 "(inf/inf), no softmax the fused op computes";
+      else if (layout)
+        why = describeOp(layout) + " between the first matmul and the "
+                                   "softmax: the scores are selected in "
+                                   "another layout than the product's";
       else
         why = "a select on the scores whose fill is not negative";
       return failure();
@@ -1337,6 +1397,7 @@ struct MaskMeaning {
   /// The visible band t - qpos in [lower, upper], qpos = i (+ pos).
   std::optional<int64_t> upper, lower;
   bool posUsed = false;
+  bool scaledBias = false; ///< a bias added inside the scale was read
 };
 
 /// Splits an additive mask into its terms (through broadcasts).
@@ -1369,13 +1430,35 @@ std::optional<std::pair<Value, bool>> selectMask(Value term) {
 /// whether true means visible, and f.
 std::optional<std::tuple<Value, bool, double>> fillMask(Value term) {
   Value inner = stripAligned(term);
+  // Float converts of the term convert the fill and keep 0: the fill is
+  // read as it reaches the scores, rounded through each type in turn.
+  // Rounded toward zero, the value read is never lower than a device's
+  // convert gives, so it hides keys only where the real fill does (the
+  // fused op uses -inf, whatever the fill, where it is read as hiding).
+  SmallVector<const llvm::fltSemantics *> through;
+  while (auto cv = inner.getDefiningOp<ConvertOp>()) {
+    auto to = dyn_cast<FloatType>(typeOf(cv.getResult()).getElementType());
+    if (!to || !isa<FloatType>(typeOf(cv.getX()).getElementType()))
+      break;
+    through.push_back(&to.getFloatSemantics());
+    inner = stripAligned(cv.getX());
+  }
+  auto reaching = [&](double f) {
+    for (const llvm::fltSemantics *sem : llvm::reverse(through)) {
+      APFloat a(f);
+      bool lost;
+      a.convert(*sem, APFloat::rmTowardZero, &lost);
+      f = a.convertToDouble();
+    }
+    return f;
+  };
   if (auto sel = inner.getDefiningOp<SelectOp>()) {
     if (isSplat(sel.getOnTrue(), 0.0))
       if (auto f = negativeFill(sel.getOnFalse()))
-        return std::tuple{sel.getCond(), true, *f};
+        return std::tuple{sel.getCond(), true, reaching(*f)};
     if (isSplat(sel.getOnFalse(), 0.0))
       if (auto f = negativeFill(sel.getOnTrue()))
-        return std::tuple{sel.getCond(), false, *f};
+        return std::tuple{sel.getCond(), false, reaching(*f)};
     return std::nullopt;
   }
   auto mul = inner.getDefiningOp<MulOp>();
@@ -1394,11 +1477,11 @@ std::optional<std::tuple<Value, bool, double>> fillMask(Value term) {
       return nullptr;
     };
     if (Value c = boolOf(a))
-      return std::tuple{c, false, *f};
+      return std::tuple{c, false, reaching(*f)};
     if (auto sub = stripAligned(a).getDefiningOp<SubOp>();
         sub && isSplat(sub.getLhs(), 1.0))
       if (Value c = boolOf(sub.getRhs()))
-        return std::tuple{c, true, *f};
+        return std::tuple{c, true, reaching(*f)};
   }
   return std::nullopt;
 }
@@ -1564,6 +1647,7 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
                          ArrayRef<std::pair<Value, bool>> conds, int64_t hq,
                          int64_t lq, int64_t lk, bool finiteHides,
                          const llvm::DenseMap<Value, double> &finiteFills,
+                         const llvm::DenseMap<Value, double> &biasFactor,
                          bool allowAbsolute = true) {
   MaskMeaning out;
   Visibility vis;
@@ -1579,6 +1663,22 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     maskTerms(m, terms);
   SmallVector<Value> condTerms; // the select masks behind the conditions
   for (Value term : terms) {
+    // A bias added inside the scale reaches the softmax as b * c: it is
+    // read as ALiBi with its slopes times c, or kept as the tensor b * c.
+    if (auto it = biasFactor.find(term);
+        it != biasFactor.end() && it->second != 1.0) {
+      if (out.alibi.empty())
+        if (auto slopes = alibiSlopes(term, hq, lq, vis)) {
+          for (double &slope : *slopes)
+            slope *= it->second;
+          out.alibi = *slopes;
+          out.scaledBias = true;
+          continue;
+        }
+      out.rest.push_back(term);
+      out.scaledBias = true;
+      continue;
+    }
     if (auto c = stripAligned(term).getDefiningOp<ConstantOp>();
         c && isa<FloatType>(typeOf(c.getResult()).getElementType())) {
       Visibility trial = vis;
@@ -1652,7 +1752,7 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     if (!implied) {
       MaskMeaning again =
           explainMasks(masks, conds, hq, lq, lk, finiteHides, finiteFills,
-                       /*allowAbsolute=*/false);
+                       biasFactor, /*allowAbsolute=*/false);
       again.notes.push_back(
           llvm::formatv("a bound t - pos {0} {1} on every row is not implied "
                         "by the band",
@@ -1665,6 +1765,7 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
     MaskMeaning all;
     all.rest.assign(masks.begin(), masks.end());
     all.restConds.assign(conds.begin(), conds.end());
+    all.scaledBias = out.scaledBias;
     all.notes.push_back(why);
     return all;
   };
@@ -1727,10 +1828,21 @@ std::string finiteFillRisk(const MaskMeaning &m, int64_t lq, int64_t lk,
     return llvm::formatv("finite mask fill {0} is too small to hide keys: "
                          "exp(score + fill) need not underflow",
                          f);
-  if (!m.alibi.empty() && fill > kLowestFill)
-    return llvm::formatv("finite mask fill {0} under an ALiBi bias that "
-                         "may outgrow it",
-                         f);
+  // ALiBi moves a hidden score by slope * (t + a row constant): the row
+  // constant cancels against the row's max, and within a row the bias
+  // spreads by at most max|slope| * (Lk - 1). A fill that still hides keys
+  // with that spread on top of the score bound the hiding fill assumes is
+  // as good as -inf; finfo.min-like fills hide keys under any bias.
+  if (!m.alibi.empty() && fill > kLowestFill) {
+    double maxSlope = 0.0;
+    for (double slope : m.alibi)
+      maxSlope = std::max(maxSlope, std::fabs(slope));
+    double spread = maxSlope * static_cast<double>(lk - 1);
+    if (!(std::isfinite(spread) && fill + spread <= kHidingFill))
+      return llvm::formatv("finite mask fill {0} under an ALiBi bias that "
+                           "may outgrow it",
+                           f);
+  }
   std::string noKey = llvm::formatv(
       "finite mask fill {0} with rows that may have no visible key", f);
   if (!m.rest.empty() || !m.restConds.empty() ||
@@ -2243,8 +2355,10 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                                      "only, got {0}",
                                      typeOf(m)));
   }
-  MaskMeaning meaning = explainMasks(peeled->masks, selectConds, hq, lq, lk,
-                                     /*finiteHides=*/true, peeled->finiteFills);
+  MaskMeaning meaning =
+      explainMasks(peeled->masks, selectConds, hq, lq, lk,
+                   /*finiteHides=*/true, peeled->finiteFills,
+                   peeled->biasFactor);
   if (meaning.finiteFill) {
     // A finite fill stands for -inf only where that is exact; otherwise the
     // masks are read again with finite fills as values (an additive one
@@ -2252,7 +2366,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     std::string risk = finiteFillRisk(meaning, lq, lk, fn);
     if (!risk.empty()) {
       meaning = explainMasks(peeled->masks, selectConds, hq, lq, lk,
-                             /*finiteHides=*/false, peeled->finiteFills);
+                             /*finiteHides=*/false, peeled->finiteFills,
+                             peeled->biasFactor);
       meaning.notes.push_back("mask kept as a tensor: " + risk);
       for (auto [c, inverted] : meaning.restConds)
         if (peeled->finiteFills.count(c))
@@ -2338,6 +2453,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   }
   for (const std::string &n : meaning.notes)
     note += "; " + n;
+  if (meaning.scaledBias)
+    note += "; a bias added before the scale, multiplied by it";
 
   // The rewrite.
   if (!k) {
@@ -2423,7 +2540,22 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
   }
   for (Value m : meaning.rest) {
-    Value n = normaliseMask(rewriter, loc, maskView(m), scoresType);
+    Value src = maskView(m);
+    if (auto it = peeled->biasFactor.find(m);
+        it != peeled->biasFactor.end() && it->second != 1.0) {
+      // The bias added inside the scale, b * c, as an op of its own on the
+      // bias (in f32 at least, so c is not rounded to a narrow type).
+      auto st = typeOf(src);
+      Type ft = widerFloat(st.getElementType(), rewriter.getF32Type());
+      if (ft != st.getElementType())
+        src = rewriter.create<ConvertOp>(
+            loc, RankedTensorType::get(st.getShape(), ft), src);
+      Value c = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(RankedTensorType::get({}, ft),
+                                      rewriter.getFloatAttr(ft, it->second)));
+      src = rewriter.create<MulOp>(loc, src, c);
+    }
+    Value n = normaliseMask(rewriter, loc, src, scoresType);
     mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
   }
   if (!qPerm.empty() && mask && typeOf(mask).getDimSize(1) == hq)

@@ -26,7 +26,8 @@
 // - SelectOfSelect: nested selects sharing a side are one select of a
 //   combined condition.
 // - ProductOfFillAndIndicator: select(c1, f, 0) * convert(c2 : i1) is
-//   select(c1 & c2, f, 0) for a finite f (up to the sign of a zero).
+//   select(c1 & c2, f, 0) for a finite f (up to the sign of a zero);
+//   SelectOfOwnIndicator: select(c, A, convert(c)) is select(c, A, 0).
 // - ImpliedCompare: and/or of two compares one of which implies the other
 //   over the index grid and the positions' ranges is the stronger/weaker.
 // - ConvertOfSelect: a float convert of a select of two splats it keeps
@@ -1079,6 +1080,36 @@ Value indicatorOf(Value v) {
   return nullptr;
 }
 
+/// select(c, A, convert(c)) is select(c, A, 0): the select takes its false
+/// side only where c is false, and there the converted condition is 0
+/// (likewise select(c, convert(c), B) is select(c, 1, B)). Falcon's
+/// (mask * 1.0).masked_fill(mask, -1e9) so becomes a fill of 0 and -1e9.
+struct SelectOfOwnIndicator : public OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    Value c = op.getCond();
+    for (bool onTrue : {false, true}) {
+      Value side = onTrue ? op.getOnTrue() : op.getOnFalse();
+      auto cv = side.getDefiningOp<ConvertOp>();
+      if (!cv || cv.getX() != c)
+        continue;
+      // The converted condition has the condition's shape, so the select
+      // keeps its type with a scalar in its place.
+      Type et = cast<RankedTensorType>(side.getType()).getElementType();
+      if (!isa<FloatType>(et) && !isa<IntegerType>(et))
+        continue;
+      Value k = splatConstant(rewriter, op.getLoc(), et, onTrue ? 1.0 : 0.0);
+      Value t = onTrue ? k : op.getOnTrue(), f = onTrue ? op.getOnFalse() : k;
+      auto r = rewriter.create<SelectOp>(op.getLoc(), c, t, f);
+      assert(r.getType() == op.getType() && "select type changed");
+      rewriter.replaceOp(op, r.getResult());
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no side is the condition itself");
+  }
+};
+
 /// select(c1, A, B) * convert(c2) (either operand order) with splat A, B
 /// one of which is zero and the other finite, or a splat F * convert(c2):
 /// the select of the nonzero fill under c1 & c2 (c2 alone for F).
@@ -1817,6 +1848,7 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
+               SelectOfOwnIndicator,
                ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>,
                ConvertOfSelect, ConvertOfBoolConvert, BoolSelectOfConstant,
                CompareOfBandTable, ConditionToItsDependence<CompareOp>,

@@ -43,7 +43,15 @@
 //       matmul(b'^T, a'^T)); reshape(matmul(a, b)) is matmul(a', b') when
 //       the reshape keeps the last two dims and regroups the batch only
 //       (an operand transposed within its last two dims is regrouped under
-//       its transpose, so a repeat_kv behind k^T stays readable).
+//       its transpose, so a repeat_kv behind k^T stays readable);
+//     * a reshape that splits the rows of the product, [.., M, N] to
+//       [.., M1, M2, N] (rows m1 * M2 + m2, as multi-query attention with
+//       heads merged into the rows has them), is the product of a viewed
+//       [.., M1, M2, D] with b viewed [.., 1, D, N]: one factor becomes a
+//       batch axis b is broadcast over. The factor the masks vary along is
+//       kept as the rows (the outer one by default; then the product is
+//       taken on a transposed and transposed back), a choice of labels
+//       only.
 //   Anything else (a reshape that changes the key axis, a permutation that
 //   moves the key axis into the batch, a value read outside the chain) is
 //   left where it is, and the attention matcher names the op in its decline.
@@ -64,6 +72,16 @@
 //   softmax): p is relabelled into the unmerged view by the proof above,
 //   the merge composing away, and the product is taken there, v regrouped,
 //   then reshaped back.
+//
+// - MergedRowsAtPV: matmul(reshape(p), v) where the reshape merges split
+//   rows of the probabilities back ([.., M1, M2, N] to [.., M, N]) is the
+//   product on p itself against v viewed [.., 1, N, Dv], reshaped back; on
+//   p transposed (and transposed back) where the chain starts with the
+//   transpose a row split left, so the two meet and compose away.
+//
+// - SumOfScoreProducts: a1 . b1 + a2 . b2 of one shape is
+//   concat(a1, a2) . concat(b1, b2) over the joined contraction (DeepSeek-V3's
+//   absorbed MLA scores).
 //
 // - MatmulBatchBroadcast: matmul(a, broadcast(b)) where the broadcast only
 //   widens batch dims of size 1 to the other operand's (k.expand(B, ...)
@@ -416,6 +434,90 @@ struct Relabel {
   }
 };
 
+/// The two factors of a reshape from `in` [batch.., M, N] to `out`
+/// [batch.., M1, M2, N] that splits the rows M = M1 * M2 (M2 above 1; M1
+/// may be 1, a unit axis put in front of the rows) and keeps the batch and
+/// the last axis; nullopt for any other reshape.
+std::optional<std::pair<int64_t, int64_t>> rowSplit(ArrayRef<int64_t> in,
+                                                    ArrayRef<int64_t> out) {
+  int64_t r = in.size();
+  if (r < 2 || static_cast<int64_t>(out.size()) != r + 1 ||
+      in.take_front(r - 2) != out.take_front(r - 2) ||
+      in.back() != out.back())
+    return std::nullopt;
+  int64_t m1 = out[r - 2], m2 = out[r - 1];
+  if (m1 < 1 || m2 < 2 || m1 * m2 != in[r - 2])
+    return std::nullopt;
+  return std::pair{m1, m2};
+}
+
+/// `v` with leading unit dims up to `rank`.
+Value padRank(PatternRewriter &rewriter, Location loc, Value v, int64_t rank) {
+  auto t = typeOf(v);
+  if (t.getRank() >= rank)
+    return v;
+  SmallVector<int64_t> padded(rank - t.getRank(), 1);
+  llvm::append_range(padded, t.getShape());
+  return rewriter.create<ReshapeOp>(
+      loc, RankedTensorType::get(padded, t.getElementType()), v);
+}
+
+/// `v` [.., X, Y] viewed [.., X1, X2, Y] (or [.., 1, X, Y] with no split).
+Value splitAt(PatternRewriter &rewriter, Location loc, Value v,
+              ArrayRef<int64_t> parts) {
+  auto t = typeOf(v);
+  SmallVector<int64_t> shape(t.getShape().drop_back(2));
+  llvm::append_range(shape, parts);
+  shape.push_back(t.getShape().back());
+  return rewriter.create<ReshapeOp>(
+      loc, RankedTensorType::get(shape, t.getElementType()), v);
+}
+
+/// The permutation of rank `rank` that swaps dims rank-3 and rank-2.
+SmallVector<int64_t> swapRowsPerm(int64_t rank) {
+  SmallVector<int64_t> p = identityPerm(rank);
+  std::swap(p[rank - 3], p[rank - 2]);
+  return p;
+}
+
+/// Which factor of split rows [.., M1, M2, N] the other inputs of the score
+/// chain (masks, biases) vary along: true when some input varies along M2
+/// and none along M1 without M2 (M2 is then the query axis), false
+/// otherwise. Only a choice of labels: either one relabels exactly.
+bool innerFactorIsQuery(Value scores) {
+  int64_t rank = typeOf(scores).getRank();
+  int64_t outerAxis = rank - 3, innerAxis = rank - 2;
+  bool outer = false, inner = false;
+  llvm::DenseSet<Value> seen{scores};
+  SmallVector<Value> work{scores};
+  for (size_t i = 0; i < work.size() && i < 64; ++i)
+    for (Operation *user : work[i].getUsers()) {
+      if (!(isElementwise(user) || isReduction(user) ||
+            isa<BroadcastOp>(user)) ||
+          user->getNumResults() != 1 || !isTensor(user->getResult(0)))
+        continue;
+      for (Value y : user->getOperands()) {
+        // Values of the chain itself (a row max) say nothing of the labels.
+        if (seen.contains(y) || !isTensor(y) ||
+            computedFrom(y, [&](Operation *o) {
+              return o == scores.getDefiningOp();
+            }))
+          continue;
+        auto t = typeOf(y);
+        auto dim = [&](int64_t axis) {
+          int64_t k = axis - (rank - t.getRank());
+          return k >= 0 && k < t.getRank() ? t.getDimSize(k) : 1;
+        };
+        bool o = dim(outerAxis) > 1, n = dim(innerAxis) > 1;
+        outer |= o && !n;
+        inner |= n && !o;
+      }
+      if (seen.insert(user->getResult(0)).second)
+        work.push_back(user->getResult(0));
+    }
+  return inner && !outer;
+}
+
 /// Whether transpose(matmul(a, b), perm) is a matmul of transposed operands:
 /// perm keeps the batch dims among themselves and the last two together.
 bool matmulAbsorbsPerm(ArrayRef<int64_t> perm) {
@@ -435,6 +537,11 @@ bool matmulAbsorbsPerm(ArrayRef<int64_t> perm) {
 bool matmulAbsorbs(MatmulOp mm, const Relabel &rl) {
   if (rl.transpose)
     return matmulAbsorbsPerm(rl.perm);
+  // Split rows: one factor becomes a batch axis of the product (see
+  // buildRelabel).
+  if (rowSplit(rl.in, rl.out))
+    return typeOf(mm.getLhs()).getRank() <= rl.rank &&
+           typeOf(mm.getRhs()).getRank() <= rl.rank;
   if (rl.rank < 2 || rl.in[rl.rank - 2] != rl.out[rl.out.size() - 2] ||
       !dimGroups(ArrayRef<int64_t>(rl.in).drop_back(2),
                  ArrayRef<int64_t>(rl.out).drop_back(2)))
@@ -597,7 +704,8 @@ FailureOr<ChainPlan> planRelabel(Value x, const Relabel &rl,
 /// insertion point. Every type is the relabelled one by construction
 /// (planRelabel has checked each op maps).
 Value buildRelabel(PatternRewriter &rewriter, Location loc, Value x,
-                   const Relabel &rl, const ChainPlan &plan) {
+                   const Relabel &rl, const ChainPlan &plan,
+                   bool innerRows = false) {
   llvm::DenseMap<Value, Value> indexTrees;
   // An input from outside the chain, moved to the new layout.
   auto leaf = [&](Value v) -> Value {
@@ -674,13 +782,29 @@ Value buildRelabel(PatternRewriter &rewriter, Location loc, Value x,
           a = bt;
           b = at;
         }
+      } else if (auto split = rowSplit(rl.in, rl.out)) {
+        // Rows m1 * M2 + m2 of a . b: row m2 of a viewed [.., M1, M2, D]
+        // times b viewed [.., 1, D, N], broadcast over the new axis M1.
+        // With the outer factor as the query rows (the default), the
+        // product is taken over a transposed to [.., M2, M1, D] and
+        // transposed back; P . V meets that transpose (MergedRowsAtPV).
+        a = splitAt(rewriter, loc, a, {split->first, split->second});
+        b = splitAt(rewriter, loc, b,
+                    {1, typeOf(b).getShape().drop_back().back()});
+        if (!innerRows) {
+          SmallVector<int64_t> swap = swapRowsPerm(rl.rank + 1);
+          a = rewriter.create<TransposeOp>(loc, a, swap);
+          Value product = rewriter.create<MatmulOp>(o->getLoc(), a, b);
+          result = rewriter.create<TransposeOp>(loc, product, swap);
+        }
       } else {
         ArrayRef<int64_t> from = ArrayRef<int64_t>(rl.in).drop_back(2);
         ArrayRef<int64_t> to = ArrayRef<int64_t>(rl.out).drop_back(2);
         a = regroupOperand(rewriter, loc, a, from, to);
         b = regroupOperand(rewriter, loc, b, from, to);
       }
-      result = rewriter.create<MatmulOp>(o->getLoc(), a, b);
+      if (!result)
+        result = rewriter.create<MatmulOp>(o->getLoc(), a, b);
     } else if (plan.kind.lookup(o) == Source) {
       if (auto tr = dyn_cast<TransposeOp>(o); tr && rl.transpose) {
         SmallVector<int64_t> p;
@@ -765,8 +889,13 @@ struct RelabelScoreChain : public RewritePattern {
     if (plan->topKind == Chain && !plan->hasExp &&
         !feedsExp(op->getResult(0)))
       return rewriter.notifyMatchFailure(op, "not around a softmax");
+    // A split of the product's rows takes the factor the masks vary along
+    // as the query rows (only a choice of labels: both are exact).
+    bool innerRows = !rl->transpose && rowSplit(rl->in, rl->out) &&
+                     innerFactorIsQuery(op->getResult(0));
     rewriter.setInsertionPoint(op);
-    Value repl = buildRelabel(rewriter, op->getLoc(), x, *rl, *plan);
+    Value repl =
+        buildRelabel(rewriter, op->getLoc(), x, *rl, *plan, innerRows);
     rewriter.replaceOp(op, repl);
     return success();
   }
@@ -828,6 +957,10 @@ struct LiftBatchReshapeThroughMatmul : public OpRewritePattern<MatmulOp> {
     auto from = lt.getShape().drop_back(2), to = pt.getShape().drop_back(2);
     if (!dimGroups(from, to))
       return rewriter.notifyMatchFailure(mm, "batch does not regroup");
+    // [.., 1, M, N] merged to [.., M, N] are split rows too: MergedRowsAtPV
+    // takes them in the layout the scores' product has.
+    if (rowSplit(lt.getShape(), pt.getShape()))
+      return rewriter.notifyMatchFailure(mm, "merged rows");
     // v must broadcast into the merged batch of p, not the other way: a
     // batch p broadcasts over has no place in p's own batch dims.
     if (!fitsPrefix(vt.getShape(), from, 2))
@@ -966,10 +1099,152 @@ struct MatmulBatchBroadcast : public OpRewritePattern<MatmulOp> {
   }
 };
 
+/// matmul(reshape(p), v) where the reshape merges split rows of the
+/// probabilities back, [.., M1, M2, N] to [.., M1 * M2, N]: the product
+/// taken on p itself against v viewed [.., 1, N, Dv], reshaped back (row
+/// m1 * M2 + m2 of the merged p times v is row (m1, m2) of that product).
+/// Where the score chain behind p starts with the transpose that
+/// SplitProductRows leaves (the query factor M1 as rows), the product is
+/// taken on p transposed and transposed back, so that transpose meets the
+/// one at the top of the chain and both compose away.
+struct MergedRowsAtPV : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// Whether a reshape splitting the rows of the scores is still on p's
+  /// chain (not yet moved to the product and rewritten there).
+  static bool pendingSplit(Value p) {
+    return computedFrom(p, [](Operation *o) {
+      auto rs = dyn_cast<ReshapeOp>(o);
+      return rs &&
+             rowSplit(typeOf(rs.getX()).getShape(),
+                      rs.getType().getShape()) &&
+             reachesMatmul(rs.getX());
+    });
+  }
+
+  LogicalResult matchAndRewrite(MatmulOp mm,
+                                PatternRewriter &rewriter) const override {
+    auto rs = mm.getLhs().getDefiningOp<ReshapeOp>();
+    if (!rs)
+      return rewriter.notifyMatchFailure(mm, "lhs is not a reshape");
+    Value p = rs.getX();
+    auto pt = typeOf(p), lt = typeOf(rs.getResult()), vt = typeOf(mm.getRhs());
+    if (!rowSplit(lt.getShape(), pt.getShape()))
+      return rewriter.notifyMatchFailure(mm, "not merged rows");
+    int64_t lr = lt.getRank();
+    if (vt.getRank() > lr ||
+        !fitsPrefix(vt.getShape(), lt.getShape().drop_back(2), 2))
+      return rewriter.notifyMatchFailure(mm, "v's batch is not within p's");
+    if (!holdsExp(p) || pendingSplit(p))
+      return rewriter.notifyMatchFailure(mm, "not settled probabilities");
+    Location loc = mm.getLoc();
+    Value v = splitAt(rewriter, loc, padRank(rewriter, loc, mm.getRhs(), lr),
+                      {1, vt.getShape().drop_back().back()});
+    // The transposed form only where the relabelling of p by the swap is
+    // proven and lands on transposes that the swap undoes.
+    SmallVector<int64_t> swap = swapRowsPerm(lr + 1);
+    Relabel rl;
+    rl.transpose = true;
+    rl.rank = lr + 1;
+    rl.perm = swap;
+    rl.inv = swap;
+    std::string why;
+    auto plan = planRelabel(p, rl, rs, why);
+    bool transposed =
+        succeeded(plan) && plan->topKind == Chain && plan->hasExp &&
+        llvm::all_of(plan->kind, [&](auto &entry) {
+          auto tr = dyn_cast<TransposeOp>(entry.first);
+          return entry.second != Source ||
+                 (tr && tr.getPerm() == ArrayRef<int64_t>(swap));
+        });
+    Value out;
+    if (transposed) {
+      Value pT = rewriter.create<TransposeOp>(loc, p, swap);
+      Value o = rewriter.create<MatmulOp>(loc, pT, v);
+      out = rewriter.create<TransposeOp>(loc, o, swap);
+    } else {
+      out = rewriter.create<MatmulOp>(loc, p, v);
+    }
+    rewriter.replaceOpWithNewOp<ReshapeOp>(mm, mm.getType(), out);
+    return success();
+  }
+};
+
+/// a1 . b1 + a2 . b2 with both products over the same batch, rows and
+/// columns is one product over the concatenated contraction:
+/// concat(a1, a2, -1) . concat(b1, b2, -2). Element (i, j) of the sum is
+/// sum_d a1[i, d] b1[d, j] + sum_e a2[i, e] b2[e, j], which is the sum over
+/// the joined d ++ e (the same products, added in another order).
+/// DeepSeek-V3's absorbed MLA scores the latent and the rotary channels
+/// this way.
+struct SumOfScoreProducts : public OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// concat(x1, x2) along `axis` of the matmul operands; when both are the
+  /// same transpose of two tensors, the concat of those tensors along the
+  /// axis the transpose moves there, transposed once (k^T stays a
+  /// transpose of the concatenated keys, which the matcher reads).
+  static Value join(PatternRewriter &rewriter, Location loc, Value x1,
+                    Value x2, int64_t axis) {
+    auto t1 = x1.getDefiningOp<TransposeOp>();
+    auto t2 = x2.getDefiningOp<TransposeOp>();
+    if (t1 && t2 && t1.getPerm() == t2.getPerm()) {
+      int64_t inner = t1.getPerm()[axis];
+      Value cat = rewriter.create<ConcatOp>(
+          loc, ValueRange{t1.getX(), t2.getX()}, inner);
+      return rewriter.create<TransposeOp>(loc, cat, t1.getPerm());
+    }
+    return rewriter.create<ConcatOp>(loc, ValueRange{x1, x2}, axis);
+  }
+
+  /// Whether `a` and `b` have one rank and element type and the same
+  /// dims except along `axis`.
+  static bool sameBut(Value a, Value b, int64_t axis) {
+    auto ta = typeOf(a), tb = typeOf(b);
+    if (ta.getRank() != tb.getRank() ||
+        ta.getElementType() != tb.getElementType())
+      return false;
+    for (int64_t i = 0; i < ta.getRank(); ++i)
+      if (i != axis && ta.getDimSize(i) != tb.getDimSize(i))
+        return false;
+    return true;
+  }
+
+  LogicalResult matchAndRewrite(AddOp add,
+                                PatternRewriter &rewriter) const override {
+    auto m1 = add.getLhs().getDefiningOp<MatmulOp>();
+    auto m2 = add.getRhs().getDefiningOp<MatmulOp>();
+    if (!m1 || !m2 || m1 == m2)
+      return rewriter.notifyMatchFailure(add, "not a sum of two products");
+    // The add must not broadcast either product (a sum over other rows,
+    // columns or batch rows is no single product), and nothing else may
+    // read a product on its own.
+    if (m1.getType() != add.getType() || m2.getType() != add.getType() ||
+        !m1->hasOneUse() || !m2->hasOneUse())
+      return rewriter.notifyMatchFailure(add, "products of other shapes, or "
+                                              "read elsewhere");
+    Value a1 = m1.getLhs(), b1 = m1.getRhs(), a2 = m2.getLhs(),
+          b2 = m2.getRhs();
+    int64_t r = typeOf(a1).getRank();
+    if (r < 2 || typeOf(b1).getRank() != r || !sameBut(a1, a2, r - 1) ||
+        !sameBut(b1, b2, r - 2) ||
+        typeOf(a1).getElementType() != typeOf(b1).getElementType())
+      return rewriter.notifyMatchFailure(add, "operands that do not join");
+    if (!feedsExp(add.getResult()))
+      return rewriter.notifyMatchFailure(add, "not scores");
+    Location loc = add.getLoc();
+    Value a = join(rewriter, loc, a1, a2, r - 1);
+    Value b = join(rewriter, loc, b1, b2, r - 2);
+    rewriter.replaceOpWithNewOp<MatmulOp>(add, a, b);
+    return success();
+  }
+};
+
 } // namespace
 
 void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
   patterns.add<RelabelScoreChain, TransposedPVProduct,
                LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV,
-               MatmulBatchBroadcast>(patterns.getContext());
+               MatmulBatchBroadcast, SumOfScoreProducts, MergedRowsAtPV>(
+      patterns.getContext());
 }

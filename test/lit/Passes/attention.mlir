@@ -901,10 +901,15 @@ func.func @two_score_matmuls(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>,
 
 // -----
 
-// (q . k + mask) * 0.25 scales an arbitrary mask with the scores.
+// (q . k + mask) * 0.25 scales an arbitrary mask with the scores: the sum
+// distributed, the fused op adds mask * 0.25 (an op of its own on the mask)
+// to the scaled scores.
 // CHECK-LABEL: func.func @mask_added_before_scale
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: a mask is added before the scale or softcap: the score order differs from (q.k)*scale -> softcap -> +mask{{$}}
+// CHECK-SAME: %[[MASK:[^:]+]]: tensor<1x1x1x8xf32>)
+// CHECK: %[[C:.+]] = poot.constant dense<2.500000e-01> : tensor<f32>
+// CHECK: %[[SM:.+]] = poot.mul %[[MASK]], %[[C]]
+// CHECK: poot.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[SM]] : tensor<1x1x1x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; a bias added before the scale, multiplied by it{{$}}
 func.func @mask_added_before_scale(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %mask: tensor<1x1x1x8xf32>) -> tensor<1x2x1x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
   %s = poot.matmul %q, %kt : tensor<1x2x1x16xf32>, tensor<1x2x16x8xf32>
@@ -918,6 +923,31 @@ func.func @mask_added_before_scale(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16
   %p = poot.div %e, %z : tensor<1x2x1x8xf32>, tensor<1x2x1x1xf32>
   %o = poot.matmul %p, %v : tensor<1x2x1x8xf32>, tensor<1x2x8x16xf32>
   return %o : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+// ((q . k + b) * 2 + b) * 0.5: one bias value added inside two scales
+// (factors 1 and 0.5 on the way out) is declined rather than read at one.
+// CHECK-LABEL: func.func @bias_added_at_two_scales
+// CHECK-NOT: poot.attention
+// EXPLAIN: remark: attention declined: 'poot.add' at line {{[0-9]+}} adds a bias that the chain also adds at another scale{{$}}
+func.func @bias_added_at_two_scales(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x5x16xf32>, %v: tensor<1x2x5x16xf32>, %b: tensor<1x1x3x5xf32>) -> tensor<1x2x3x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x16xf32>
+  %s = poot.matmul %q, %kt : tensor<1x2x3x16xf32>, tensor<1x2x16x5xf32>
+  %s1 = poot.add %s, %b : tensor<1x2x3x5xf32>, tensor<1x1x3x5xf32>
+  %two = poot.constant dense<2.0> : tensor<f32>
+  %s2 = poot.mul %s1, %two : tensor<1x2x3x5xf32>, tensor<f32>
+  %s3 = poot.add %s2, %b : tensor<1x2x3x5xf32>, tensor<1x1x3x5xf32>
+  %half = poot.constant dense<0.5> : tensor<f32>
+  %s4 = poot.mul %s3, %half : tensor<1x2x3x5xf32>, tensor<f32>
+  %m = poot.reduce_max %s4 {axis = 3 : i64, keepdim} : tensor<1x2x3x5xf32>
+  %d = poot.sub %s4, %m : tensor<1x2x3x5xf32>, tensor<1x2x3x1xf32>
+  %e = poot.exp %d : tensor<1x2x3x5xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x3x5xf32>
+  %p = poot.div %e, %z : tensor<1x2x3x5xf32>, tensor<1x2x3x1xf32>
+  %o = poot.matmul %p, %v : tensor<1x2x3x5xf32>, tensor<1x2x5x16xf32>
+  return %o : tensor<1x2x3x16xf32>
 }
 
 // -----

@@ -478,6 +478,99 @@ func.func @mlp_sigmoid_keeps_layout(%x: tensor<4x3x16xf32>, %w: tensor<16x32xf32
 
 // -----
 
+// Rows merging (query, head): the view [b, q, h, k] of bmm(q [b, q*h, d],
+// k [b, d, k]) is the product over q viewed [b, q, h, d] and transposed to
+// [b, h, q, d] (the query factor as the rows: nothing says otherwise) with
+// k viewed [b, 1, d, k]; P . V over the merged view back takes the same
+// transpose, and the two pairs compose away.
+// CHECK-LABEL: func.func @split_product_rows
+// CHECK-DAG: %[[Q4:.+]] = poot.reshape %arg0 : tensor<2x12x8xf32> -> tensor<2x3x4x8xf32>
+// CHECK-DAG: %[[K4:.+]] = poot.reshape %arg1 : tensor<2x8x5xf32> -> tensor<2x1x8x5xf32>
+// CHECK-DAG: %[[QT:.+]] = poot.transpose %[[Q4]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: %[[S:.+]] = poot.matmul %[[QT]], %[[K4]] : tensor<2x4x3x8xf32>, tensor<2x1x8x5xf32>
+// CHECK-DAG: %[[V4:.+]] = poot.reshape %arg2 : tensor<2x5x8xf32> -> tensor<2x1x5x8xf32>
+// CHECK-DAG: %[[P:.+]] = poot.div %{{.+}} : tensor<2x4x3x5xf32>, tensor<2x4x3x1xf32>
+// CHECK: %[[O:.+]] = poot.matmul %[[P]], %[[V4]] : tensor<2x4x3x5xf32>, tensor<2x1x5x8xf32>
+// CHECK: %[[OT:.+]] = poot.transpose %[[O]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: %[[R:.+]] = poot.reshape %[[OT]] : tensor<2x3x4x8xf32> -> tensor<2x12x8xf32>
+// CHECK: return %[[R]]
+func.func @split_product_rows(%q: tensor<2x12x8xf32>, %k: tensor<2x8x5xf32>, %v: tensor<2x5x8xf32>) -> tensor<2x12x8xf32> {
+  %s = poot.matmul %q, %k : tensor<2x12x8xf32>, tensor<2x8x5xf32>
+  %s4 = poot.reshape %s : tensor<2x12x5xf32> -> tensor<2x3x4x5xf32>
+  %m = poot.reduce_max %s4 {axis = 3 : i64, keepdim} : tensor<2x3x4x5xf32>
+  %d = poot.sub %s4, %m : tensor<2x3x4x5xf32>, tensor<2x3x4x1xf32>
+  %e = poot.exp %d : tensor<2x3x4x5xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<2x3x4x5xf32>
+  %p = poot.div %e, %z : tensor<2x3x4x5xf32>, tensor<2x3x4x1xf32>
+  %p3 = poot.reshape %p : tensor<2x3x4x5xf32> -> tensor<2x12x5xf32>
+  %o = poot.matmul %p3, %v : tensor<2x12x5xf32>, tensor<2x5x8xf32>
+  return %o : tensor<2x12x8xf32>
+}
+
+// -----
+
+// The same split with a mask that varies along the inner factor only
+// ([h, q] rows, h * Lq + q): the inner factor stays the rows, no transpose.
+// CHECK-LABEL: func.func @split_product_rows_inner
+// CHECK-DAG: %[[Q4:.+]] = poot.reshape %arg0 : tensor<2x12x8xf32> -> tensor<2x4x3x8xf32>
+// CHECK-DAG: %[[K4:.+]] = poot.reshape %arg1 : tensor<2x8x5xf32> -> tensor<2x1x8x5xf32>
+// CHECK: %[[S:.+]] = poot.matmul %[[Q4]], %[[K4]] : tensor<2x4x3x8xf32>, tensor<2x1x8x5xf32>
+// CHECK-NOT: poot.transpose
+// CHECK: %[[O:.+]] = poot.matmul %{{.+}}, %{{.+}} : tensor<2x4x3x5xf32>, tensor<2x1x5x8xf32>
+// CHECK: %[[R:.+]] = poot.reshape %[[O]] : tensor<2x4x3x8xf32> -> tensor<2x12x8xf32>
+// CHECK: return %[[R]]
+func.func @split_product_rows_inner(%q: tensor<2x12x8xf32>, %k: tensor<2x8x5xf32>, %v: tensor<2x5x8xf32>, %mask: tensor<3x5xf32>) -> tensor<2x12x8xf32> {
+  %s = poot.matmul %q, %k : tensor<2x12x8xf32>, tensor<2x8x5xf32>
+  %s4 = poot.reshape %s : tensor<2x12x5xf32> -> tensor<2x4x3x5xf32>
+  %sm = poot.add %s4, %mask : tensor<2x4x3x5xf32>, tensor<3x5xf32>
+  %m = poot.reduce_max %sm {axis = 3 : i64, keepdim} : tensor<2x4x3x5xf32>
+  %d = poot.sub %sm, %m : tensor<2x4x3x5xf32>, tensor<2x4x3x1xf32>
+  %e = poot.exp %d : tensor<2x4x3x5xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<2x4x3x5xf32>
+  %p = poot.div %e, %z : tensor<2x4x3x5xf32>, tensor<2x4x3x1xf32>
+  %p3 = poot.reshape %p : tensor<2x4x3x5xf32> -> tensor<2x12x5xf32>
+  %o = poot.matmul %p3, %v : tensor<2x12x5xf32>, tensor<2x5x8xf32>
+  return %o : tensor<2x12x8xf32>
+}
+
+// -----
+
+// q1 . k1^T + q2 . k2^T of one shape is concat(q1, q2) . concat(k1, k2)^T,
+// the keys joined under their shared transpose. A product the add
+// broadcasts (one head against four) stays a sum.
+// CHECK-LABEL: func.func @sum_of_score_products
+// CHECK-DAG: %[[Q:.+]] = poot.concat %arg0, %arg1 {axis = 3 : i64} : tensor<1x4x5x8xf32>, tensor<1x4x5x4xf32>
+// CHECK-DAG: %[[K:.+]] = poot.concat %arg2, %arg3 {axis = 3 : i64} : tensor<1x1x6x8xf32>, tensor<1x1x6x4xf32>
+// CHECK: %[[KT:.+]] = poot.transpose %[[K]] {perm = array<i64: 0, 1, 3, 2>}
+// CHECK: %[[S:.+]] = poot.matmul %[[Q]], %[[KT]] : tensor<1x4x5x12xf32>, tensor<1x1x12x6xf32>
+// CHECK: poot.reduce_max %[[S]]
+// CHECK: %[[B1:.+]] = poot.matmul %arg0, %{{.+}} : tensor<1x4x5x8xf32>, tensor<1x1x8x6xf32>
+// CHECK: %[[B2:.+]] = poot.matmul %arg4, %{{.+}} : tensor<1x1x5x4xf32>, tensor<1x1x4x6xf32>
+// CHECK: poot.add %[[B1]], %[[B2]]
+func.func @sum_of_score_products(%q1: tensor<1x4x5x8xf32>, %q2: tensor<1x4x5x4xf32>, %k1: tensor<1x1x6x8xf32>, %k2: tensor<1x1x6x4xf32>, %q3: tensor<1x1x5x4xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) {
+  %k1t = poot.transpose %k1 {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x6x8xf32>
+  %k2t = poot.transpose %k2 {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x6x4xf32>
+  %s1 = poot.matmul %q1, %k1t : tensor<1x4x5x8xf32>, tensor<1x1x8x6xf32>
+  %s2 = poot.matmul %q2, %k2t : tensor<1x4x5x4xf32>, tensor<1x1x4x6xf32>
+  %s = poot.add %s1, %s2 : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
+  %m = poot.reduce_max %s {axis = 3 : i64, keepdim} : tensor<1x4x5x6xf32>
+  %d = poot.sub %s, %m : tensor<1x4x5x6xf32>, tensor<1x4x5x1xf32>
+  %e = poot.exp %d : tensor<1x4x5x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x4x5x6xf32>
+  %p = poot.div %e, %z : tensor<1x4x5x6xf32>, tensor<1x4x5x1xf32>
+  %b1 = poot.matmul %q1, %k1t : tensor<1x4x5x8xf32>, tensor<1x1x8x6xf32>
+  %b2 = poot.matmul %q3, %k2t : tensor<1x1x5x4xf32>, tensor<1x1x4x6xf32>
+  %b = poot.add %b1, %b2 : tensor<1x4x5x6xf32>, tensor<1x1x5x6xf32>
+  %bm = poot.reduce_max %b {axis = 3 : i64, keepdim} : tensor<1x4x5x6xf32>
+  %bd = poot.sub %b, %bm : tensor<1x4x5x6xf32>, tensor<1x4x5x1xf32>
+  %be = poot.exp %bd : tensor<1x4x5x6xf32>
+  %bz = poot.reduce_sum %be {axis = 3 : i64, keepdim} : tensor<1x4x5x6xf32>
+  %bp = poot.div %be, %bz : tensor<1x4x5x6xf32>, tensor<1x4x5x1xf32>
+  return %p, %bp : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
+}
+
+// -----
+
 // x / 8 = x * 0.125 bit for bit (a power of two); x / 3 stays a division.
 // CHECK-LABEL: func.func @div_power_of_two
 // CHECK-DAG: %[[E:.+]] = poot.constant dense<1.250000e-01> : tensor<f32>
@@ -699,6 +792,30 @@ func.func @arange_to_iota(%p: tensor<i64>) -> (tensor<1x1x1x6xi1>, tensor<3xi64>
   %odd = poot.constant dense<[0, 1, 3, 4]> : tensor<4xi64>
   %d = poot.compare le, %odd, %z : tensor<4xi64>, tensor<i64>
   return %a, %b, %c, %d : tensor<1x1x1x6xi1>, tensor<3xi64>, tensor<4xf32>, tensor<4xi1>
+}
+
+// -----
+
+// Falcon's (mask * 1.0).masked_fill(mask, -1e9): where the select takes
+// convert(mask) the mask is false, so that side is 0 (and 1 on the true
+// side). A converted other condition stays.
+// CHECK-LABEL: func.func @select_of_own_indicator
+// CHECK-DAG: %[[Z:.+]] = poot.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[F:.+]] = poot.constant dense<-1.000000e+09> : tensor<f32>
+// CHECK-DAG: %[[ONE:.+]] = poot.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[A:.+]] = poot.select %arg0, %[[F]], %[[Z]] : tensor<4x4xi1>, tensor<f32>, tensor<f32>
+// CHECK-DAG: %[[B:.+]] = poot.select %arg0, %[[ONE]], %[[F]] : tensor<4x4xi1>, tensor<f32>, tensor<f32>
+// CHECK-DAG: %[[OC:.+]] = poot.convert %arg1
+// CHECK-DAG: %[[C:.+]] = poot.select %arg0, %[[F]], %[[OC]]
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @select_of_own_indicator(%m: tensor<4x4xi1>, %o: tensor<4x4xi1>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
+  %f = poot.constant dense<-1.0e9> : tensor<f32>
+  %mf = poot.convert %m : tensor<4x4xi1> -> tensor<4x4xf32>
+  %a = poot.select %m, %f, %mf : tensor<4x4xi1>, tensor<f32>, tensor<4x4xf32>
+  %b = poot.select %m, %mf, %f : tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32>
+  %of = poot.convert %o : tensor<4x4xi1> -> tensor<4x4xf32>
+  %c = poot.select %m, %f, %of : tensor<4x4xi1>, tensor<f32>, tensor<4x4xf32>
+  return %a, %b, %c : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
 }
 
 // -----

@@ -14,10 +14,23 @@
 // lower to head-major matmuls transposed back to bsht.
 // B = 1, s = t = 5, h = 4, c = 64, rope r = 16, scale 192^-1/2.
 
+// The sum of the two score products is one product over the concatenated
+// channels, concat(q_nope, q_pe) . concat(kv, pe)^T; the key is then the
+// split MLA key (the latent kv, and pe shared by every head), one key head
+// for the four query heads: n_rep 4, causal, the latent read once as the
+// key and once as the value.
 // CHECK-LABEL: func.func @deepseek_v3_mla_absorb
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: an add whose sides both (or neither) come from the scores
+// CHECK-SAME: %[[QN:[^:]+]]: tensor<1x5x4x64xf32>, %[[QP:[^:]+]]: tensor<1x5x4x16xf32>, %[[KV:[^:]+]]: tensor<1x5x64xf32>, %[[PE:[^:]+]]: tensor<1x5x16xf32>
+// CHECK-DAG: %[[KV4:.+]] = poot.reshape %[[KV]] : tensor<1x5x64xf32> -> tensor<1x1x5x64xf32>
+// CHECK-DAG: %[[PE4:.+]] = poot.reshape %[[PE]] : tensor<1x5x16xf32> -> tensor<1x1x5x16xf32>
+// CHECK-DAG: %[[QC:.+]] = poot.concat %[[QN]], %[[QP]] {axis = 3 : i64}
+// CHECK: %[[Q:.+]] = poot.transpose %[[QC]] {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x4x80xf32>
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: %[[O:.+]] = poot.attention %[[Q]], %[[KV4]], %[[KV4]] k_shared(%[[PE4]] : tensor<1x1x5x16xf32>) {causal, n_rep = 4 : i64, scale = 0.0721687{{[0-9]+}} : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: %[[X:.+]] = poot.transpose %[[O]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: return %[[X]]
+// EXPLAIN: remark: attention fused: split attention, n_rep 4, scale 0.0721688, causal{{$}}
 func.func @deepseek_v3_mla_absorb(%qn: tensor<1x5x4x64xf32>, %qp: tensor<1x5x4x16xf32>,
                                   %kv: tensor<1x5x64xf32>, %pe: tensor<1x5x16xf32>)
     -> tensor<1x5x4x64xf32> {

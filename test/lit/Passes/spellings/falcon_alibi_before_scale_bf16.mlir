@@ -15,10 +15,19 @@
 // times arange_tensor = (ones.cumsum(-1) - 1) * ones, which an export folds
 // to the constant [0, 1, ..., kv-1]. Prefill, B = 1, H = 4, L = 5, D = 32.
 
+// The bias added before the scale is distributed over it:
+// (s + alibi) * c = s * c + alibi * c. The folded table slope * t is linear
+// along the keys, so it is ALiBi with the slopes times c (0.25 c, ...).
+// masked_fill on (mask * 1.0) is select(mask, -1e9, 0); the -1e9 (as bf16
+// rounds it) hides keys under a bias that spreads by 0.18 over a row, and
+// every row keeps its diagonal: causal.
 // CHECK-LABEL: func.func @falcon_alibi_before_scale_bf16
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: a mask is added before the scale or softcap: the score order differs from (q.k)*scale -> softcap -> +mask
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<1x4x5x32xbf16>, %[[K:[^:]+]]: tensor<1x4x5x32xbf16>, %[[V:[^:]+]]: tensor<1x4x5x32xbf16>
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: %[[O:.+]] = poot.attention %[[Q]], %[[K]], %[[V]] {alibi_slopes = array<f64: 0.0441941{{[0-9]+}}, 0.0110485{{[0-9]+}}, 0.00276213{{[0-9]+}}, 6.905339{{[0-9]+}}E-4>, causal, n_rep = 1 : i64, scale = 0.17677{{[0-9]+}} : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: return %[[O]]
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.176777, causal, alibi; a bias added before the scale, multiplied by it{{$}}
 func.func @falcon_alibi_before_scale_bf16(%q: tensor<1x4x5x32xbf16>, %k: tensor<1x4x5x32xbf16>,
                                           %v: tensor<1x4x5x32xbf16>) -> tensor<1x4x5x32xbf16> {
   %ar = poot.constant dense<[[[0.0, 1.0, 2.0, 3.0, 4.0]]]> : tensor<1x1x5xbf16>

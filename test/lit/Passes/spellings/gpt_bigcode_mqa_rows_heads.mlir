@@ -12,10 +12,25 @@
 // bmm(attn.view(B, q*H, k), value [B, k, D]).view(B, q, H*D).
 // B = 2, H = 4, q = 3 after 4 cached keys (k = 7), D = 40.
 
+// The view splits the rows q * H + h of the product: the scores are the
+// product of q viewed [B, q, H, D] (heads moved in front of the rows)
+// with the key viewed [B, 1, D, k], the one key head broadcast over the
+// heads; P . V takes the same view, so the fused op reads the key and value
+// once for the four heads: n_rep 4, causal at offset 4 (the tril slice).
 // CHECK-LABEL: func.func @gpt_bigcode_mqa_rows_heads
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: 'poot.reshape' at line {{[0-9]+}} between the softmax and P . V: poot-canonicalize moves such an op to the first matmul only where it relabels the score axes and nothing else reads the chain
+// CHECK-SAME: %[[QUERY:[^:]+]]: tensor<2x3x160xf32>, %[[KEY:[^:]+]]: tensor<2x40x7xf32>, %[[VALUE:[^:]+]]: tensor<2x7x40xf32>
+// CHECK-DAG: %[[Q4:.+]] = poot.reshape %[[QUERY]] : tensor<2x3x160xf32> -> tensor<2x3x4x40xf32>
+// CHECK-DAG: %[[KT:.+]] = poot.reshape %[[KEY]] : tensor<2x40x7xf32> -> tensor<2x1x40x7xf32>
+// CHECK-DAG: %[[Q:.+]] = poot.transpose %[[Q4]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK-DAG: %[[V:.+]] = poot.reshape %[[VALUE]] : tensor<2x7x40xf32> -> tensor<2x1x7x40xf32>
+// CHECK-DAG: %[[K:.+]] = poot.transpose %[[KT]] {perm = array<i64: 0, 1, 3, 2>}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: %[[O:.+]] = poot.attention %[[Q]], %[[K]], %[[V]] pos(%{{.+}} : tensor<i64>) {causal, n_rep = 4 : i64, scale = 0.158{{[0-9]+}} : f64} : tensor<2x4x3x40xf32>, tensor<2x1x7x40xf32>, tensor<2x1x7x40xf32> -> tensor<2x4x3x40xf32>
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: %[[OT:.+]] = poot.transpose %[[O]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: %[[R:.+]] = poot.reshape %[[OT]] : tensor<2x3x4x40xf32> -> tensor<2x3x160xf32>
+// CHECK: return %[[R]]
+// EXPLAIN: remark: attention fused: dense attention, n_rep 4, scale 0.158114, causal at offset 4{{$}}
 func.func @gpt_bigcode_mqa_rows_heads(%query: tensor<2x3x160xf32>, %key: tensor<2x40x7xf32>,
                                       %value: tensor<2x7x40xf32>) -> tensor<2x3x160xf32> {
   %bias = poot.constant dense<[[true, false, false, false, false, false, false, false, false, false], [true, true, false, false, false, false, false, false, false, false], [true, true, true, false, false, false, false, false, false, false], [true, true, true, true, false, false, false, false, false, false], [true, true, true, true, true, false, false, false, false, false], [true, true, true, true, true, true, false, false, false, false], [true, true, true, true, true, true, true, false, false, false], [true, true, true, true, true, true, true, true, false, false], [true, true, true, true, true, true, true, true, true, false], [true, true, true, true, true, true, true, true, true, true]]> : tensor<10x10xi1>

@@ -3,18 +3,20 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
 // RUN: %if vulkan-int64 %{ poot-run %t.mlir --device=vulkan --device-from-host --check --ref=%s --quiet %}
 
-// Near miss of phi_masking_utils_upcast_bf16: the mask is built in f32,
+// phi_masking_utils_upcast_bf16 with the mask built in f32:
 // where(mask, 0, finfo(f32).min), cast to bf16 and back to f32 before the
-// add. finfo(f32).min is no bf16 (it rounds to -inf), so the bf16 convert
-// is not exact for the fill and the mask is not read through it: the fused
-// op keeps it as a tensor (of 0 and -inf, as the graph computes).
+// add. finfo(f32).min is no bf16 (it rounds to -inf), so poot-canonicalize
+// keeps the convert; the mask reader takes the fill as it reaches the
+// scores, rounded toward zero through each convert (-3.39e38, below
+// -1e30), which hides keys whatever the rounding, and every row keeps a
+// visible key (t <= pos + i): causal from pos.
 
-// CHECK-LABEL: func.func @nm_mask_f32_min_to_bf16
+// CHECK-LABEL: func.func @phi_masking_utils_f32_min_to_bf16
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x1x2x10xbf16>) {n_rep = 1 : i64, scale = 0.11180{{[0-9]*}} : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} pos(%{{.+}} : tensor<i64>) {causal, n_rep = 1 : i64, scale = 0.11180{{[0-9]*}} : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.111803, tensor mask
-func.func @nm_mask_f32_min_to_bf16(%q: tensor<1x4x2x80xbf16>, %k: tensor<1x4x10x80xbf16>,
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.111803, causal from pos{{$}}
+func.func @phi_masking_utils_f32_min_to_bf16(%q: tensor<1x4x2x80xbf16>, %k: tensor<1x4x10x80xbf16>,
                                    %v: tensor<1x4x10x80xbf16>,
                                    %pos: tensor<i64> {poot.slot = "pos", poot.range = array<i64: 0, 8>})
     -> tensor<1x4x2x80xbf16> {
