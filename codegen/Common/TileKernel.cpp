@@ -900,9 +900,10 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
   // compute unit (65536 registers; 4 x 48 KiB of workgroup memory on
   // sm_90) instead of the three q's registers allowed. Asked for only
   // where the score transform is the scale alone and both tiles copy in
-  // rounds: ptxas then fits 128 without spills (130 unconstrained at
-  // dk = dv = 128), where a softcap, ALiBi or the per-copy addresses of
-  // width 96 spilled 8 to 100 bytes.
+  // rounds, without split-KV partials: ptxas then fits 128 without spills
+  // (130 unconstrained at dk = dv = 128), where a softcap, ALiBi, the
+  // per-copy addresses of width 96 or the partials' epilogue spilled 8 to
+  // 216 bytes.
   if (s.tileSharedQuery) {
     parts.qs = target.allocWorkgroup(
         b, loc, fn, {warpgroupBufferBytes(64, s.dk) / 2}, et, /*align=*/1024);
@@ -911,8 +912,8 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
              (s.lanes / (width / 8)) % 8 == 0;
     };
     const bool plain = !s.softcap && !s.hasMask && s.slopes.empty();
-    if (plain && rounds(s.dk) && rounds(s.dv) &&
-        !s.paged && !s.sharedWidth)
+    if (plain && rounds(s.dk) && rounds(s.dv) && !s.paged &&
+        !s.sharedWidth && !s.split)
       target.setWorkgroupsPerUnit(fn, 4);
   }
   else

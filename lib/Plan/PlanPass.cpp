@@ -102,6 +102,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     t.noWarpgroup = noWarpgroup;
     t.warpgroupPipeline = warpgroupPipeline;
     t.noSharedQuery = noSharedQuery;
+    t.noWarpgroupDecode = noWarpgroupDecode;
     t.noFusedCombine = noFusedCombine;
     t.fusedCombine = fusedCombine;
     t.countTiles = countTiles;

@@ -279,12 +279,14 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
   // buffer each for keys and values in the 128-byte swizzled layout
   // (ceil(width / 64) blocks of 64 keys x 128 bytes). Only for the value
   // widths checked right on an H200, 32, 64, 96 and 128 (at most 128: a
-  // product's accumulators are dv / 2 floats a lane). Not for multi-token
-  // decode, where it was measured slower (before the swizzled layout; not
-  // measured since).
+  // product's accumulators are dv / 2 floats a lane). Multi-token decode
+  // takes it where a KV head's rows fill its 64 rows (n_rep x new rows >=
+  // 64): measured on the H200 (70B, B=8, Lk=32768, 8 rows) 286.9 us (3.75
+  // TB/s) against 354.7 on the subgroup tile.
   auto atoms = [](int64_t width) { return (width + 63) / 64 * 64 * 128; };
   const bool warpgroup =
-      d.warpgroupTile && !tuning.noWarpgroup && !decode &&
+      d.warpgroupTile && !tuning.noWarpgroup &&
+      (!decode || (!tuning.noWarpgroupDecode && nRep * s.queryLen >= 64)) &&
       (tuning.warps == 0 || tuning.warps == 4) && dk <= 256 &&
       (dv == 32 || dv == 64 || dv == 96 || dv == 128) &&
       atoms(dk) + atoms(dv) <= d.workgroupMemoryBytes &&

@@ -150,6 +150,16 @@ echo "$TILE_CASES" | sweep_cases
 # prefill takes the warpgroup tile where it can).
 echo "$TILE_CASES" | sed 's/^tile-/sg-tile-/; s/$/|--no-warpgroup/' | sweep_cases
 
+# Multi-token decode on the warpgroup tile (where a KV head's rows fill
+# its 64 rows): fixed, live and paged caches, split over the keys, f16 at
+# width 64.
+sweep_cases <<'CASES'
+wgd-mtd-t8-rep8|--op=attention_masked --batch=2 --heads=16 --kv-heads=2 --head-dim=128 --capacity=3000 --tokens=8 --dtype=bf16|--steps=2 --seed=101|
+wgd-mtd-live-t16|--op=attention_live --batch=3 --heads=8 --kv-heads=2 --head-dim=128 --capacity=2000 --tokens=16 --dtype=bf16|--seed=102 --set=len=16,2000,333|
+wgd-mtd-paged-t8|--op=paged --batch=2 --heads=16 --kv-heads=2 --head-dim=128 --capacity=1024 --pool-slots=2100 --tokens=8 --dtype=bf16|--seed=103|
+wgd-mtd-f16-d64-t8|--op=attention_masked --batch=1 --heads=16 --kv-heads=2 --head-dim=64 --capacity=1500 --tokens=8 --dtype=f16|--steps=2 --seed=104|
+CASES
+
 # Both tiles' cases again with their key tiles counted (--count-tiles), for
 # run-h200.sh's tiles phase: every workgroup must visit exactly the tiles
 # some row of it sees (tiles.txt: NAME|RUN ARGS, the plan NAME.cuda-count).
@@ -271,6 +281,8 @@ for t in 4 8; do
   "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
     --no-warpgroup -o "$OUT/bench/$name-subgroup.plan"
   echo "$name-subgroup" >> "$OUT/bench/compare.txt"
+  # 8 rows x n_rep 8 fill the warpgroup tile, which the planner takes;
+  # the subgroup tile's form above is the comparison.
   rm "$OUT/bench/$name.mlir"
   echo "$name 8 64 8 32768 128 bf16 $t" >> "$OUT/bench/shapes.txt"
 done

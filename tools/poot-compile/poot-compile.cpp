@@ -145,6 +145,11 @@ static struct TuningFlags {
       cl::desc("Warpgroup tile: q in registers even where it fits in "
                "workgroup memory (comparisons)"),
       cl::cat(tuningOptions)};
+  cl::opt<bool> noWarpgroupDecode{
+      "no-warpgroup-decode", cl::init(false),
+      cl::desc("Multi-token decode on the subgroup tile even where the rows "
+               "of a KV head fill the warpgroup tile (comparisons)"),
+      cl::cat(tuningOptions)};
   cl::opt<bool> noFusedCombine{
       "no-fused-combine", cl::init(false),
       cl::desc("Split-KV: always a combine kernel (comparisons)"),

@@ -66,6 +66,9 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
     Option<"noSharedQuery", "no-shared-query", "bool", "false",
            "Warpgroup tile: q in registers even where it fits in workgroup "
            "memory beside the key and value tiles (comparisons)">,
+    Option<"noWarpgroupDecode", "no-warpgroup-decode", "bool", "false",
+           "Multi-token decode on the subgroup tile even where the rows of "
+           "a KV head fill the warpgroup tile (comparisons)">,
     Option<"noFusedCombine", "no-fused-combine", "bool", "false",
            "Split-KV: always a combine kernel, never the combine in the "
            "last workgroup of a row (comparisons)">,

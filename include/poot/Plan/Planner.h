@@ -77,6 +77,9 @@ struct ScheduleTuning {
   /// Warpgroup tile: q in registers even where it fits in workgroup memory
   /// (comparisons).
   bool noSharedQuery = false;
+  /// Multi-token decode on the subgroup tile even where a KV head's rows
+  /// fill the warpgroup tile (comparisons).
+  bool noWarpgroupDecode = false;
   bool noFusedCombine = false; ///< split-KV: always a combine kernel
   /// Split-KV: the combine in the last workgroup on every schedule, on any
   /// target the generator gives a device fence (tests and comparisons).
@@ -173,6 +176,7 @@ void copyTuning(const From &from, To &to) {
   to.noWarpgroup = from.noWarpgroup;
   to.warpgroupPipeline = from.warpgroupPipeline;
   to.noSharedQuery = from.noSharedQuery;
+  to.noWarpgroupDecode = from.noWarpgroupDecode;
   to.noFusedCombine = from.noFusedCombine;
   to.fusedCombine = from.fusedCombine;
   to.countTiles = from.countTiles;
