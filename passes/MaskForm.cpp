@@ -14,7 +14,9 @@
 //   the band, with a and b selected. A dynamic_slice clamps its starts into
 //   the table; the clamp is written out unless integer range analysis proves
 //   the start inside, so a start that may run past the table keeps the
-//   clamp (and the mask matcher keeps such a mask a tensor).
+//   clamp (and the mask matcher keeps such a mask a tensor). A whole band
+//   table read only as mask logic (a select, and/or/not, a product with a
+//   non-constant) is its band likewise (BandTableInMask).
 // - Boolean folds: convert(select(c, A, B)) to i1 with constant A and B is
 //   c, not(c) or a constant; a compare of select(c, A, B) (or of a bool
 //   converted to a number) against a constant likewise; and/or with a
@@ -257,9 +259,10 @@ Value effectiveStart(PatternRewriter &rewriter, Location loc, Value start,
 /// The band of `table` read at rows row0 + i and columns col0 + t of a
 /// result of type `out`.
 Value buildBand(PatternRewriter &rewriter, Location loc, const Band &band,
-                Value row0, Value col0, RankedTensorType out) {
+                Value row0, Value col0, RankedTensorType out,
+                Type index = nullptr) {
   int64_t rank = out.getRank();
-  Type i64 = rewriter.getI64Type();
+  Type i64 = index ? index : rewriter.getI64Type();
   SmallVector<int64_t> tShape(rank, 1), iShape(rank, 1);
   tShape[rank - 1] = out.getDimSize(rank - 1);
   iShape[rank - 2] = out.getDimSize(rank - 2);
@@ -359,6 +362,64 @@ struct BandTableSlice : public OpRewritePattern<SliceOp> {
     rewriter.replaceOp(
         op, buildBand(rewriter, loc, *band, constant(op.getStart()[rank - 2]),
                       constant(op.getStart()[rank - 1]), op.getType()));
+    return success();
+  }
+};
+
+/// Whether every read of `v` is mask logic: a select (either side or the
+/// condition), and/or/not, or a product with a value that is no constant
+/// (a fill times an indicator), through reshapes and broadcasts. Constant
+/// arithmetic is left to the constant folds.
+bool readAsMaskOnly(Value v, int depth = 0) {
+  if (v.use_empty() || depth > 8)
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<SelectOp, AndOp, OrOp, NotOp>(user))
+      continue;
+    if (isa<ReshapeOp, BroadcastOp>(user) &&
+        readAsMaskOnly(user->getResult(0), depth + 1))
+      continue;
+    if (auto mul = dyn_cast<MulOp>(user)) {
+      Value other = mul->getOperand(1 - use.getOperandNumber());
+      if (!other.getDefiningOp<ConstantOp>())
+        continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+/// A whole constant band table (value a on lo <= col - row <= hi of its
+/// last two dims, b elsewhere, every entry checked, other dims 1) that is
+/// read only as mask logic is the band it tabulates, rebuilt over the
+/// table's own type with rows and columns from 0: cell (r, k) of the
+/// result is a exactly where lo <= k - r <= hi, which is where the table
+/// holds a, so every cell is the table's own value (a 0/1 table as the
+/// condition converted, which is exact). Traced front ends leave such
+/// tables where they fold torch.triu(torch.full(min), 1) or
+/// torch.tril(ones_like(mask, bool), -window) at trace time; as
+/// conditions, the boolean folds, the fill-times-indicator product and the
+/// select-of-select rules read them like any other compare.
+struct BandTableInMask : public OpRewritePattern<ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<RankedTensorType>(op.getType()))
+      return failure();
+    if (!readAsMaskOnly(op.getResult()))
+      return rewriter.notifyMatchFailure(op, "read by other than mask logic");
+    auto band = readBand(op);
+    if (!band)
+      return rewriter.notifyMatchFailure(op, "the table is not a band");
+    // The indices are built in i32 (a table read here has at most 2^22
+    // elements, so t - i fits): the unfused graph of a declined candidate
+    // then runs where 64-bit integers are not supported, as the table did.
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value zero = splatConstant(rewriter, loc, i32, 0);
+    rewriter.replaceOp(op, buildBand(rewriter, loc, *band, zero, zero,
+                                     typeOf(op.getResult()), i32));
     return success();
   }
 };
@@ -1032,12 +1093,42 @@ struct SelectOfSelect : public OpRewritePattern<SelectOp> {
       Value innerV = innerOnFalse ? op.getOnFalse() : op.getOnTrue();
       Value x = innerOnFalse ? op.getOnTrue() : op.getOnFalse();
       auto inner = innerV.getDefiningOp<SelectOp>();
+      // The inner select may sit behind a reshape or a broadcast (HF's
+      // mask[None, None, :, :]) when both its sides are splats: then
+      // layout(select(c2, Y, Z)) is select(layout(c2'), Y, Z), c2' being
+      // c2 brought to the inner select's shape, since every element moves
+      // with its condition and the sides are the same everywhere.
+      Operation *layout = nullptr;
+      if (!inner && innerV.getDefiningOp() &&
+          isa<ReshapeOp, BroadcastOp>(innerV.getDefiningOp())) {
+        layout = innerV.getDefiningOp();
+        inner = layout->getOperand(0).getDefiningOp<SelectOp>();
+        if (inner && (!splatAttr(inner.getOnTrue()) ||
+                      !splatAttr(inner.getOnFalse())))
+          inner = nullptr;
+      }
       if (!inner)
         continue;
       Value c2 = inner.getCond(), y = inner.getOnTrue(), z = inner.getOnFalse();
       bool eqZ = sameSplatOrValue(x, z), eqY = sameSplatOrValue(x, y);
       if (!eqZ && !eqY)
         continue;
+      if (layout) {
+        auto lt = typeOf(innerV);
+        Value full = toShape(rewriter, loc, c2, inner.getType());
+        auto bt = RankedTensorType::get(lt.getShape(), rewriter.getI1Type());
+        if (isa<ReshapeOp>(layout))
+          c2 = rewriter.create<ReshapeOp>(loc, bt, full);
+        else
+          c2 = rewriter.create<BroadcastOp>(loc, full, lt.getShape());
+        auto scalar = [&](Value side) -> Value {
+          auto st = RankedTensorType::get({}, typeOf(side).getElementType());
+          return rewriter.create<ConstantOp>(
+              loc, DenseElementsAttr::get(st, splatAttr(side)));
+        };
+        y = scalar(y);
+        z = scalar(z);
+      }
       Value cond;
       if (innerOnFalse && eqZ)
         cond = rewriter.create<AndOp>(
@@ -1845,6 +1936,7 @@ struct ConditionToItsDependence : public OpRewritePattern<OpTy> {
 
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
   patterns.add<ArangeToIota, BandTableDynamicSlice, BandTableSlice,
+               BandTableInMask,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
