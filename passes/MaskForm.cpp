@@ -30,6 +30,9 @@
 // - ProductOfFillAndIndicator: select(c1, f, 0) * convert(c2 : i1) is
 //   select(c1 & c2, f, 0) for a finite f (up to the sign of a zero);
 //   SelectOfOwnIndicator: select(c, A, convert(c)) is select(c, A, 0).
+// - ScoresTimesIndicator: scores * b -+ F * (1 - b) for a 0/1 indicator b
+//   and a finite splat F is select(b, scores, -+F) (exact for finite
+//   scores).
 // - ImpliedCompare: and/or of two compares one of which implies the other
 //   over the index grid and the positions' ranges is the stronger/weaker.
 // - ConvertOfSelect: a float convert of a select of two splats it keeps
@@ -1263,6 +1266,135 @@ struct ProductOfFillAndIndicator : public OpRewritePattern<MulOp> {
   }
 };
 
+/// The condition of the indicator `v` (see indicatorOf) brought to `v`'s
+/// own shape by the same reshapes and broadcasts `v` went through, so each
+/// element of the result is true exactly where `v` is 1.
+Value indicatorCondOf(PatternRewriter &rewriter, Location loc, Value v) {
+  SmallVector<Operation *> layout;
+  Value x = v;
+  while (Operation *def = x.getDefiningOp()) {
+    if (!isa<BroadcastOp, ReshapeOp>(def))
+      break;
+    layout.push_back(def);
+    x = def->getOperand(0);
+  }
+  auto cv = x.getDefiningOp<ConvertOp>();
+  if (!cv || !typeOf(cv.getX()).getElementType().isInteger(1))
+    return nullptr;
+  Value c = cv.getX();
+  if (typeOf(c).getShape() != typeOf(x).getShape())
+    return nullptr;
+  for (Operation *op : llvm::reverse(layout)) {
+    auto shape = typeOf(op->getResult(0)).getShape();
+    if (isa<ReshapeOp>(op))
+      c = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(shape, rewriter.getI1Type()), c);
+    else
+      c = rewriter.create<BroadcastOp>(loc, c, shape);
+  }
+  return c;
+}
+
+/// The two spellings of a fill over the complement of an indicator `ind`:
+/// F * (1 - ind) or (1 - ind) * F with F a finite nonzero splat: F where
+/// ind is 0 and (+-)0 where it is 1. The fill F, or nullopt.
+std::optional<Attribute> fillOverComplement(Value t, Value ind) {
+  auto mul = t.getDefiningOp<MulOp>();
+  if (!mul)
+    return std::nullopt;
+  for (auto [f, r] : {std::pair{mul.getLhs(), mul.getRhs()},
+                      std::pair{mul.getRhs(), mul.getLhs()}}) {
+    auto fv = splatNumber(f);
+    auto sub = r.getDefiningOp<SubOp>();
+    if (!fv || !std::isfinite(*fv) || *fv == 0.0 || !sub || !splatAttr(f))
+      continue;
+    auto one = splatNumber(sub.getLhs());
+    if (!one || *one != 1.0 || sub.getRhs() != ind)
+      continue;
+    return splatAttr(f);
+  }
+  return std::nullopt;
+}
+
+/// The multiplicative mask of TF GPT-2 (and OpenAI's GPT-2 mask_attn_weights,
+/// pytorch-pretrained-bert): w * b - F * (1 - b), or w * b + F * (1 - b),
+/// b = convert(c) a 0/1 indicator, F a finite nonzero splat, is
+/// select(c, w, -F) (select(c, w, F) for the sum). Where c holds the terms
+/// are w * 1 and F * 0 = +-0, and w -+ 0 is w; where it does not they are
+/// w * 0 = +-0 and F, and +-0 -+ F is exactly -+F. This takes w * 0 to be 0,
+/// which holds for finite w: a score that is +-inf or NaN at a hidden key
+/// makes the product NaN (and the graph's row NaN) where the select hides
+/// the key. Only taken where w is a product's output (the scores, maybe
+/// scaled), never on a constant, so a graph that is not an attention keeps
+/// its arithmetic.
+template <typename OpTy>
+struct ScoresTimesIndicator : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  static bool fromMatmul(Value w) {
+    for (int depth = 0; depth < 8; ++depth) {
+      Operation *def = w.getDefiningOp();
+      if (!def)
+        return false;
+      if (isa<MatmulOp>(def))
+        return true;
+      if (isa<MulOp, DivOp>(def) && splatNumber(def->getOperand(1))) {
+        w = def->getOperand(0);
+        continue;
+      }
+      if (isa<MulOp>(def) && splatNumber(def->getOperand(0))) {
+        w = def->getOperand(1);
+        continue;
+      }
+      if (isa<ConvertOp, ReshapeOp, TransposeOp>(def)) {
+        w = def->getOperand(0);
+        continue;
+      }
+      return false;
+    }
+    return false;
+  }
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    if (!isa<FloatType>(out.getElementType()))
+      return failure();
+    constexpr bool isSub = std::is_same_v<OpTy, SubOp>;
+    auto prod = op.getLhs().template getDefiningOp<MulOp>();
+    if (!prod)
+      return rewriter.notifyMatchFailure(op, "not a product plus a fill");
+    for (auto [w, ind] : {std::pair{prod.getLhs(), prod.getRhs()},
+                          std::pair{prod.getRhs(), prod.getLhs()}}) {
+      if (!indicatorOf(ind) || indicatorOf(w) || !fromMatmul(w))
+        continue;
+      auto fill = fillOverComplement(op.getRhs(), ind);
+      if (!fill)
+        continue;
+      // The select must have the op's shape: w and the fill term broadcast
+      // to it alike.
+      if (typeOf(w).getShape() != out.getShape())
+        continue;
+      Location loc = op.getLoc();
+      Value c = indicatorCondOf(rewriter, loc, ind);
+      if (!c)
+        continue;
+      auto et = cast<FloatType>(out.getElementType());
+      APFloat f = cast<FloatAttr>(*fill).getValue();
+      bool losesInfo = false;
+      f.convert(et.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &losesInfo);
+      if (isSub)
+        f.changeSign();
+      Value fv = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(RankedTensorType::get({}, et),
+                                      rewriter.getFloatAttr(et, f)));
+      rewriter.replaceOpWithNewOp<SelectOp>(op, c, w, fv);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not scores times an indicator "
+                                           "plus a fill over its complement");
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Implied compares
 //===----------------------------------------------------------------------===//
@@ -1940,7 +2072,8 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
-               SelectOfOwnIndicator,
+               SelectOfOwnIndicator, ScoresTimesIndicator<AddOp>,
+               ScoresTimesIndicator<SubOp>,
                ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>,
                ConvertOfSelect, ConvertOfBoolConvert, BoolSelectOfConstant,
                CompareOfBandTable, ConditionToItsDependence<CompareOp>,
