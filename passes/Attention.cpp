@@ -563,6 +563,17 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
         s = l ? add.getLhs() : add.getRhs();
         continue;
       }
+      // s + c for one finite splat c, after the scale and softcap (TF's
+      // stable_softmax adds 1e-9 to the logits): every score of every row
+      // moves by the same c, -inf stays -inf, and the softmax of a row does
+      // not change when all its scores move alike (the max moves with
+      // them), so the term is no mask and drops, one rounding of s + c
+      // apart.
+      if (auto c = splatOf(m);
+          c && std::isfinite(*c) && stage == MaskStage) {
+        s = l ? add.getLhs() : add.getRhs();
+        continue;
+      }
       if (Operation *inf = unboundedMaskTerm(m)) {
         why = describeOp(inf) + " puts +inf or NaN in a mask on the scores: "
                                 "a key it marks takes the whole weight of its "

@@ -168,12 +168,12 @@ static std::optional<HeadMapLevel> readRepeat(Value out) {
     return std::nullopt;
   auto e = typeOf(outer.getX());
   auto bc = outer.getX().getDefiningOp<BroadcastOp>();
-  if (!bc || e.getRank() != r + 1)
+  if (!bc)
     return std::nullopt;
   auto bt = typeOf(bc.getX());
-  if (bt.getRank() != r + 1)
+  if (bt.getRank() != e.getRank())
     return std::nullopt;
-  for (int64_t a = 0; a < r; ++a) {
+  for (int64_t a = 0; e.getRank() == r + 1 && a < r; ++a) {
     bool fits = e.getDimSize(a) * e.getDimSize(a + 1) == t.getDimSize(a);
     for (int64_t d = 0; fits && d < a; ++d)
       fits = e.getDimSize(d) == t.getDimSize(d);
@@ -209,6 +209,63 @@ static std::optional<HeadMapLevel> readRepeat(Value out) {
     if (auto rs = src.getDefiningOp<ReshapeOp>())
       src = rs.getX();
     level.src = src;
+    return level;
+  }
+  // The outer reshape may also drop or insert unit dims while it merges
+  // (ChatGLM's expand over [s, b, g, 1, hn] viewed [s, b * np, hn] with
+  // b = 1, where the reshapes collapse into one). Unit dims hold no data
+  // and keep the row-major order of the others, so the repeat is read on
+  // the dims that are not 1: the merged pair is the axis, and the base in
+  // the output's frame is that same data with the axis at its base size.
+  SmallVector<int64_t> eDims, tDims; // positions of dims that are not 1
+  int64_t er = e.getRank();
+  for (int64_t d = 0; d < er; ++d)
+    if (e.getDimSize(d) != 1)
+      eDims.push_back(d);
+  for (int64_t d = 0; d < r; ++d)
+    if (t.getDimSize(d) != 1)
+      tDims.push_back(d);
+  int64_t n = static_cast<int64_t>(tDims.size());
+  // (All dims not 1 at the output's rank + 1 was read above.)
+  if (static_cast<int64_t>(eDims.size()) != n + 1 ||
+      (er == r + 1 && n == r))
+    return std::nullopt;
+  for (int64_t a = 0; a < n; ++a) {
+    int64_t ea = eDims[a], eb = eDims[a + 1];
+    bool fits = e.getDimSize(ea) * e.getDimSize(eb) ==
+                t.getDimSize(tDims[a]);
+    for (int64_t j = 0; fits && j < a; ++j)
+      fits = e.getDimSize(eDims[j]) == t.getDimSize(tDims[j]);
+    for (int64_t j = a + 1; fits && j < n; ++j)
+      fits = e.getDimSize(eDims[j + 1]) == t.getDimSize(tDims[j]);
+    if (!fits)
+      continue;
+    bool others = true;
+    for (int64_t d = 0; d < er; ++d)
+      if (d != ea && d != eb && bt.getDimSize(d) != e.getDimSize(d))
+        others = false;
+    if (!others)
+      continue;
+    int64_t eo = e.getDimSize(ea), ei = e.getDimSize(eb);
+    bool expO = bt.getDimSize(ea) == 1, expI = bt.getDimSize(eb) == 1;
+    if (!expO && !expI)
+      continue;
+    if ((!expO && bt.getDimSize(ea) != eo) ||
+        (!expI && bt.getDimSize(eb) != ei))
+      continue;
+    int64_t axis = tDims[a];
+    int64_t hin = (expO ? 1 : eo) * (expI ? 1 : ei);
+    HeadMapLevel level;
+    level.kind = HeadMapLevel::Repeat;
+    level.axis = axis;
+    level.baseType = withDim(t, axis, hin);
+    for (int64_t h = 0; h < t.getDimSize(axis); ++h) {
+      int64_t io = h / ei, ii = h % ei;
+      level.map.push_back((expO ? 0 : io) * (expI ? 1 : ei) + (expI ? 0 : ii));
+    }
+    // No base value of that type exists: materialize reshapes the
+    // broadcast's source (same data, same order) to it.
+    level.src = bc.getX();
     return level;
   }
   return std::nullopt;

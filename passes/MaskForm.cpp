@@ -14,7 +14,9 @@
 //   the band, with a and b selected. A dynamic_slice clamps its starts into
 //   the table; the clamp is written out unless integer range analysis proves
 //   the start inside, so a start that may run past the table keeps the
-//   clamp (and the mask matcher keeps such a mask a tensor).
+//   clamp (and the mask matcher keeps such a mask a tensor). A whole band
+//   table read only as mask logic (a select, and/or/not, a product with a
+//   non-constant) is its band likewise (BandTableInMask).
 // - Boolean folds: convert(select(c, A, B)) to i1 with constant A and B is
 //   c, not(c) or a constant; a compare of select(c, A, B) (or of a bool
 //   converted to a number) against a constant likewise; and/or with a
@@ -28,6 +30,9 @@
 // - ProductOfFillAndIndicator: select(c1, f, 0) * convert(c2 : i1) is
 //   select(c1 & c2, f, 0) for a finite f (up to the sign of a zero);
 //   SelectOfOwnIndicator: select(c, A, convert(c)) is select(c, A, 0).
+// - ScoresTimesIndicator: scores * b -+ F * (1 - b) for a 0/1 indicator b
+//   and a finite splat F is select(b, scores, -+F) (exact for finite
+//   scores).
 // - ImpliedCompare: and/or of two compares one of which implies the other
 //   over the index grid and the positions' ranges is the stronger/weaker.
 // - ConvertOfSelect: a float convert of a select of two splats it keeps
@@ -257,9 +262,10 @@ Value effectiveStart(PatternRewriter &rewriter, Location loc, Value start,
 /// The band of `table` read at rows row0 + i and columns col0 + t of a
 /// result of type `out`.
 Value buildBand(PatternRewriter &rewriter, Location loc, const Band &band,
-                Value row0, Value col0, RankedTensorType out) {
+                Value row0, Value col0, RankedTensorType out,
+                Type index = nullptr) {
   int64_t rank = out.getRank();
-  Type i64 = rewriter.getI64Type();
+  Type i64 = index ? index : rewriter.getI64Type();
   SmallVector<int64_t> tShape(rank, 1), iShape(rank, 1);
   tShape[rank - 1] = out.getDimSize(rank - 1);
   iShape[rank - 2] = out.getDimSize(rank - 2);
@@ -359,6 +365,64 @@ struct BandTableSlice : public OpRewritePattern<SliceOp> {
     rewriter.replaceOp(
         op, buildBand(rewriter, loc, *band, constant(op.getStart()[rank - 2]),
                       constant(op.getStart()[rank - 1]), op.getType()));
+    return success();
+  }
+};
+
+/// Whether every read of `v` is mask logic: a select (either side or the
+/// condition), and/or/not, or a product with a value that is no constant
+/// (a fill times an indicator), through reshapes and broadcasts. Constant
+/// arithmetic is left to the constant folds.
+bool readAsMaskOnly(Value v, int depth = 0) {
+  if (v.use_empty() || depth > 8)
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<SelectOp, AndOp, OrOp, NotOp>(user))
+      continue;
+    if (isa<ReshapeOp, BroadcastOp>(user) &&
+        readAsMaskOnly(user->getResult(0), depth + 1))
+      continue;
+    if (auto mul = dyn_cast<MulOp>(user)) {
+      Value other = mul->getOperand(1 - use.getOperandNumber());
+      if (!other.getDefiningOp<ConstantOp>())
+        continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+/// A whole constant band table (value a on lo <= col - row <= hi of its
+/// last two dims, b elsewhere, every entry checked, other dims 1) that is
+/// read only as mask logic is the band it tabulates, rebuilt over the
+/// table's own type with rows and columns from 0: cell (r, k) of the
+/// result is a exactly where lo <= k - r <= hi, which is where the table
+/// holds a, so every cell is the table's own value (a 0/1 table as the
+/// condition converted, which is exact). Traced front ends leave such
+/// tables where they fold torch.triu(torch.full(min), 1) or
+/// torch.tril(ones_like(mask, bool), -window) at trace time; as
+/// conditions, the boolean folds, the fill-times-indicator product and the
+/// select-of-select rules read them like any other compare.
+struct BandTableInMask : public OpRewritePattern<ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<RankedTensorType>(op.getType()))
+      return failure();
+    if (!readAsMaskOnly(op.getResult()))
+      return rewriter.notifyMatchFailure(op, "read by other than mask logic");
+    auto band = readBand(op);
+    if (!band)
+      return rewriter.notifyMatchFailure(op, "the table is not a band");
+    // The indices are built in i32 (a table read here has at most 2^22
+    // elements, so t - i fits): the unfused graph of a declined candidate
+    // then runs where 64-bit integers are not supported, as the table did.
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value zero = splatConstant(rewriter, loc, i32, 0);
+    rewriter.replaceOp(op, buildBand(rewriter, loc, *band, zero, zero,
+                                     typeOf(op.getResult()), i32));
     return success();
   }
 };
@@ -1032,12 +1096,42 @@ struct SelectOfSelect : public OpRewritePattern<SelectOp> {
       Value innerV = innerOnFalse ? op.getOnFalse() : op.getOnTrue();
       Value x = innerOnFalse ? op.getOnTrue() : op.getOnFalse();
       auto inner = innerV.getDefiningOp<SelectOp>();
+      // The inner select may sit behind a reshape or a broadcast (HF's
+      // mask[None, None, :, :]) when both its sides are splats: then
+      // layout(select(c2, Y, Z)) is select(layout(c2'), Y, Z), c2' being
+      // c2 brought to the inner select's shape, since every element moves
+      // with its condition and the sides are the same everywhere.
+      Operation *layout = nullptr;
+      if (!inner && innerV.getDefiningOp() &&
+          isa<ReshapeOp, BroadcastOp>(innerV.getDefiningOp())) {
+        layout = innerV.getDefiningOp();
+        inner = layout->getOperand(0).getDefiningOp<SelectOp>();
+        if (inner && (!splatAttr(inner.getOnTrue()) ||
+                      !splatAttr(inner.getOnFalse())))
+          inner = nullptr;
+      }
       if (!inner)
         continue;
       Value c2 = inner.getCond(), y = inner.getOnTrue(), z = inner.getOnFalse();
       bool eqZ = sameSplatOrValue(x, z), eqY = sameSplatOrValue(x, y);
       if (!eqZ && !eqY)
         continue;
+      if (layout) {
+        auto lt = typeOf(innerV);
+        Value full = toShape(rewriter, loc, c2, inner.getType());
+        auto bt = RankedTensorType::get(lt.getShape(), rewriter.getI1Type());
+        if (isa<ReshapeOp>(layout))
+          c2 = rewriter.create<ReshapeOp>(loc, bt, full);
+        else
+          c2 = rewriter.create<BroadcastOp>(loc, full, lt.getShape());
+        auto scalar = [&](Value side) -> Value {
+          auto st = RankedTensorType::get({}, typeOf(side).getElementType());
+          return rewriter.create<ConstantOp>(
+              loc, DenseElementsAttr::get(st, splatAttr(side)));
+        };
+        y = scalar(y);
+        z = scalar(z);
+      }
       Value cond;
       if (innerOnFalse && eqZ)
         cond = rewriter.create<AndOp>(
@@ -1169,6 +1263,135 @@ struct ProductOfFillAndIndicator : public OpRewritePattern<MulOp> {
       return success();
     }
     return rewriter.notifyMatchFailure(op, "not a fill times an indicator");
+  }
+};
+
+/// The condition of the indicator `v` (see indicatorOf) brought to `v`'s
+/// own shape by the same reshapes and broadcasts `v` went through, so each
+/// element of the result is true exactly where `v` is 1.
+Value indicatorCondOf(PatternRewriter &rewriter, Location loc, Value v) {
+  SmallVector<Operation *> layout;
+  Value x = v;
+  while (Operation *def = x.getDefiningOp()) {
+    if (!isa<BroadcastOp, ReshapeOp>(def))
+      break;
+    layout.push_back(def);
+    x = def->getOperand(0);
+  }
+  auto cv = x.getDefiningOp<ConvertOp>();
+  if (!cv || !typeOf(cv.getX()).getElementType().isInteger(1))
+    return nullptr;
+  Value c = cv.getX();
+  if (typeOf(c).getShape() != typeOf(x).getShape())
+    return nullptr;
+  for (Operation *op : llvm::reverse(layout)) {
+    auto shape = typeOf(op->getResult(0)).getShape();
+    if (isa<ReshapeOp>(op))
+      c = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(shape, rewriter.getI1Type()), c);
+    else
+      c = rewriter.create<BroadcastOp>(loc, c, shape);
+  }
+  return c;
+}
+
+/// The two spellings of a fill over the complement of an indicator `ind`:
+/// F * (1 - ind) or (1 - ind) * F with F a finite nonzero splat: F where
+/// ind is 0 and (+-)0 where it is 1. The fill F, or nullopt.
+std::optional<Attribute> fillOverComplement(Value t, Value ind) {
+  auto mul = t.getDefiningOp<MulOp>();
+  if (!mul)
+    return std::nullopt;
+  for (auto [f, r] : {std::pair{mul.getLhs(), mul.getRhs()},
+                      std::pair{mul.getRhs(), mul.getLhs()}}) {
+    auto fv = splatNumber(f);
+    auto sub = r.getDefiningOp<SubOp>();
+    if (!fv || !std::isfinite(*fv) || *fv == 0.0 || !sub || !splatAttr(f))
+      continue;
+    auto one = splatNumber(sub.getLhs());
+    if (!one || *one != 1.0 || sub.getRhs() != ind)
+      continue;
+    return splatAttr(f);
+  }
+  return std::nullopt;
+}
+
+/// The multiplicative mask of TF GPT-2 (and OpenAI's GPT-2 mask_attn_weights,
+/// pytorch-pretrained-bert): w * b - F * (1 - b), or w * b + F * (1 - b),
+/// b = convert(c) a 0/1 indicator, F a finite nonzero splat, is
+/// select(c, w, -F) (select(c, w, F) for the sum). Where c holds the terms
+/// are w * 1 and F * 0 = +-0, and w -+ 0 is w; where it does not they are
+/// w * 0 = +-0 and F, and +-0 -+ F is exactly -+F. This takes w * 0 to be 0,
+/// which holds for finite w: a score that is +-inf or NaN at a hidden key
+/// makes the product NaN (and the graph's row NaN) where the select hides
+/// the key. Only taken where w is a product's output (the scores, maybe
+/// scaled), never on a constant, so a graph that is not an attention keeps
+/// its arithmetic.
+template <typename OpTy>
+struct ScoresTimesIndicator : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  static bool fromMatmul(Value w) {
+    for (int depth = 0; depth < 8; ++depth) {
+      Operation *def = w.getDefiningOp();
+      if (!def)
+        return false;
+      if (isa<MatmulOp>(def))
+        return true;
+      if (isa<MulOp, DivOp>(def) && splatNumber(def->getOperand(1))) {
+        w = def->getOperand(0);
+        continue;
+      }
+      if (isa<MulOp>(def) && splatNumber(def->getOperand(0))) {
+        w = def->getOperand(1);
+        continue;
+      }
+      if (isa<ConvertOp, ReshapeOp, TransposeOp>(def)) {
+        w = def->getOperand(0);
+        continue;
+      }
+      return false;
+    }
+    return false;
+  }
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    if (!isa<FloatType>(out.getElementType()))
+      return failure();
+    constexpr bool isSub = std::is_same_v<OpTy, SubOp>;
+    auto prod = op.getLhs().template getDefiningOp<MulOp>();
+    if (!prod)
+      return rewriter.notifyMatchFailure(op, "not a product plus a fill");
+    for (auto [w, ind] : {std::pair{prod.getLhs(), prod.getRhs()},
+                          std::pair{prod.getRhs(), prod.getLhs()}}) {
+      if (!indicatorOf(ind) || indicatorOf(w) || !fromMatmul(w))
+        continue;
+      auto fill = fillOverComplement(op.getRhs(), ind);
+      if (!fill)
+        continue;
+      // The select must have the op's shape: w and the fill term broadcast
+      // to it alike.
+      if (typeOf(w).getShape() != out.getShape())
+        continue;
+      Location loc = op.getLoc();
+      Value c = indicatorCondOf(rewriter, loc, ind);
+      if (!c)
+        continue;
+      auto et = cast<FloatType>(out.getElementType());
+      APFloat f = cast<FloatAttr>(*fill).getValue();
+      bool losesInfo = false;
+      f.convert(et.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &losesInfo);
+      if (isSub)
+        f.changeSign();
+      Value fv = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(RankedTensorType::get({}, et),
+                                      rewriter.getFloatAttr(et, f)));
+      rewriter.replaceOpWithNewOp<SelectOp>(op, c, w, fv);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not scores times an indicator "
+                                           "plus a fill over its complement");
   }
 };
 
@@ -1845,10 +2068,12 @@ struct ConditionToItsDependence : public OpRewritePattern<OpTy> {
 
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
   patterns.add<ArangeToIota, BandTableDynamicSlice, BandTableSlice,
+               BandTableInMask,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
-               SelectOfOwnIndicator,
+               SelectOfOwnIndicator, ScoresTimesIndicator<AddOp>,
+               ScoresTimesIndicator<SubOp>,
                ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>,
                ConvertOfSelect, ConvertOfBoolConvert, BoolSelectOfConstant,
                CompareOfBandTable, ConditionToItsDependence<CompareOp>,
