@@ -508,10 +508,23 @@ TEST(Planner, WarpgroupTileSchedule) {
   s = planAttention(p, d, tuning);
   ASSERT_TRUE(bool(s));
   EXPECT_FALSE(s->tileWarpgroup);
-  // Multi-token decode (16 rows or fewer) stays on the subgroup tile.
+  // Multi-token decode takes the warpgroup tile where a KV head's rows
+  // fill its 64 rows (8 rows x n_rep 8), split over the keys, without the
+  // four-workgroup occupancy; 4 rows x n_rep 8 stay on the subgroup tile.
   AttentionShape mtd = decode(8, 64, 8, 32768, 128, "bf16");
   mtd.queryLen = 8;
   mtd.causal = true;
+  s = planAttention(mtd, d);
+  ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileRows, 64);
+  EXPECT_TRUE(s->tileWarpgroup);
+  EXPECT_TRUE(s->split);
+  ScheduleTuning subgroupDecode;
+  subgroupDecode.noWarpgroupDecode = true;
+  s = planAttention(mtd, d, subgroupDecode);
+  ASSERT_TRUE(bool(s));
+  EXPECT_FALSE(s->tileWarpgroup);
+  mtd.queryLen = 4;
   s = planAttention(mtd, d);
   ASSERT_TRUE(bool(s));
   EXPECT_EQ(s->tileRows, 64);

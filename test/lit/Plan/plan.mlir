@@ -83,11 +83,11 @@ func.func @live_wide(%q: tensor<1x2x1x512xf32>, %k: tensor<1x2x4096x512xf32>, %v
 
 // Multi-token decode (8 new rows a sequence, speculative decoding): the 8
 // rows of the 8 heads of a KV head are one workgroup of the tile schedule,
-// sharing every staged key; 8 x 8 workgroups leave the 132 units idle, so
-// the keys split 12 ways (about two waves of three workgroups a unit) and a
-// combine folds them.
+// sharing every staged key, on the warpgroup tile (the 64 rows fill it);
+// 8 x 8 workgroups leave the 132 units idle, so the keys split 12 ways
+// (about two waves of three workgroups a unit) and a combine folds them.
 // SM90-LABEL: func.func @multi_token
-// SM90: #poot.attention_schedule<split = true, grouped = true, group = 8, lanes = 128, subgroup = 32, vector = 8, matrix = true, splits = 12, chunk = 2731, grid_x = 768, state_bytes = 37888, scratch_bytes = 25559040, causal_skip = true, tile_rows = 64, tile_keys = 32, tile_stages = 2, device = "sm_90">
+// SM90: #poot.attention_schedule<split = true, grouped = true, group = 8, lanes = 128, subgroup = 32, vector = 8, matrix = true, splits = 12, chunk = 2731, grid_x = 768, state_bytes = 49152, scratch_bytes = 25559040, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
 // Past 16 rows it is prefill: the tile schedule, 64 query rows (the 8
 // heads of a KV head interleaved, so 8 query positions) a workgroup of 4
 // subgroups, one warpgroup, against 64-key tiles on the warpgroup tile,

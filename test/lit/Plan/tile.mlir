@@ -55,7 +55,7 @@ func.func @wide_head(%q: tensor<1x4x200x256xf16>, %k: tensor<1x2x200x256xf16>, %
 // CHECK-LABEL: func.func @four_rows
 // CHECK-NOT: tile_rows
 // CHECK-LABEL: func.func @sixteen_rows
-// CHECK: grid_x = 2, state_bytes = 37888, causal_skip = true, tile_rows = 64, tile_keys = 32, tile_stages = 2
+// CHECK: grid_x = 2, state_bytes = 49152, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true
 func.func @f32_prefill(%q: tensor<1x8x100x128xf32>, %k: tensor<1x2x100x128xf32>, %v: tensor<1x2x100x128xf32>) -> tensor<1x8x100x128xf32> {
   %o = poot.attention %q, %k, %v {scale = 0.088388 : f64, n_rep = 4 : i64, causal} : tensor<1x8x100x128xf32>, tensor<1x2x100x128xf32>, tensor<1x2x100x128xf32> -> tensor<1x8x100x128xf32>
   return %o : tensor<1x8x100x128xf32>
