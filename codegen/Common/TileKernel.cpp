@@ -80,6 +80,30 @@ Row rowOf(Emitter &e, const Tile &w, Value p) {
   return r;
 }
 
+/// A lane's share of `items` copies: body(v) for v = tid + i lanes, the
+/// last round guarded where the items do not divide the lanes.
+void forEachLaneItem(Emitter &e, Value tid, int64_t lanes, int64_t items,
+                     llvm::function_ref<void(Value)> body) {
+  for (int64_t i = 0; i * lanes < items; ++i) {
+    Value v = e.add(tid, e.idx(i * lanes));
+    if ((i + 1) * lanes <= items)
+      body(v);
+    else
+      e.when(e.cmpi(arith::CmpIPredicate::ult, v, e.idx(items)),
+             [&] { body(v); });
+  }
+}
+
+/// The element offset of 16-byte chunk `cb` of row `r` in the 128-byte
+/// swizzled layout of `rows` rows (startWarpgroupTile): blocks of rows for
+/// each 64 channels, chunk cb % 8 of a row stored at cb % 8 ^ r % 8.
+Value swizzledOffset(Emitter &e, Value r, Value cb, int64_t rows) {
+  Value chunk = e.b.create<arith::XOrIOp>(e.loc, e.rem(cb, e.idx(8)),
+                                          e.rem(r, e.idx(8)));
+  return e.add(e.mul(e.div(cb, e.idx(8)), e.idx(rows * 64)),
+               e.add(e.mul(r, e.idx(64)), e.mul(chunk, e.idx(8))));
+}
+
 /// Starts the copy of 8 key channels [c, c + 8) of key `key` (pool row
 /// `row` when paged) to ks[at], from k or k_shared.
 void copyKey(Emitter &e, const Tile &w, Value key, Value row, Value c,
@@ -120,9 +144,7 @@ void startTile(Emitter &e, const Tile &w, Value tid, Value k0, Value stage) {
   auto rows = [&](int64_t width, int64_t stride, Value buffer, bool isKey) {
     const int64_t perKey = width / 8, items = keys * perKey;
     Value base = e.mul(stage, e.idx(keys * stride));
-    for (int64_t i = 0; i * lanes < items; ++i) {
-      Value v = e.add(tid, e.idx(i * lanes));
-      auto copy = [&] {
+    forEachLaneItem(e, tid, lanes, items, [&](Value v) {
         Value kk = e.div(v, e.idx(perKey));
         Value c = e.mul(e.rem(v, e.idx(perKey)), e.idx(8));
         Value key = keyAt(kk);
@@ -138,12 +160,7 @@ void startTile(Emitter &e, const Tile &w, Value tid, Value k0, Value stage) {
         else
           e.target.asyncCopy(e.b, e.loc, buffer, {at}, w.a.v,
                              {w.bi, w.kv, key, c}, 8);
-      };
-      if ((i + 1) * lanes <= items)
-        copy();
-      else
-        e.when(e.cmpi(arith::CmpIPredicate::ult, v, e.idx(items)), copy);
-    }
+    });
   };
   rows(s.dk, w.strideK, w.ks, /*isKey=*/true);
   rows(s.dv, w.strideV, w.vs, /*isKey=*/false);
@@ -539,10 +556,7 @@ void startWarpgroupTile(Emitter &e, const Tile &w, Value tid, Value k0,
   if (step && step % 8 == 0 && keys % step == 0 && !s.paged &&
       !(isKey && s.sharedWidth)) {
     Value kk0 = e.div(tid, e.idx(perKey)), cb = e.rem(tid, e.idx(perKey));
-    Value chunk = e.b.create<arith::XOrIOp>(e.loc, e.rem(cb, e.idx(8)),
-                                            e.rem(kk0, e.idx(8)));
-    Value at = e.add(e.mul(e.div(cb, e.idx(8)), e.idx(keys * 64)),
-                     e.add(e.mul(kk0, e.idx(64)), e.mul(chunk, e.idx(8))));
+    Value at = swizzledOffset(e, kk0, cb, keys);
     if (stage)
       at = e.add(at, e.mul(stage, e.idx(stageElements)));
     Value key0 = e.add(k0, kk0);
@@ -553,19 +567,14 @@ void startWarpgroupTile(Emitter &e, const Tile &w, Value tid, Value k0,
                              e.sub(w.kEnd, key0), 8);
     return;
   }
-  for (int64_t i = 0; i * lanes < items; ++i) {
-    Value v = e.add(tid, e.idx(i * lanes));
-    auto copy = [&] {
+  forEachLaneItem(e, tid, lanes, items, [&](Value v) {
       Value kk = e.div(v, e.idx(perKey)), cb = e.rem(v, e.idx(perKey));
       Value c = e.mul(cb, e.idx(8));
       Value key = e.imin(e.add(k0, kk), e.sub(w.kEnd, e.idx(1)));
       Value row = s.paged ? e.loadPoolRow(w.a.read, ValueRange{w.bi, key},
                                           s.poolSlots)
                           : Value();
-      Value chunk = e.b.create<arith::XOrIOp>(e.loc, e.rem(cb, e.idx(8)),
-                                              e.rem(kk, e.idx(8)));
-      Value at = e.add(e.mul(e.div(cb, e.idx(8)), e.idx(keys * 64)),
-                       e.add(e.mul(kk, e.idx(64)), e.mul(chunk, e.idx(8))));
+      Value at = swizzledOffset(e, kk, cb, keys);
       if (stage)
         at = e.add(at, e.mul(stage, e.idx(stageElements)));
       if (isKey)
@@ -575,12 +584,7 @@ void startWarpgroupTile(Emitter &e, const Tile &w, Value tid, Value k0,
       else
         e.target.asyncCopy(e.b, e.loc, w.vs, {at}, w.a.v,
                            {w.bi, w.kv, key, c}, 8);
-    };
-    if ((i + 1) * lanes <= items)
-      copy();
-    else
-      e.when(e.cmpi(arith::CmpIPredicate::ult, v, e.idx(items)), copy);
-  }
+  });
 }
 
 /// What the warpgroup form's loops issue: the score products of one key
@@ -634,24 +638,14 @@ struct WarpgroupParts {
   /// on, clamped to the last) into qs, in the keys' swizzled layout; they
   /// land with the first tile's keys.
   void copyQueries(Emitter &x, Value p0) const {
-    const int64_t perRow = s.dk / 8, items = 64 * perRow;
-    for (int64_t i = 0; i * s.lanes < items; ++i) {
-      Value v = x.add(tid, x.idx(i * s.lanes));
-      auto copy = [&] {
-        Value r = x.div(v, x.idx(perRow)), cb = x.rem(v, x.idx(perRow));
-        Row row = rowOf(x, w, x.add(p0, r));
-        Value chunk = x.b.create<arith::XOrIOp>(
-            x.loc, x.rem(cb, x.idx(8)), x.rem(r, x.idx(8)));
-        Value at = x.add(x.mul(x.div(cb, x.idx(8)), x.idx(64 * 64)),
-                         x.add(x.mul(r, x.idx(64)), x.mul(chunk, x.idx(8))));
-        e.target.asyncCopy(x.b, x.loc, qs, {at}, w.a.q,
-                           {w.bi, row.head, row.qi, x.mul(cb, x.idx(8))}, 8);
-      };
-      if ((i + 1) * s.lanes <= items)
-        copy();
-      else
-        x.when(x.cmpi(arith::CmpIPredicate::ult, v, x.idx(items)), copy);
-    }
+    const int64_t perRow = s.dk / 8;
+    forEachLaneItem(x, tid, s.lanes, 64 * perRow, [&](Value v) {
+      Value r = x.div(v, x.idx(perRow)), cb = x.rem(v, x.idx(perRow));
+      Row row = rowOf(x, w, x.add(p0, r));
+      Value at = swizzledOffset(x, r, cb, 64);
+      e.target.asyncCopy(x.b, x.loc, qs, {at}, w.a.q,
+                         {w.bi, row.head, row.qi, x.mul(cb, x.idx(8))}, 8);
+    });
   }
   Value valueOperand(Emitter &x, int64_t kk) const {
     return e.target.warpgroupOperand(x.b, x.loc, w.vs, x.idx(2048 * kk),
