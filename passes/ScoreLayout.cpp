@@ -747,15 +747,10 @@ Value buildRelabel(PatternRewriter &rewriter, Location loc, Value x,
     auto it = moved.find(v);
     return it != moved.end() ? it->second : leaf(v);
   };
-  // (a . b) relabelled: a and b brought to rank `rank`, then moved.
-  auto padTo = [&](Value v, int64_t rank) -> Value {
-    auto t = typeOf(v);
-    if (t.getRank() >= rank)
-      return v;
-    SmallVector<int64_t> padded(rank - t.getRank(), 1);
-    llvm::append_range(padded, t.getShape());
-    return rewriter.create<ReshapeOp>(
-        loc, RankedTensorType::get(padded, t.getElementType()), v);
+  // (a . b) relabelled: a and b brought to rank `rank` (padRank), then
+  // moved.
+  auto padTo = [&](Value v, int64_t rank) {
+    return padRank(rewriter, loc, v, rank);
   };
   for (Operation *o : plan.order) {
     auto type = *rl.mapType(typeOf(o->getResult(0)));
