@@ -313,6 +313,10 @@ void emitTileBody(Emitter &e, const Spec &s, const Args &a,
                   mlir::gpu::GPUFuncOp fn, Value tid, Value id);
 /// The tile schedule's workgroups.
 int64_t tileWorkgroups(const Spec &s);
+/// Bytes of workgroup memory the tile schedule's kernel takes from its
+/// launch: its buffers where they pass the target's static limit (the
+/// warpgroup form with two warpgroups' q staged), else 0.
+int64_t tileDynamicWorkgroupBytes(const Spec &s, const TargetHooks &target);
 
 } // namespace poot::codegen::attention
 

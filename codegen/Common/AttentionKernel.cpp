@@ -346,7 +346,9 @@ poot::codegen::buildAttentionKernels(AttentionOp op, gpu::GPUModuleOp gpuModule,
     launches.push_back({fn.getName().str(),
                         {gridX, (total + gridX - 1) / gridX},
                         s.lanes,
-                        roles});
+                        roles,
+                        s.tileRows ? tileDynamicWorkgroupBytes(s, target)
+                                   : 0});
   }
   if (!s.split || s.fusedCombine)
     return launches;

@@ -131,12 +131,16 @@ struct GeneratePass : public poot::impl::GenerateBase<GeneratePass> {
         SmallVector<Attribute> roles;
         for (const std::string &r : l.args)
           roles.push_back(b.getStringAttr(r));
-        records.push_back(b.getDictionaryAttr({
+        SmallVector<NamedAttribute> fields = {
             b.getNamedAttr("kernel", b.getStringAttr(l.kernel)),
             b.getNamedAttr("grid", b.getDenseI64ArrayAttr(l.grid)),
             b.getNamedAttr("lanes", b.getI64IntegerAttr(l.lanes)),
             b.getNamedAttr("args", b.getArrayAttr(roles)),
-        }));
+        };
+        if (l.shared > 0)
+          fields.push_back(
+              b.getNamedAttr("shared", b.getI64IntegerAttr(l.shared)));
+        records.push_back(b.getDictionaryAttr(fields));
       }
       op->setAttr("poot.launches", b.getArrayAttr(records));
     };

@@ -23,6 +23,12 @@ TargetHooks::~TargetHooks() = default;
 
 std::string TargetHooks::storageFeature(Type) const { return {}; }
 
+Value TargetHooks::dynamicWorkgroup(OpBuilder &, Location loc, int64_t,
+                                    ArrayRef<int64_t>, Type) const {
+  llvm::report_fatal_error("dynamic workgroup memory asked of target '" +
+                           name() + "', whose static limit is not finite");
+}
+
 Value TargetHooks::exp(OpBuilder &b, Location loc, Value x) const {
   return b.create<math::ExpOp>(loc, x);
 }
@@ -133,6 +139,22 @@ Value LLVMTargetHooks::allocWorkgroup(OpBuilder &b, Location loc,
                                  b.getI64IntegerAttr(std::max<int64_t>(
                                      align, 16)));
   return buffer;
+}
+
+Value LLVMTargetHooks::dynamicWorkgroup(OpBuilder &b, Location loc,
+                                        int64_t offset,
+                                        ArrayRef<int64_t> shape,
+                                        Type elementType) const {
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value base = b.create<gpu::DynamicSharedMemoryOp>(
+      loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                           MemRefLayoutAttrInterface(), space));
+  Value shift = b.create<arith::ConstantIndexOp>(loc, offset);
+  return b.create<memref::ViewOp>(
+      loc,
+      MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(), space),
+      base, shift, ValueRange{});
 }
 
 void LLVMTargetHooks::setWorkgroupSize(gpu::GPUFuncOp fn,

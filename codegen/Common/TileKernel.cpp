@@ -595,9 +595,10 @@ struct WarpgroupParts {
   const Tile &w;
   Value tid;
   /// q as A words, loaded once (emitWarpgroupBody), or (qs) staged once
-  /// in workgroup memory in the keys' swizzled layout, 64 rows.
+  /// in workgroup memory in the keys' swizzled layout, a block of 64 rows
+  /// for each warpgroup, this lane's warpgroup's block `qBlock` bytes in.
   SmallVector<SmallVector<Value, 4>> qa;
-  Value qs;
+  Value qs, qBlock;
   int64_t keys = 0, scoreParts = 1, scoreKeys = 0;
   /// Bytes of one key buffer (the second, if any, follows the first).
   int64_t keyStageBytes = 0;
@@ -627,22 +628,25 @@ struct WarpgroupParts {
                                      /*leadingBytes=*/16,
                                      /*strideBytes=*/1024);
   }
-  /// q's step m of 16 channels, laid out as the keys are (64 rows).
+  /// q's step m of 16 channels of the lane's warpgroup, laid out as the
+  /// keys are (64 rows).
   Value queryOperand(Emitter &x, int64_t m) const {
-    return e.target.warpgroupOperand(x.b, x.loc, qs,
-                                     x.idx(m / 4 * 64 * 128 + m % 4 * 32),
-                                     /*leadingBytes=*/16,
-                                     /*strideBytes=*/1024);
+    return e.target.warpgroupOperand(
+        x.b, x.loc, qs, x.add(qBlock, x.idx(m / 4 * 64 * 128 + m % 4 * 32)),
+        /*leadingBytes=*/16,
+        /*strideBytes=*/1024);
   }
-  /// Starts the copies of the workgroup's 64 query rows (packed rows p0
-  /// on, clamped to the last) into qs, in the keys' swizzled layout; they
-  /// land with the first tile's keys.
+  /// Starts the copies of the workgroup's query rows (packed rows p0 on,
+  /// clamped to the last) into qs, 64 rows a block in the keys' swizzled
+  /// layout; they land with the first tile's keys.
   void copyQueries(Emitter &x, Value p0) const {
     const int64_t perRow = s.dk / 8;
-    forEachLaneItem(x, tid, s.lanes, 64 * perRow, [&](Value v) {
+    const int64_t block = warpgroupBufferBytes(64, s.dk) / 2;
+    forEachLaneItem(x, tid, s.lanes, w.rows * perRow, [&](Value v) {
       Value r = x.div(v, x.idx(perRow)), cb = x.rem(v, x.idx(perRow));
       Row row = rowOf(x, w, x.add(p0, r));
-      Value at = swizzledOffset(x, r, cb, 64);
+      Value at = x.add(x.mul(x.div(r, x.idx(64)), x.idx(block)),
+                       swizzledOffset(x, x.rem(r, x.idx(64)), cb, 64));
       e.target.asyncCopy(x.b, x.loc, qs, {at}, w.a.q,
                          {w.bi, row.head, row.qi, x.mul(cb, x.idx(8))}, 8);
     });
@@ -866,13 +870,19 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
   const TargetHooks &target = e.target;
   Tile w{s, a, s.tileRows, keys, s.dk, s.dv, G * s.lq};
   // The swizzled layout repeats every 1024 bytes, from a 1024-byte
-  // boundary (each buffer's size is a multiple of 1024).
+  // boundary (each buffer's size is a multiple of 1024). Past the target's
+  // static limit the buffers are views, in the same order, of the
+  // workgroup memory the launch gives (tileDynamicWorkgroupBytes).
   const int64_t keyStageBytes = warpgroupBufferBytes(keys, s.dk);
-  w.ks = target.allocWorkgroup(b, loc, fn, {stages * keyStageBytes / 2}, et,
-                               /*align=*/1024);
-  w.vs = target.allocWorkgroup(b, loc, fn,
-                               {warpgroupBufferBytes(keys, s.dv) / 2}, et,
-                               /*align=*/1024);
+  const int64_t valueBytes = warpgroupBufferBytes(keys, s.dv);
+  const bool dynamic = tileDynamicWorkgroupBytes(s, target) > 0;
+  auto buffer = [&](int64_t offset, int64_t bytes) {
+    return dynamic ? target.dynamicWorkgroup(b, loc, offset, {bytes / 2}, et)
+                   : target.allocWorkgroup(b, loc, fn, {bytes / 2}, et,
+                                           /*align=*/1024);
+  };
+  w.ks = buffer(0, stages * keyStageBytes);
+  w.vs = buffer(stages * keyStageBytes, valueBytes);
   Value split;
   Value p0 = placeWorkgroup(e, w, id, split);
 
@@ -899,8 +909,10 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
   // per-copy addresses of width 96 or the partials' epilogue spilled 8 to
   // 216 bytes.
   if (s.tileSharedQuery) {
-    parts.qs = target.allocWorkgroup(
-        b, loc, fn, {warpgroupBufferBytes(64, s.dk) / 2}, et, /*align=*/1024);
+    parts.qs = buffer(stages * keyStageBytes + valueBytes,
+                      w.rows / 64 * warpgroupBufferBytes(64, s.dk));
+    parts.qBlock = e.mul(e.div(warp, e.idx(4)),
+                         e.idx(warpgroupBufferBytes(64, s.dk)));
     auto rounds = [&](int64_t width) {
       return s.lanes % (width / 8) == 0 &&
              (s.lanes / (width / 8)) % 8 == 0;
@@ -908,7 +920,7 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
     const bool plain = !s.softcap && !s.hasMask && s.slopes.empty();
     if (plain && rounds(s.dk) && rounds(s.dv) && !s.paged &&
         !s.sharedWidth && !s.split)
-      target.setWorkgroupsPerUnit(fn, 4);
+      target.setWorkgroupsPerUnit(fn, 512 / s.lanes);
   }
   else
     parts.qa.resize(s.dk / 16);
@@ -944,6 +956,17 @@ void emitWarpgroupBody(Emitter &e, const Spec &s, const Args &a,
 }
 
 } // namespace
+
+int64_t tileDynamicWorkgroupBytes(const Spec &s, const TargetHooks &target) {
+  if (!s.tileWarpgroup)
+    return 0;
+  int64_t bytes =
+      s.tileStages * warpgroupBufferBytes(s.tileKeys, s.dk) +
+      warpgroupBufferBytes(s.tileKeys, s.dv) +
+      (s.tileSharedQuery ? s.tileRows / 64 * warpgroupBufferBytes(64, s.dk)
+                         : 0);
+  return bytes > target.staticWorkgroupLimit() ? bytes : 0;
+}
 
 int64_t tileWorkgroups(const Spec &s) {
   int64_t blocks = (s.group * s.lq + s.tileRows - 1) / s.tileRows;

@@ -95,6 +95,11 @@ public:
     return x;
   }
 
+  // Static shared memory is capped at 48 KiB a block on every CUDA
+  // device; the opt-in carve-out (up to 227 KiB on sm_90) is dynamic shared
+  // memory, sized at the launch.
+  int64_t staticWorkgroupLimit() const override { return 48 * 1024; }
+
   // .minnctapersm: ptxas keeps the registers a lane to what that many
   // workgroups a streaming multiprocessor leave (65536 registers in all).
   void setWorkgroupsPerUnit(gpu::GPUFuncOp fn,
@@ -443,6 +448,19 @@ FailureOr<std::string> poot::codegen::lowerToPTX(ModuleOp module,
                      vec.getElementType().getIntOrFloatBitWidth() / 8;
     return bytes <= 16 && (bytes & (bytes - 1)) == 0 ? bytes : 0;
   };
+  // The dynamic shared memory's symbol comes internal and 16-byte aligned.
+  // PTX declares it `.extern .shared` (an internal zero-sized array would
+  // become a one-byte static variable of the kernel), and the generator
+  // lays its buffers out from a 1024-byte boundary (the warpgroup tile's
+  // swizzled layout repeats every 1024 bytes of address), which the
+  // declaration's alignment gives.
+  module.walk([&](LLVM::GlobalOp global) {
+    auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
+    if (global.getAddrSpace() == 3 && array && array.getNumElements() == 0) {
+      global.setLinkage(LLVM::Linkage::External);
+      global.setAlignment(1024);
+    }
+  });
   module.walk([&](Operation *op) {
     if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
       if (unsigned bytes = sizeOf(load.getType()))

@@ -111,12 +111,14 @@ LogicalResult AttentionScheduleAttr::verify(
                             "the last workgroup, on a tile schedule";
     if (tileStages < 1 || tileStages > 2)
       return emitError() << "expected 1 or 2 tile stages, got " << tileStages;
-    // The warpgroup form: one warpgroup of 64 rows, key tiles in 16-key
-    // products; one key buffer or two (the pipelined form), one value
-    // buffer.
-    if (tileWarpgroup && tileRows != 64)
+    // The warpgroup form: one warpgroup of 64 rows, or two sharing each
+    // tile (their q in workgroup memory), key tiles in 16-key products;
+    // one key buffer or two (the pipelined form), one value buffer.
+    if (tileWarpgroup && tileRows != 64 &&
+        !(tileRows == 128 && tileSharedQuery))
       return emitError() << "expected a warpgroup tile schedule of 64 rows, "
-                            "got tile_rows "
+                            "or 128 with q in workgroup memory, got "
+                            "tile_rows "
                          << tileRows;
     // The query rows in workgroup memory are an operand of the warpgroup
     // tile only.

@@ -1,10 +1,11 @@
 //===- DeviceFacts.cpp - The named device presets -------------------------===//
 //
 // Numbers from the vendors' published limits. Workgroup memory is what a
-// generated kernel may declare: on CUDA the 48 KiB of static shared memory
-// (the large carve-out needs dynamic shared memory, which the generator does
-// not use yet), the LDS size on AMD; the generic Vulkan device sits at the
-// Vulkan 1.2 minimums so a plan for it runs on any conformant driver.
+// generated kernel may declare: on CUDA the 48 KiB of static shared memory,
+// the LDS size on AMD; the generic Vulkan device sits at the Vulkan 1.2
+// minimums so a plan for it runs on any conformant driver. CUDA's larger
+// carve-out is dynamic shared memory, which the tile schedule's kernels
+// take where their buffers pass 48 KiB.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +61,13 @@ const std::vector<DeviceFacts> &poot::devicePresets() {
       // SPIR-V targets have both too, but no hook for them is checked on
       // hardware yet.
       d.deviceFence = d.target == "nvvm";
+      // cudaDevAttrMaxSharedMemoryPerBlockOptin: 163, 99 and 227 KiB.
+      if (d.name == "sm_80")
+        d.dynamicWorkgroupMemoryBytes = 163 * kKiB;
+      else if (d.name == "sm_89")
+        d.dynamicWorkgroupMemoryBytes = 99 * kKiB;
+      else if (d.name == "sm_90")
+        d.dynamicWorkgroupMemoryBytes = 227 * kKiB;
       // shaderInt64 is optional in every Vulkan version, and the generic
       // device promises only what every conformant driver has; a live
       // device says whether it has it.

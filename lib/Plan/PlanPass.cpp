@@ -102,6 +102,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     t.noWarpgroup = noWarpgroup;
     t.warpgroupPipeline = warpgroupPipeline;
     t.noSharedQuery = noSharedQuery;
+    t.noWideWarpgroup = noWideWarpgroup;
     t.noWarpgroupDecode = noWarpgroupDecode;
     t.noFusedCombine = noFusedCombine;
     t.fusedCombine = fusedCombine;
@@ -178,6 +179,9 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     shape.dtype = dtypeName(q.getElementType());
     shape.causal = op.getCausal();
     shape.live = op.getLen() != nullptr;
+    shape.paged = op.getRead() != nullptr;
+    shape.scoreTransform =
+        op.getSoftcap() || op.getMask() || op.getAlibiSlopes();
     if (auto shared = op.getKShared())
       shape.sharedKeyWidth =
           cast<RankedTensorType>(shared.getType()).getDimSize(3);

@@ -318,7 +318,28 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
     }
   if (!keys)
     return std::nullopt;
-  const int64_t warps = warpgroup ? 4 : tuning.warps > 0 ? tuning.warps : 4;
+  // Two warpgroups of 64 rows a workgroup (128 rows) where both read each
+  // staged key and value tile: half the copies a row and half the reads of
+  // K and V from L2, with four warpgroups a compute unit as before (two
+  // workgroups of 256 lanes at 128 registers a lane). Their q, 64 rows
+  // each, sits in workgroup memory beside one key and one value buffer
+  // (64 KiB at width 128), which takes the dynamic carve-out. Only where
+  // the kernel keeps to 128 registers a lane, as the one-warpgroup form
+  // with q staged does: prefill rows that fill both warpgroups, no score
+  // transform, slot map or split key, widths whose copies go in rounds.
+  auto inRounds = [](int64_t width) {
+    return width == 32 || width == 64 || width == 128 || width == 256;
+  };
+  const bool wide =
+      warpgroup && stages == 1 && !decode && tuning.warps == 0 &&
+      !tuning.noWideWarpgroup && !tuning.noSharedQuery &&
+      nRep * s.queryLen >= 128 && !s.paged && !s.scoreTransform &&
+      !s.sharedKeyWidth && inRounds(dk) && inRounds(dv) &&
+      3 * atoms(dk) + atoms(dv) <= d.dynamicWorkgroupMemoryBytes;
+  const int64_t warps = wide        ? 8
+                        : warpgroup ? 4
+                        : tuning.warps > 0 ? tuning.warps
+                                           : 4;
   if (warps * 32 > d.maxWorkgroupSize)
     return std::nullopt;
   AttentionSchedule out;
@@ -334,12 +355,14 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
   // buffer, where the three fit (widths up to 128 in 48 KiB): the score
   // products read both operands there, which frees the dk / 4 registers a
   // lane q's A words took.
-  out.tileSharedQuery = warpgroup && stages == 1 && !tuning.noSharedQuery &&
-                        atoms(dk) + atoms(dk) + atoms(dv) <=
-                            d.workgroupMemoryBytes;
+  out.tileSharedQuery = wide || (warpgroup && stages == 1 &&
+                                 !tuning.noSharedQuery &&
+                                 atoms(dk) + atoms(dk) + atoms(dv) <=
+                                     d.workgroupMemoryBytes);
   out.lanes = warps * 32;
   out.vector = 8;
-  out.stateBytes = warpgroup ? (stages + out.tileSharedQuery) * atoms(dk) +
+  out.stateBytes = warpgroup ? (stages + out.tileSharedQuery * warps / 4) *
+                                       atoms(dk) +
                                    atoms(dv)
                              : tileWorkgroupBytes(dk, dv, keys, stages);
   out.rows = s.batch * s.keyHeads * ceilDiv(nRep * s.queryLen, out.tileRows);
@@ -352,6 +375,8 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
                           warpgroup ? "warpgroup" : "subgroup");
   if (out.tileSharedQuery)
     out.why += ", q in workgroup memory";
+  if (wide)
+    out.why += ", two warpgroups sharing each tile";
   // Decode rows leave the device idle: split the keys into about two
   // waves of three workgroups a compute unit (three fit its registers at
   // 168 a lane), at most 16 splits of at least two tiles each, and fold the

@@ -146,6 +146,18 @@ CASES
 )
 echo "$TILE_CASES" | sweep_cases
 
+# Two warpgroups a workgroup (the default where both fill) at the widths
+# and dtypes the cases above leave out (f16, widths 32 and 256 of keys),
+# and the plain cases above on one warpgroup (--no-wide-warpgroup).
+sweep_cases <<'CASES'
+tile-wide-f16-d64|--op=attention_prefill --batch=1 --heads=8 --kv-heads=2 --head-dim=64 --seq=555 --dtype=f16|--seed=105|
+tile-wide-mha-d32|--op=attention_prefill --batch=2 --heads=4 --kv-heads=4 --head-dim=32 --seq=300 --dtype=bf16|--seed=106|
+tile-wide-dk256-dv128|--op=attention_prefill --batch=1 --heads=4 --kv-heads=2 --head-dim=256 --value-dim=128 --seq=190 --dtype=bf16|--seed=107|
+nw-tile-gqa-d128|--op=attention_prefill --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --seq=1000 --dtype=bf16|--seed=52|--no-wide-warpgroup
+nw-tile-chunk-fixed|--op=attention_masked --batch=2 --heads=8 --kv-heads=2 --head-dim=128 --capacity=1024 --tokens=100 --dtype=bf16|--steps=2 --seed=88|--no-wide-warpgroup
+nw-tile-l4095-rep2|--op=attention_prefill --batch=1 --heads=2 --kv-heads=1 --head-dim=128 --seq=4095 --dtype=bf16|--seed=96|--no-wide-warpgroup
+CASES
+
 # The same cases on the subgroup matrix tile (sm_80/sm_89's form; sm_90
 # prefill takes the warpgroup tile where it can).
 echo "$TILE_CASES" | sed 's/^tile-/sg-tile-/; s/$/|--no-warpgroup/' | sweep_cases
@@ -309,6 +321,10 @@ for model in "8b 32 8" "70b 64 8"; do
     "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
       --no-shared-query -o "$OUT/bench/$name-registers.plan"
     echo "$name-registers $l" >> "$OUT/bench/compare.txt"
+    # And with one warpgroup of 64 rows a workgroup instead of two.
+    "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
+      --no-wide-warpgroup -o "$OUT/bench/$name-narrow.plan"
+    echo "$name-narrow $l" >> "$OUT/bench/compare.txt"
     rm "$OUT/bench/$name.mlir"
     echo "$name 1 $2 $3 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
   done
@@ -328,6 +344,9 @@ chunk() { # name trace-args shape-line
   "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet \
     --warpgroup-pipeline -o "$OUT/bench/$1-pipelined.plan"
   echo "$1-pipelined" >> "$OUT/bench/compare.txt"
+  "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet \
+    --no-wide-warpgroup -o "$OUT/bench/$1-narrow.plan"
+  echo "$1-narrow" >> "$OUT/bench/compare.txt"
   rm "$OUT/bench/$1.mlir"
   echo "$1 $3" >> "$OUT/bench/shapes.txt"
 }

@@ -9,6 +9,8 @@
 
 #include "gtest/gtest.h"
 
+#include <tuple>
+
 using namespace poot;
 
 namespace {
@@ -452,11 +454,13 @@ TEST(Planner, TileSchedule) {
 
 
 TEST(Planner, WarpgroupTileSchedule) {
-  // sm_90 prefill: one warpgroup of 64 rows against 64-key tiles, keys and
-  // values one buffer each in the swizzled layout (64 keys x 128 bytes for
-  // each 64 channels).
+  // sm_90 prefill: two warpgroups of 64 rows a workgroup against 64-key
+  // tiles, keys and values one buffer each in the swizzled layout (64 keys
+  // x 128 bytes for each 64 channels) and q a block of 64 rows for each
+  // warpgroup: 64 KiB, within the dynamic carve-out.
   DeviceFacts d = *findDevicePreset("sm_90");
   ASSERT_TRUE(d.warpgroupTile);
+  EXPECT_EQ(d.dynamicWorkgroupMemoryBytes, 227 * 1024);
   EXPECT_FALSE(findDevicePreset("sm_80")->warpgroupTile);
   EXPECT_FALSE(findDevicePreset("sm_89")->warpgroupTile);
   AttentionShape p = decode(1, 32, 8, 1000, 128, "bf16");
@@ -465,13 +469,45 @@ TEST(Planner, WarpgroupTileSchedule) {
   auto s = planAttention(p, d);
   ASSERT_TRUE(bool(s));
   EXPECT_TRUE(s->tileWarpgroup);
-  EXPECT_EQ(s->tileRows, 64);
+  EXPECT_EQ(s->tileRows, 128);
   EXPECT_EQ(s->tileKeys, 64);
   EXPECT_EQ(s->tileStages, 1);
-  EXPECT_EQ(s->lanes, 128);
+  EXPECT_EQ(s->lanes, 256);
   EXPECT_EQ(s->group, 4);
+  EXPECT_EQ(s->rows, 8 * 32);
+  EXPECT_TRUE(s->tileSharedQuery);
+  EXPECT_EQ(s->stateBytes, 4 * 2 * 64 * 128);
+  // One warpgroup: where asked, where the score transform is more than the
+  // scale, through a slot map, at width 96, without the dynamic carve-out,
+  // or where the rows fill one warpgroup only.
+  {
+    ScheduleTuning one;
+    one.noWideWarpgroup = true;
+    AttentionShape softcap = p, paged = p, w96 = p, few = p;
+    softcap.scoreTransform = true;
+    paged.paged = true;
+    w96.keyWidth = w96.valueWidth = 96;
+    few.queryLen = 31;
+    DeviceFacts noCarveOut = d;
+    noCarveOut.dynamicWorkgroupMemoryBytes = 0;
+    for (auto [shape, facts, tuning] :
+         {std::tuple{p, d, one}, {softcap, d, ScheduleTuning{}},
+          {paged, d, ScheduleTuning{}}, {w96, d, ScheduleTuning{}},
+          {few, d, ScheduleTuning{}}, {p, noCarveOut, ScheduleTuning{}}}) {
+      auto narrow = planAttention(shape, facts, tuning);
+      ASSERT_TRUE(bool(narrow));
+      EXPECT_TRUE(narrow->tileWarpgroup);
+      EXPECT_EQ(narrow->tileRows, 64);
+      EXPECT_EQ(narrow->lanes, 128);
+    }
+  }
+  // One warpgroup: q staged beside them (48 KiB in all), so q takes no
+  // registers.
+  ScheduleTuning one;
+  one.noWideWarpgroup = true;
+  s = planAttention(p, d, one);
+  ASSERT_TRUE(bool(s));
   EXPECT_EQ(s->rows, 8 * 63);
-  // q staged beside them (48 KiB in all), so q takes no registers.
   EXPECT_TRUE(s->tileSharedQuery);
   EXPECT_EQ(s->stateBytes, 3 * 2 * 64 * 128);
   ScheduleTuning registers;

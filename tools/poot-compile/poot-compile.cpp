@@ -145,6 +145,12 @@ static struct TuningFlags {
       cl::desc("Warpgroup tile: q in registers even where it fits in "
                "workgroup memory (comparisons)"),
       cl::cat(tuningOptions)};
+  cl::opt<bool> noWideWarpgroup{
+      "no-wide-warpgroup", cl::init(false),
+      cl::desc("Warpgroup tile: one warpgroup of 64 rows a workgroup even "
+               "where two would share each key and value tile "
+               "(comparisons)"),
+      cl::cat(tuningOptions)};
   cl::opt<bool> noWarpgroupDecode{
       "no-warpgroup-decode", cl::init(false),
       cl::desc("Multi-token decode on the subgroup tile even where the rows "

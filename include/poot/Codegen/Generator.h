@@ -23,6 +23,9 @@ struct Launch {
   std::vector<int64_t> grid;    ///< workgroups x, y
   int64_t lanes = 1;            ///< threads per workgroup
   std::vector<std::string> args; ///< operand roles, in argument order
+  /// Bytes of workgroup memory the launch gives the kernel dynamically
+  /// (TargetHooks::dynamicWorkgroup); 0 for the kernels that declare theirs.
+  int64_t shared = 0;
 };
 
 /// Builds the kernels of one planned poot.attention into `gpuModule` and

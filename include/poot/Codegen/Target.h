@@ -36,6 +36,18 @@ public:
                                      llvm::ArrayRef<int64_t> shape,
                                      mlir::Type elementType,
                                      int64_t align = 16) const = 0;
+  /// The most workgroup memory a kernel may declare with allocWorkgroup
+  /// (sized when the kernel is built). Past it a kernel takes its buffers
+  /// from dynamicWorkgroup, whose size the launch gives (Launch::shared).
+  virtual int64_t staticWorkgroupLimit() const { return INT64_MAX; }
+  /// A buffer of `shape` and `elementType` at byte `offset` (a multiple of
+  /// 1024) of the workgroup memory the launch sizes, which starts at a
+  /// 1024-byte boundary. Only asked past staticWorkgroupLimit, on a target
+  /// whose limit is finite.
+  virtual mlir::Value dynamicWorkgroup(mlir::OpBuilder &b, mlir::Location loc,
+                                       int64_t offset,
+                                       llvm::ArrayRef<int64_t> shape,
+                                       mlir::Type elementType) const;
   /// Marks a kernel with its workgroup size.
   virtual void setWorkgroupSize(mlir::gpu::GPUFuncOp fn,
                                 int64_t lanes) const = 0;
@@ -219,6 +231,10 @@ public:
                              llvm::ArrayRef<int64_t> shape,
                              mlir::Type elementType,
                              int64_t align = 16) const override;
+  /// gpu.dynamic_shared_memory viewed at the offset.
+  mlir::Value dynamicWorkgroup(mlir::OpBuilder &b, mlir::Location loc,
+                               int64_t offset, llvm::ArrayRef<int64_t> shape,
+                               mlir::Type elementType) const override;
   void setWorkgroupSize(mlir::gpu::GPUFuncOp fn,
                         int64_t lanes) const override;
   /// f32, f16, bf16, i32 and i64 buffers.

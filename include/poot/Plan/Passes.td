@@ -66,6 +66,9 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
     Option<"noSharedQuery", "no-shared-query", "bool", "false",
            "Warpgroup tile: q in registers even where it fits in workgroup "
            "memory beside the key and value tiles (comparisons)">,
+    Option<"noWideWarpgroup", "no-wide-warpgroup", "bool", "false",
+           "Warpgroup tile: one warpgroup of 64 rows a workgroup even where "
+           "two would share each key and value tile (comparisons)">,
     Option<"noWarpgroupDecode", "no-warpgroup-decode", "bool", "false",
            "Multi-token decode on the subgroup tile even where the rows of "
            "a KV head fill the warpgroup tile (comparisons)">,

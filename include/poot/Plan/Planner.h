@@ -56,6 +56,10 @@ struct AttentionShape {
   bool causal = false;       ///< causal meaning proven (tile skip in prefill)
   bool live = false;         ///< live length operand
   int64_t sharedKeyWidth = 0; ///< key channels from k_shared (split key)
+  bool paged = false;         ///< keys and values read through a slot map
+  /// Scores transformed past the scale and the causal and window masks: a
+  /// softcap, a mask tensor or ALiBi slopes.
+  bool scoreTransform = false;
 };
 
 /// Overrides of the planner's choices, for tuning experiments (0: the
@@ -77,6 +81,9 @@ struct ScheduleTuning {
   /// Warpgroup tile: q in registers even where it fits in workgroup memory
   /// (comparisons).
   bool noSharedQuery = false;
+  /// Warpgroup tile: one warpgroup of 64 rows a workgroup even where two
+  /// would share each key and value tile (comparisons).
+  bool noWideWarpgroup = false;
   /// Multi-token decode on the subgroup tile even where a KV head's rows
   /// fill the warpgroup tile (comparisons).
   bool noWarpgroupDecode = false;
@@ -176,6 +183,7 @@ void copyTuning(const From &from, To &to) {
   to.noWarpgroup = from.noWarpgroup;
   to.warpgroupPipeline = from.warpgroupPipeline;
   to.noSharedQuery = from.noSharedQuery;
+  to.noWideWarpgroup = from.noWideWarpgroup;
   to.noWarpgroupDecode = from.noWarpgroupDecode;
   to.noFusedCombine = from.noFusedCombine;
   to.fusedCombine = from.fusedCombine;

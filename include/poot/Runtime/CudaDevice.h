@@ -372,12 +372,13 @@ private:
   CudaDevice() = default;
   /// The checks of launch() that do not look at the arguments' buffers.
   Status checkLaunch(const CudaKernel &kernel, size_t numArgs, int64_t gridX,
-                     int64_t gridY, int64_t lanes) const;
+                     int64_t gridY, int64_t lanes, int64_t shared = 0) const;
   /// cuLaunchKernel with device addresses as the parameters, after
   /// checkLaunch.
   Status issueLaunch(const CudaKernel &kernel,
                      const std::vector<uint64_t> &pointers, int64_t gridX,
-                     int64_t gridY, int64_t lanes, CudaStream stream);
+                     int64_t gridY, int64_t lanes, CudaStream stream,
+                     int64_t shared = 0);
   /// The GpuLaunches as checked device addresses, before any is issued.
   Status resolve(const std::vector<GpuLaunch> &launches,
                  std::vector<std::vector<uint64_t>> &pointers) const;

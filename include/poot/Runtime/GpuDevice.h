@@ -73,13 +73,16 @@ struct GpuArg {
   int64_t bytes = -1; ///< -1: from offset to the end of the buffer
 };
 
-/// One launch: `gridX` x `gridY` workgroups of `lanes` threads.
+/// One launch: `gridX` x `gridY` workgroups of `lanes` threads, each given
+/// `shared` bytes of workgroup memory dynamically (kernels that declare
+/// theirs take 0).
 struct GpuLaunch {
   const GpuKernel *kernel = nullptr;
   std::vector<GpuArg> args;
   int64_t gridX = 1;
   int64_t gridY = 1;
   int64_t lanes = 1;
+  int64_t shared = 0;
 };
 
 /// One device-side copy: `bytes` bytes of `src` from `srcOffset` into `dst`

@@ -89,6 +89,7 @@ enum : int {
   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
   CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
   CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 enum : int {
   CU_JIT_INFO_LOG_BUFFER = 3,
@@ -386,6 +387,9 @@ struct CudaKernel::Impl {
   int64_t maxThreads = 0;
   int64_t sharedBytes = 0;
   int64_t registers = 0;
+  /// The dynamic shared memory the function is allowed (set before the
+  /// first launch that needs more than the default 48 KiB).
+  int64_t dynamicAllowed = 48 * 1024;
 };
 
 CudaKernel::CudaKernel() = default;
@@ -605,6 +609,7 @@ Status poot::rt::queryCudaFacts(LiveDeviceFacts &out, int ordinal) {
                 out.workgroupMemoryOptInBytes));
   out.workgroupMemoryOptInBytes =
       std::max(out.workgroupMemoryOptInBytes, f.workgroupMemoryBytes);
+  f.dynamicWorkgroupMemoryBytes = out.workgroupMemoryOptInBytes;
   POOT_RETURN_IF_ERROR(
       attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.maxWorkgroupSize));
   const int blockDims[3] = {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
@@ -812,8 +817,8 @@ Status CudaDevice::createModule(const std::string &ptx, CudaModule &out) {
 }
 
 Status CudaDevice::checkLaunch(const CudaKernel &kernel, size_t numArgs,
-                               int64_t gridX, int64_t gridY,
-                               int64_t lanes) const {
+                               int64_t gridX, int64_t gridY, int64_t lanes,
+                               int64_t shared) const {
   if (!kernel.impl_)
     return Status(ErrorCode::InvalidArgument, "launch of an empty kernel");
   const CudaKernel::Impl &k = *kernel.impl_;
@@ -839,13 +844,21 @@ Status CudaDevice::checkLaunch(const CudaKernel &kernel, size_t numArgs,
                       std::to_string(gridY) + " blocks, the device allows " +
                       std::to_string(facts_.maxGridX) + " x " +
                       std::to_string(facts_.maxGridY));
+  if (shared < 0 || k.sharedBytes + shared > facts_.workgroupMemoryBytes)
+    return Status(ErrorCode::InvalidArgument,
+                  where + std::to_string(shared) +
+                      " bytes of dynamic shared memory beside " +
+                      std::to_string(k.sharedBytes) +
+                      " static, the device allows " +
+                      std::to_string(facts_.workgroupMemoryBytes) +
+                      " a block");
   return Status::ok();
 }
 
 Status CudaDevice::issueLaunch(const CudaKernel &kernel,
                                const std::vector<uint64_t> &pointers,
                                int64_t gridX, int64_t gridY, int64_t lanes,
-                               CudaStream stream) {
+                               CudaStream stream, int64_t shared) {
   // The driver reads parameter i through params[i] at the call: pointers to
   // our locals are enough, also while a stream is being captured.
   std::vector<CUdeviceptr> values(pointers.begin(), pointers.end());
@@ -853,12 +866,28 @@ Status CudaDevice::issueLaunch(const CudaKernel &kernel,
   for (size_t i = 0; i < values.size(); ++i)
     params[i] = &values[i];
   POOT_RETURN_IF_ERROR(context_->makeCurrent());
+  // More than the default 48 KiB of dynamic shared memory is an opt-in of
+  // the function, made once (checkLaunch checked the device's maximum).
+  CudaKernel::Impl &k = *kernel.impl_;
+  if (shared > k.dynamicAllowed) {
+    if (!context_->api->cuFuncSetAttribute)
+      return Status(ErrorCode::Unsupported,
+                    "launch of '" + k.name + "': " + std::to_string(shared) +
+                        " bytes of dynamic shared memory need "
+                        "cuFuncSetAttribute, which the driver lacks");
+    POOT_CU_CHECK(*context_->api, "cuFuncSetAttribute",
+                  context_->api->cuFuncSetAttribute(
+                      k.function,
+                      CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                      static_cast<int>(shared)));
+    k.dynamicAllowed = shared;
+  }
   POOT_CU_CHECK(*context_->api, "cuLaunchKernel",
                 context_->api->cuLaunchKernel(
                     kernel.impl_->function, static_cast<unsigned>(gridX),
                     static_cast<unsigned>(gridY), 1,
                     static_cast<unsigned>(lanes), 1, 1,
-                    /*sharedMemBytes=*/0, context_->pick(stream),
+                    static_cast<unsigned>(shared), context_->pick(stream),
                     params.empty() ? nullptr : params.data(), nullptr));
   return Status::ok();
 }

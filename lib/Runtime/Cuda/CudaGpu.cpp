@@ -80,7 +80,8 @@ Status CudaDevice::resolve(const std::vector<GpuLaunch> &launches,
     POOT_RETURN_IF_ERROR(checkKernel(launch, l));
     const CudaKernel &k = Kernel::of(launch);
     POOT_RETURN_IF_ERROR(checkLaunch(k, launch.args.size(), launch.gridX,
-                                     launch.gridY, launch.lanes));
+                                     launch.gridY, launch.lanes,
+                                     launch.shared));
     for (size_t i = 0; i < launch.args.size(); ++i) {
       const GpuArg &a = launch.args[i];
       std::string where =
@@ -100,7 +101,8 @@ Status CudaDevice::enqueueResolved(
     const GpuLaunch &launch = launches[l];
     const CudaKernel &k = Kernel::of(launch);
     POOT_RETURN_IF_ERROR(issueLaunch(k, pointers[l], launch.gridX,
-                                     launch.gridY, launch.lanes, stream));
+                                     launch.gridY, launch.lanes, stream,
+                                     launch.shared));
   }
   return Status::ok();
 }

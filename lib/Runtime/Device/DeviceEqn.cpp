@@ -33,6 +33,14 @@ Status readLaunches(const Eqn &eqn, std::vector<LaunchRecord> &out) {
     r.gridX = grid->ints[0];
     r.gridY = grid->ints[1];
     r.lanes = lanes->i;
+    if (const Attr *shared = eqn.attr(prefix + "shared")) {
+      if (shared->i < 0)
+        return Status(ErrorCode::InvalidArgument,
+                      eqn.location + ": launch " + std::to_string(l) +
+                          " asks for " + std::to_string(shared->i) +
+                          " bytes of workgroup memory");
+      r.shared = shared->i;
+    }
     std::stringstream roles(args->s);
     for (std::string role; std::getline(roles, role, ',');)
       r.roles.push_back(role);

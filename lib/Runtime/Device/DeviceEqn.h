@@ -22,6 +22,7 @@ namespace poot::rt::device {
 struct LaunchRecord {
   std::string kernel;
   int64_t gridX = 1, gridY = 1, lanes = 1;
+  int64_t shared = 0; ///< dynamic workgroup memory, bytes
   std::vector<std::string> roles; ///< buffer of each kernel argument
 };
 

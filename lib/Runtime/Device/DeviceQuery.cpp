@@ -82,6 +82,8 @@ struct FactField {
 const FactField kFactFields[] = {
     {"compute-units", &DeviceFacts::computeUnits, nullptr},
     {"workgroup-memory-bytes", &DeviceFacts::workgroupMemoryBytes, nullptr},
+    {"dynamic-workgroup-memory-bytes",
+     &DeviceFacts::dynamicWorkgroupMemoryBytes, nullptr},
     {"max-workgroup-size", &DeviceFacts::maxWorkgroupSize, nullptr},
     {"subgroup-size", &DeviceFacts::subgroupSize, nullptr},
     {"max-grid-x", &DeviceFacts::maxGridX, nullptr},
@@ -171,8 +173,11 @@ Status poot::rt::parseDeviceFacts(const std::string &text,
   if (number == 0)
     return Status(ErrorCode::InvalidArgument, "device facts: empty text");
   std::vector<std::string> required = {"kind", "name", "target"};
+  // Every entry but the dynamic workgroup memory, which facts written
+  // before it existed lack (0: none).
   for (const FactField &f : kFactFields)
-    required.push_back(f.key);
+    if (f.number != &DeviceFacts::dynamicWorkgroupMemoryBytes)
+      required.push_back(f.key);
   for (const std::string &key : required)
     if (!seen.count(key))
       return Status(ErrorCode::InvalidArgument,

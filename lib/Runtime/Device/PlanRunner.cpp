@@ -118,6 +118,7 @@ Status PlanRunner::bindLaunches(const Eqn &eqn,
     launch.gridX = r.gridX;
     launch.gridY = r.gridY;
     launch.lanes = r.lanes;
+    launch.shared = r.shared;
     if (names)
       *names += (names->empty() ? "" : ",") + r.kernel;
     out.push_back(std::move(launch));

@@ -67,6 +67,11 @@ Status HipDevice::run(const std::vector<GpuLaunch> &launches) {
     const GpuLaunch &launch = launches[l];
     POOT_RETURN_IF_ERROR(checkKernel(launch, l));
     const HipKernel &k = Kernel::of(launch);
+    if (launch.shared != 0)
+      return Status(ErrorCode::Unsupported,
+                    k.name() + ": the HIP device gives no dynamic workgroup "
+                               "memory (the launch asks for " +
+                        std::to_string(launch.shared) + " bytes)");
     POOT_RETURN_IF_ERROR(
         checkLaunch(k, launch.gridX, launch.gridY, launch.lanes));
     for (size_t i = 0; i < launch.args.size(); ++i) {

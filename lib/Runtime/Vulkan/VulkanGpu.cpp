@@ -52,6 +52,13 @@ Status VulkanDevice::toDispatches(const std::vector<GpuLaunch> &launches,
     POOT_RETURN_IF_ERROR(checkKernel(launch, l));
     VulkanDispatch d;
     d.kernel = &Kernel::of(launch);
+    // SPIR-V declares every workgroup variable in the module.
+    if (launch.shared != 0)
+      return Status(ErrorCode::Unsupported,
+                    d.kernel->entry() + ": a Vulkan dispatch has no dynamic "
+                                        "workgroup memory (the launch asks "
+                                        "for " +
+                        std::to_string(launch.shared) + " bytes)");
     for (size_t i = 0; i < launch.args.size(); ++i) {
       const GpuArg &a = launch.args[i];
       POOT_RETURN_IF_ERROR(checkArg(a, d.kernel->entry() + ": argument " +

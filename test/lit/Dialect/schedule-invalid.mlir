@@ -150,7 +150,7 @@ func.func @tile_lanes(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x2x100x64xbf16>, 
 // -----
 
 func.func @warpgroup_rows(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x2x100x64xbf16>, %v: tensor<1x2x100x64xbf16>) -> tensor<1x4x100x64xbf16> {
-  // expected-error @+1 {{expected a warpgroup tile schedule of 64 rows, got tile_rows 128}}
+  // expected-error @+1 {{expected a warpgroup tile schedule of 64 rows, or 128 with q in workgroup memory, got tile_rows 128}}
   %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 2 : i64, poot.schedule = #poot.attention_schedule<subgroup = 32, lanes = 256, matrix = true, tile_rows = 128, tile_keys = 64, tile_stages = 2, tile_warpgroup = true>} : tensor<1x4x100x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x4x100x64xbf16>
   return %o : tensor<1x4x100x64xbf16>
 }

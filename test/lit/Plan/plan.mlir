@@ -88,12 +88,13 @@ func.func @live_wide(%q: tensor<1x2x1x512xf32>, %k: tensor<1x2x4096x512xf32>, %v
 // (about two waves of three workgroups a unit) and a combine folds them.
 // SM90-LABEL: func.func @multi_token
 // SM90: #poot.attention_schedule<split = true, grouped = true, group = 8, lanes = 128, subgroup = 32, vector = 8, matrix = true, splits = 12, chunk = 2731, grid_x = 768, state_bytes = 49152, scratch_bytes = 25559040, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
-// Past 16 rows it is prefill: the tile schedule, 64 query rows (the 8
-// heads of a KV head interleaved, so 8 query positions) a workgroup of 4
-// subgroups, one warpgroup, against 64-key tiles on the warpgroup tile,
-// keys and values one 16 KiB buffer each, 8 x 3 workgroups.
+// Past 16 rows it is prefill: the tile schedule, 128 query rows (the 8
+// heads of a KV head interleaved, so 16 query positions) a workgroup of 8
+// subgroups, two warpgroups sharing each staged tile, against 64-key tiles
+// on the warpgroup tile, keys and values one 16 KiB buffer each and q 32
+// KiB (dynamic workgroup memory), 8 x 2 workgroups.
 // SM90-LABEL: func.func @seventeen_rows
-// SM90: #poot.attention_schedule<grouped = true, group = 8, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 4096, grid_x = 24, state_bytes = 49152, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
+// SM90: #poot.attention_schedule<grouped = true, group = 8, lanes = 256, subgroup = 32, vector = 8, matrix = true, chunk = 4096, grid_x = 16, state_bytes = 65536, causal_skip = true, tile_rows = 128, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
 func.func @multi_token(%q: tensor<8x64x8x128xf16>, %k: tensor<8x8x32768x128xf16>, %v: tensor<8x8x32768x128xf16>, %pos: tensor<i32>) -> tensor<8x64x8x128xf16> {
   %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 8 : i64, causal} : tensor<8x64x8x128xf16>, tensor<8x8x32768x128xf16>, tensor<8x8x32768x128xf16> -> tensor<8x64x8x128xf16>
   return %o : tensor<8x64x8x128xf16>

@@ -4,14 +4,19 @@
 // RUN: poot-opt %s --split-input-file --poot-plan=device=gfx942 | FileCheck %s --check-prefix=GFX942
 // RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 no-warpgroup=true" | FileCheck %s --check-prefix=NOWG
 // RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 warpgroup-pipeline=true" | FileCheck %s --check-prefix=PIPE
+// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 no-wide-warpgroup=true" | FileCheck %s --check-prefix=ONE
 
-// bf16 prefill, Llama-3-8B layer: 4 heads of a KV head interleaved in 64
-// rows; 1024 rows x 4 heads / 64 = 64 row blocks x 8 KV heads. Two 64-key
-// sm_90 multiplies on the warpgroup tile: one warpgroup of 64 rows against
-// 64-key tiles, keys and values one buffer each in the swizzled layout
-// (2 x 64 keys x 128 bytes each).
+// bf16 prefill, Llama-3-8B layer: 4 heads of a KV head interleaved in
+// 128 rows; 1024 rows x 4 heads / 128 = 32 row blocks x 8 KV heads. sm_90
+// multiplies on the warpgroup tile: two warpgroups of 64 rows sharing each
+// 64-key tile, keys and values one buffer each in the swizzled layout (2 x
+// 64 keys x 128 bytes each) and q a block of 64 rows for each warpgroup:
+// 64 KiB, past the 48 KiB a kernel declares, so the launch gives it.
 // CHECK-LABEL: func.func @prefill_8b
-// CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 49152, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
+// CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 256, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 256, state_bytes = 65536, causal_skip = true, tile_rows = 128, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
+// Asked for one warpgroup a workgroup: 64 rows, 48 KiB, 64 x 8 workgroups.
+// ONE-LABEL: func.func @prefill_8b
+// ONE: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 49152, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
 // Asked for the pipelined form: two key buffers beside the value buffer,
 // 48 KiB (the next tile's scores run during this tile's softmax).
 // PIPE-LABEL: func.func @prefill_8b
