@@ -279,6 +279,9 @@ struct Scores {
   /// The conditions above whose fill is a finite negative value, with that
   /// value as it reaches the softmax (the weakest when a condition repeats).
   llvm::DenseMap<Value, double> finiteFills;
+  /// The condition of the select peeled last, when no added mask was peeled
+  /// after it: the select nearest the scores, with no mask inside it.
+  Value innermostSelect;
   /// Every value the walk passed, from the softmax input down to the first
   /// matmul (with and without their converts): the score chain a shift's
   /// max must be taken over.
@@ -617,6 +620,7 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
           out.biasFactor[t] = out.scale;
       }
       out.masks.push_back(m);
+      out.innermostSelect = Value();
       s = l ? add.getLhs() : add.getRhs();
       continue;
     }
@@ -631,7 +635,16 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
       for (auto [x, bound] : {std::pair{mx.getLhs(), mx.getRhs()},
                               std::pair{mx.getRhs(), mx.getLhs()}}) {
         auto l = splatOf(bound);
-        if (!l || !std::isfinite(*l) || *l > kLowestFill ||
+        // L at the lowest finite value of the scores' own type (OPT clamps
+        // f16 scores at -65504) moves nothing but -inf: that is a fill L
+        // as well, read under the same rules.
+        bool typeLowest = false;
+        if (auto ft = dyn_cast<FloatType>(mx.getType().getElementType());
+            ft && l)
+          typeLowest =
+              *l == APFloat::getLargest(ft.getFloatSemantics(), true)
+                        .convertToDouble();
+        if (!l || !std::isfinite(*l) || (*l > kLowestFill && !typeLowest) ||
             x.getType() != mx.getType() || !reachesMatmul(x))
           continue;
         out.clampFill = *l;
@@ -663,6 +676,7 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
           f && reachesMatmul(sel.getOnTrue())) {
         record(*f);
         out.selectConds.push_back({sel.getCond(), false});
+        out.innermostSelect = sel.getCond();
         s = sel.getOnTrue();
         continue;
       }
@@ -670,6 +684,7 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
           f && reachesMatmul(sel.getOnFalse())) {
         record(*f);
         out.selectConds.push_back({sel.getCond(), true});
+        out.innermostSelect = sel.getCond();
         s = sel.getOnFalse();
         continue;
       }
@@ -928,9 +943,11 @@ bool proveLiveBound(Value len, int64_t lk, func::FuncOp fn, std::string &why) {
 }
 
 /// Builds the additive mask `select(c, 0, -inf)` (or `select(c, -inf, 0)`
-/// when `inverted`) for a select condition that is not a live bound.
+/// when `inverted`) for a select condition that is not a live bound; with
+/// `fill`, that value in place of -inf.
 Value maskFromCond(PatternRewriter &rewriter, Location loc, Value cond,
-                   bool inverted, RankedTensorType scores) {
+                   bool inverted, RankedTensorType scores,
+                   std::optional<double> fill = std::nullopt) {
   Type et = scores.getElementType();
   auto condType = typeOf(cond);
   auto ft = RankedTensorType::get(condType.getShape(), et);
@@ -939,8 +956,10 @@ Value maskFromCond(PatternRewriter &rewriter, Location loc, Value cond,
       loc, DenseElementsAttr::get(ft, rewriter.getFloatAttr(fl, 0.0)));
   Value ninf = rewriter.create<ConstantOp>(
       loc, DenseElementsAttr::get(
-               ft, rewriter.getFloatAttr(
-                       fl, APFloat::getInf(fl.getFloatSemantics(), true))));
+               ft, fill ? rewriter.getFloatAttr(fl, *fill)
+                        : rewriter.getFloatAttr(
+                              fl, APFloat::getInf(fl.getFloatSemantics(),
+                                                  true))));
   if (inverted)
     std::swap(zero, ninf);
   return rewriter.create<SelectOp>(loc, cond, zero, ninf);
@@ -1826,6 +1845,60 @@ bool rowsKeepAKey(std::optional<int64_t> upper, std::optional<int64_t> lower,
   return true;
 }
 
+/// The least magnitude of a finite select fill that absorbs the scores:
+/// s + f rounds to f for |s| below half an ulp of f, which at 2^120 is
+/// 2^96 in f32 and 2^67 in f64 (the oracle), far past any score.
+constexpr double kAbsorbingFill = -0x1p120;
+
+/// Why the finite fill `fill` of the select on the scores by `cond` is not
+/// exactly the additive mask select(cond, 0, fill), or "" when it is. Where
+/// the select hides a key the graph's score is f, then whatever masks lie
+/// outside it are added; the fused op adds s * scale to the same sum. The
+/// two agree when
+/// - f absorbs the score (|f| >= 2^120): s * scale + f rounds back to f,
+///   so a row the masks hide whole averages v in both, and a row that
+///   keeps a key gives the hidden ones weight 0 in both;
+/// - the select is the mask nearest the scores (a -inf mask inside it would
+///   be replaced by f in the graph but kept by the fused op), and no other
+///   select fill is finite;
+/// - every other mask term is a -inf select, a meaning the fused op
+///   applies (a band, ALiBi: outside the select either way), or a fill term
+///   of 0 and g where f + g overflows to -inf in the scores' type (the
+///   padding masks front ends build from finfo.min), so no term can pull
+///   the sum back into the range of the scores.
+std::string absorbedFillRisk(const Scores &sc, const MaskMeaning &m,
+                             Value cond, double fill, Type et) {
+  if (!std::isfinite(fill) || fill > kAbsorbingFill)
+    return "too small to absorb the scores";
+  if (sc.innermostSelect != cond ||
+      llvm::count_if(sc.selectConds, [&](const std::pair<Value, bool> &x) {
+        return x.first == cond;
+      }) != 1)
+    return "a mask is applied inside the select";
+  auto ft = dyn_cast<FloatType>(et);
+  if (!ft)
+    return "scores of no float type";
+  auto in = [&](double x) {
+    APFloat a(x);
+    bool lost;
+    a.convert(ft.getFloatSemantics(), APFloat::rmTowardZero, &lost);
+    return a;
+  };
+  for (Value t : m.rest) {
+    auto fm = fillMask(t);
+    if (!fm || sc.biasFactor.count(t))
+      return "another tensor mask beside it";
+    double g = std::get<2>(*fm);
+    if (std::isinf(g))
+      continue;
+    APFloat sum = in(fill);
+    sum.add(in(g), APFloat::rmNearestTiesToEven);
+    if (!sum.isInfinity())
+      return "another finite fill beside it";
+  }
+  return "";
+}
+
 /// Why a finite fill read as hiding keys may differ from -inf, or "" when it
 /// cannot: the fill is low enough that exp underflows to exactly 0 (for any
 /// score at finfo.min-like fills), and every query row is proven to keep a
@@ -2352,18 +2425,46 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // window, ALiBi slopes at the query position); the rest stays a tensor.
   auto scoresType = RankedTensorType::get({b, hq, lq, lk}, et);
   // Grouped scores are [B, Hkv, n, Lq, Lk]; a mask over [Lq, Lk] alone
-  // means the same in the rank-4 frame. Others (per head or per batch row)
-  // would need their axes regrouped.
-  auto maskView = [&](Value m) { return grouped ? stripAligned(m) : m; };
+  // means the same in the rank-4 frame. So does one whose head axes Hkv
+  // and n both have size 1 (a mask per batch row, the padding of JAX's
+  // [B, 1, 1, T, S]): it is that mask viewed [B|1, 1, Lq|1, Lk|1]. Others
+  // (per head or per group) would need their axes regrouped.
+  auto unitHeadsView = [&](Value m) -> std::optional<RankedTensorType> {
+    auto t = typeOf(m);
+    if (t.getRank() > 5)
+      return std::nullopt;
+    SmallVector<int64_t> d(5 - t.getRank(), 1);
+    llvm::append_range(d, t.getShape());
+    if (d[1] != 1 || d[2] != 1)
+      return std::nullopt;
+    return RankedTensorType::get({d[0], 1, d[3], d[4]}, t.getElementType());
+  };
+  auto maskViewType = [&](Value m) {
+    if (!grouped)
+      return typeOf(m);
+    Value s = stripAligned(m);
+    if (typeOf(s).getRank() <= 2)
+      return typeOf(s);
+    return *unitHeadsView(m);
+  };
+  auto maskView = [&](Value m) -> Value {
+    if (!grouped)
+      return m;
+    Value s = stripAligned(m);
+    if (typeOf(s).getRank() <= 2)
+      return s;
+    return rewriter.create<ReshapeOp>(loc, *unitHeadsView(m), m);
+  };
   if (grouped) {
     SmallVector<Value> all(peeled->masks);
     for (auto [c, inverted] : selectConds)
       all.push_back(c);
     for (Value m : all)
-      if (typeOf(maskView(m)).getRank() > 2)
+      if (typeOf(stripAligned(m)).getRank() > 2 && !unitHeadsView(m))
         return decline(rewriter, root,
                        llvm::formatv("grouped scores take masks over [Lq, Lk] "
-                                     "only, got {0}",
+                                     "or with unit head and group axes only, "
+                                     "got {0}",
                                      typeOf(m)));
   }
   MaskMeaning meaning =
@@ -2399,22 +2500,35 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                                    llvm::format("%g", *peeled->clampFill),
                                    risk));
   }
-  // select(c, s, f) with a finite f is no additive mask: it fuses only as
-  // the -inf it stands for.
+  // select(c, s, f) with a finite f is no additive mask: it fuses as the
+  // -inf it stands for, or as the additive select(c, 0, f) where f absorbs
+  // the scores (absorbedFillRisk says when).
+  Value absorbed;
   for (auto [c, inverted] : meaning.restConds)
-    if (auto it = peeled->finiteFills.find(c); it != peeled->finiteFills.end())
-      return decline(rewriter, root,
-                     llvm::formatv("finite mask fill {0} with rows that may "
-                                   "have no visible key",
-                                   llvm::format("%g", it->second)));
+    if (auto it = peeled->finiteFills.find(c);
+        it != peeled->finiteFills.end()) {
+      std::string risk =
+          absorbed ? "a second finite select fill"
+                   : absorbedFillRisk(*peeled, meaning, c, it->second, et);
+      if (!risk.empty())
+        return decline(rewriter, root,
+                       llvm::formatv("finite mask fill {0} with rows that may "
+                                     "have no visible key ({1})",
+                                     llvm::format("%g", it->second), risk));
+      absorbed = c;
+      meaning.notes.push_back(
+          llvm::formatv("the select fill {0} absorbs every score, so it is "
+                        "the additive mask of that fill",
+                        llvm::format("%g", it->second)));
+    }
   for (auto [c, inverted] : meaning.restConds)
-    if (!fitsScores(typeOf(maskView(c)), scoresType))
+    if (!fitsScores(maskViewType(c), scoresType))
       return decline(rewriter, root,
                      llvm::formatv("mask of shape {0} does not broadcast to "
                                    "the scores {1}",
                                    typeOf(c), scoresType));
   for (Value m : meaning.rest)
-    if (!fitsScores(typeOf(maskView(m)), scoresType))
+    if (!fitsScores(maskViewType(m), scoresType))
       return decline(rewriter, root,
                      llvm::formatv("mask of shape {0} does not broadcast to "
                                    "the scores {1}",
@@ -2544,9 +2658,12 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     q = gatherHeads(q, qPerm);
   Value mask;
   for (auto [c, inverted] : meaning.restConds) {
+    std::optional<double> fill;
+    if (c == absorbed)
+      fill = peeled->finiteFills.lookup(c);
     Value n = normaliseMask(
         rewriter, loc,
-        maskFromCond(rewriter, loc, maskView(c), inverted, scoresType),
+        maskFromCond(rewriter, loc, maskView(c), inverted, scoresType, fill),
         scoresType);
     mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
   }

@@ -1395,6 +1395,46 @@ struct ScoresTimesIndicator : public OpRewritePattern<OpTy> {
   }
 };
 
+/// A fill subtracted from the scores, x - select(c, A, B) with splat sides
+/// (Keras' Attention layer: scores -= 1e9 * cast(logical_not(mask)), whose
+/// product is such a select by ProductOfFillAndIndicator), is x +
+/// select(c, -A, -B): negating a number is exact and x - y is x + (-y) in
+/// every rounding, zeros included (x - 0 is x + -0). Only on the scores (a
+/// product's output, maybe scaled), so the mask reads as an added fill.
+struct SubOfSplatSelect : public OpRewritePattern<SubOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SubOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    auto et = dyn_cast<FloatType>(out.getElementType());
+    if (!et)
+      return failure();
+    auto sel = op.getRhs().getDefiningOp<SelectOp>();
+    if (!sel || !ScoresTimesIndicator<AddOp>::fromMatmul(op.getLhs()))
+      return rewriter.notifyMatchFailure(op, "not the scores minus a select");
+    Attribute a = splatAttr(sel.getOnTrue()), b = splatAttr(sel.getOnFalse());
+    auto fa = dyn_cast_or_null<FloatAttr>(a);
+    auto fb = dyn_cast_or_null<FloatAttr>(b);
+    if (!fa || !fb || fa.getType() != et || fb.getType() != et)
+      return rewriter.notifyMatchFailure(op, "select sides are not splats");
+    Location loc = op.getLoc();
+    auto negated = [&](FloatAttr f, Value side) -> Value {
+      APFloat v = f.getValue();
+      v.changeSign();
+      return rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(typeOf(side),
+                                      rewriter.getFloatAttr(et, v)));
+    };
+    Value r = rewriter.create<SelectOp>(
+        loc, sel.getCond(), negated(fa, sel.getOnTrue()),
+        negated(fb, sel.getOnFalse()));
+    if (typeOf(r) != typeOf(sel.getResult()))
+      return rewriter.notifyMatchFailure(op, "select broadcasts its sides");
+    rewriter.replaceOpWithNewOp<AddOp>(op, op.getLhs(), r);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Implied compares
 //===----------------------------------------------------------------------===//
@@ -2073,7 +2113,7 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
                SelectOfOwnIndicator, ScoresTimesIndicator<AddOp>,
-               ScoresTimesIndicator<SubOp>,
+               ScoresTimesIndicator<SubOp>, SubOfSplatSelect,
                ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>,
                ConvertOfSelect, ConvertOfBoolConvert, BoolSelectOfConstant,
                CompareOfBandTable, ConditionToItsDependence<CompareOp>,

@@ -982,7 +982,7 @@ func.func @mask_selected_before_softcap(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2
 // proves that keep leaves each row a visible key.
 // CHECK-LABEL: func.func @finite_fill
 // CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: finite mask fill -1e+09 with rows that may have no visible key{{$}}
+// EXPLAIN: remark: attention declined: finite mask fill -1e+09 with rows that may have no visible key (too small to absorb the scores){{$}}
 func.func @finite_fill(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %keep: tensor<1x1x1x8xi1>) -> tensor<1x2x1x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
   %s = poot.matmul %q, %kt : tensor<1x2x1x16xf32>, tensor<1x2x16x8xf32>
@@ -1354,7 +1354,7 @@ func.func @grouped_5d_broadcast(%q: tensor<1x6x4x40xf32>, %k: tensor<1x2x6x40xf3
 // A per-head mask on grouped scores: its axes would need regrouping.
 // CHECK-LABEL: func.func @grouped_5d_head_mask
 // CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: grouped scores take masks over [Lq, Lk] only, got tensor<1x2x3x4x6xf32>{{$}}
+// EXPLAIN: remark: attention declined: grouped scores take masks over [Lq, Lk] or with unit head and group axes only, got tensor<1x2x3x4x6xf32>{{$}}
 func.func @grouped_5d_head_mask(%q: tensor<1x2x3x4x40xf32>, %k: tensor<1x2x6x40xf32>, %v: tensor<1x2x6x40xf32>, %bias: tensor<1x2x3x4x6xf32>) -> tensor<1x2x3x4x40xf32> {
   %kg = poot.reshape %k : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
   %kt = poot.transpose %kg {perm = array<i64: 0, 1, 2, 4, 3>} : tensor<1x2x1x6x40xf32>

@@ -6,13 +6,16 @@
 // Near miss, the inverted HF condition: torch.where(causal_mask,
 // finfo.min, w) (fill where the key IS visible): keys t > i stay, the last
 // row keeps no key and, the fill being finite, averages every key. Must not
-// be read as causal; a finite select fill with an empty row is declined.
+// be read as causal. The fill absorbs every score, so the select is the
+// additive tensor mask select(t <= i, finfo.min, 0), the empty row included
+// (an average of v either way): it fuses with that tensor only.
 // MHA, B = 1, H = 2, L = 5, D = 32.
 
 // CHECK-LABEL: func.func @nm_inverted_causal_finite
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: finite mask fill -3.40282e+38 with rows that may have no visible key
+// CHECK-NOT: causal
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}}) {n_rep = 1 : i64, scale = 0.17677{{[0-9]*}} : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.176777, tensor mask; {{.*}}the select fill -3.40282e+38 absorbs every score
 func.func @nm_inverted_causal_finite(%q: tensor<1x2x5x32xf32>, %k: tensor<1x2x5x32xf32>,
                                     %v: tensor<1x2x5x32xf32>) -> tensor<1x2x5x32xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x32xf32>
