@@ -6,7 +6,8 @@
 // workgroup size rides on spirv.entry_point_abi. Lowering is MLIR's own
 // conversion passes; the module is then serialised. bf16 buffers are 16-bit
 // words converted in the kernel (Bf16Storage.h), so they need only 16-bit
-// storage, as f16 buffers do.
+// storage, as f16 buffers do. A loop that carries values and may run no
+// iteration is put under a test of its bounds first (guardLoopResults).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,11 +17,14 @@
 #include "WordLoads.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/SPIRV/Serialization.h"
@@ -185,6 +189,52 @@ static void decorateStorageBuffersCoherent(std::vector<uint32_t> &words) {
   words.insert(words.begin() + afterAnnotations, added.begin(), added.end());
 }
 
+/// MLIR's SCF-to-SPIR-V conversion carries the results of an scf.for in
+/// Function variables that only the loop body stores (at its yield): the
+/// initial values go to the loop header as block arguments, never to the
+/// variables. A loop that runs no iteration therefore leaves its results
+/// undefined: whatever the variable's register held, which on a GPU
+/// differs from run to run (a split of no keys published garbage for its
+/// (o, m, l), and the combine read it); inside another loop, what an
+/// earlier iteration left there. So every loop with results whose
+/// constant bounds do not prove an iteration is put under `lb < ub` (the
+/// conversion's own signed test), its initial values being the results
+/// otherwise: an scf.if stores its variables on both paths, and the
+/// loop's are read only where it ran.
+static void guardLoopResults(gpu::GPUModuleOp module) {
+  SmallVector<scf::ForOp> loops;
+  module.walk([&](scf::ForOp loop) {
+    if (loop.getNumResults() == 0)
+      return;
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+    if (lb && ub && *lb < *ub)
+      return;
+    loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops) {
+    OpBuilder b(loop.getContext());
+    b.setInsertionPointAfter(loop);
+    Location loc = loop.getLoc();
+    Value runs = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                         loop.getLowerBound(),
+                                         loop.getUpperBound());
+    auto guard = b.create<scf::IfOp>(
+        loc, runs,
+        [&](OpBuilder &tb, Location l) {
+          tb.create<scf::YieldOp>(l, loop.getResults());
+        },
+        [&](OpBuilder &eb, Location l) {
+          eb.create<scf::YieldOp>(l, loop.getInitArgs());
+        });
+    Operation *thenYield = guard.thenYield();
+    loop.getResults().replaceUsesWithIf(
+        guard.getResults(),
+        [&](OpOperand &use) { return use.getOwner() != thenYield; });
+    loop->moveBefore(thenYield);
+  }
+}
+
 FailureOr<std::vector<std::vector<uint32_t>>>
 poot::codegen::lowerToSPIRV(ModuleOp module) {
   static bool registered = [] {
@@ -205,6 +255,7 @@ poot::codegen::lowerToSPIRV(ModuleOp module) {
     if (failed(storeBf16AsWords(gpuModule, changed)))
       return failure();
     bf16 |= changed;
+    guardLoopResults(gpuModule);
   }
   if (bf16) {
     // The conversion keeps an i16 only where Int16 is allowed (otherwise
