@@ -57,6 +57,9 @@ struct Spec {
   /// Warpgroup tile: q staged in workgroup memory (the schedule's
   /// tile_shared_query).
   bool tileSharedQuery = false;
+  /// Causal row blocks dealt across this many compute units (0: heaviest
+  /// first; tile_units).
+  int64_t tileUnits = 0;
   /// The tile schedule counts the key tiles each workgroup visits into a
   /// `tiles` buffer (one i32 per workgroup, zero before the launch), on
   /// request (`poot.count_tiles`), so a test can prove what was skipped.

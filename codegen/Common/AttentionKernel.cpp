@@ -75,6 +75,7 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
   s.tileStages = schedule.getTileStages();
   s.tileWarpgroup = schedule.getTileWarpgroup();
   s.tileSharedQuery = schedule.getTileSharedQuery();
+  s.tileUnits = schedule.getTileUnits();
   s.countTiles = s.tileRows > 0 && op->hasAttr(attrs::kCountTiles);
   if (s.fusedCombine && !target.hasDeviceFence())
     return op.emitError() << "expected a target with a device-scope fence "

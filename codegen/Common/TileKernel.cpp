@@ -359,6 +359,22 @@ Value placeWorkgroup(Emitter &e, Tile &w, Value id, Value &split) {
   // Split-KV: workgroup id serves split id % splits of its rows.
   split = e.rem(id, e.idx(s.splits));
   id = e.div(id, e.idx(s.splits));
+  if (const int64_t U = s.tileUnits) {
+    // Dealt across U compute units: the device starts workgroups 0 .. U - 1
+    // one a unit, then U .. 2U - 1, and so on, so each round of U takes
+    // the next U blocks in weight order, alternately from the heavy end
+    // and from the light end of the round, and a unit's blocks of two
+    // rounds weigh about the same in sum (heaviest first alone gives the
+    // first units the heaviest block of every round).
+    const int64_t total = s.b * groups * rowBlocks;
+    Value round = e.div(id, e.idx(U)), pos = e.rem(id, e.idx(U));
+    Value first = e.mul(round, e.idx(U));
+    Value size = e.imin(e.idx(U), e.sub(e.idx(total), first));
+    Value odd = e.cmpi(arith::CmpIPredicate::ne,
+                       e.rem(round, e.idx(2)), e.idx(0));
+    Value back = e.sub(e.sub(size, e.idx(1)), pos);
+    id = e.add(first, e.b.create<arith::SelectOp>(e.loc, odd, back, pos));
+  }
   Value heads = e.idx(s.b * groups);
   Value rb = e.sub(e.idx(rowBlocks - 1), e.div(id, heads));
   Value rest = e.rem(id, heads);

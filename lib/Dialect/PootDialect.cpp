@@ -43,7 +43,8 @@ LogicalResult AttentionScheduleAttr::verify(
     int64_t gridY, int64_t stateBytes, int64_t scratchBytes,
     bool fusedCombine, int64_t counterBytes, bool liveSplits,
     bool causalSkip, int64_t tileRows, int64_t tileKeys, int64_t tileStages,
-    bool tileWarpgroup, bool tileSharedQuery, StringRef device) {
+    bool tileWarpgroup, bool tileSharedQuery, int64_t tileUnits,
+    StringRef device) {
   auto positive = [&](int64_t v, const char *name) -> LogicalResult {
     if (v >= 1)
       return success();
@@ -125,10 +126,13 @@ LogicalResult AttentionScheduleAttr::verify(
     if (tileSharedQuery && (!tileWarpgroup || tileStages != 1))
       return emitError() << "expected tile_shared_query only with "
                             "tile_warpgroup and one key buffer";
-  } else if (tileStages != 0 || tileWarpgroup || tileSharedQuery) {
+    if (tileUnits < 0)
+      return emitError() << "expected tile_units >= 0, got " << tileUnits;
+  } else if (tileStages != 0 || tileWarpgroup || tileSharedQuery ||
+             tileUnits != 0) {
     return emitError()
-           << "expected tile_stages, tile_warpgroup and tile_shared_query "
-              "only on a tile schedule";
+           << "expected tile_stages, tile_warpgroup, tile_shared_query and "
+              "tile_units only on a tile schedule";
   }
   return success();
 }
@@ -164,6 +168,7 @@ DictionaryAttr AttentionScheduleAttr::toDictionary() const {
       b.getNamedAttr("tile_warpgroup", b.getBoolAttr(getTileWarpgroup())),
       b.getNamedAttr("tile_shared_query",
                      b.getBoolAttr(getTileSharedQuery())),
+      b.getNamedAttr("tile_units", i(getTileUnits())),
       b.getNamedAttr("device", b.getStringAttr(getDevice())),
   });
 }

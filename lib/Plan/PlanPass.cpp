@@ -103,6 +103,8 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
     t.warpgroupPipeline = warpgroupPipeline;
     t.noSharedQuery = noSharedQuery;
     t.noWideWarpgroup = noWideWarpgroup;
+    t.wideWarpgroup = wideWarpgroup;
+    t.noDealtOrder = noDealtOrder;
     t.noWarpgroupDecode = noWarpgroupDecode;
     t.noFusedCombine = noFusedCombine;
     t.fusedCombine = fusedCombine;
@@ -228,7 +230,7 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
                     s.gridY, s.stateBytes, s.scratchBytes, s.fusedCombine,
                     s.counterBytes, s.liveSplits, s.causalSkip, s.tileRows,
                     s.tileKeys, s.tileStages, s.tileWarpgroup,
-                    s.tileSharedQuery, facts.name));
+                    s.tileSharedQuery, s.tileUnits, facts.name));
     std::string key = llvm::formatv(
         "{0}/attention/{1}/{2}/{3}/{4}/{5}/{6}/{7}{8}x{9}{10}", facts.name,
         keyForm, llvm::join(llvm::map_range(dims, [](int64_t d) {
@@ -240,10 +242,11 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
                 : (s.grouped ? "grouped" : "stream"),
         s.splits,
         s.lanes,
-        s.tileRows   ? llvm::formatv("/tile/r{0}k{1}s{2}{3}{4}", s.tileRows,
+        s.tileRows   ? llvm::formatv("/tile/r{0}k{1}s{2}{3}{4}{5}", s.tileRows,
                                      s.tileKeys, s.tileStages,
                                      s.tileWarpgroup ? "/wg" : "",
-                                     s.tileSharedQuery ? "/sq" : "")
+                                     s.tileSharedQuery ? "/sq" : "",
+                                     s.tileUnits ? "/dealt" : "")
                            .str()
         : s.matrix   ? llvm::formatv("/mma/v{0}w{1}u{2}{3}", s.vector,
                                      s.valueVector, s.unroll,

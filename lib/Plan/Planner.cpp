@@ -327,13 +327,21 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
   // the kernel keeps to 128 registers a lane, as the one-warpgroup form
   // with q staged does: prefill rows that fill both warpgroups, no score
   // transform, slot map or split key, widths whose copies go in rounds.
+  // Not for a causal prefill without a longer cache before its rows: its
+  // row blocks differ in weight, and the larger blocks were slower there
+  // (measured on the H200, 8B L=4096: 268.6 against 258.5 us), where
+  // non-causal and chunked prefill gained (8B B=4 L=4096 2063.8 against
+  // 2159.0 us, 2048 rows against 16384 keys 898.5 against 1085.3).
+  const bool balanced =
+      !s.causal || s.keyLen >= 2 * s.queryLen || tuning.wideWarpgroup;
   auto inRounds = [](int64_t width) {
     return width == 32 || width == 64 || width == 128 || width == 256;
   };
   const bool wide =
       warpgroup && stages == 1 && !decode && tuning.warps == 0 &&
       !tuning.noWideWarpgroup && !tuning.noSharedQuery &&
-      nRep * s.queryLen >= 128 && !s.paged && !s.scoreTransform &&
+      nRep * s.queryLen >= 128 && balanced && !s.paged &&
+      !s.scoreTransform &&
       !s.sharedKeyWidth && inRounds(dk) && inRounds(dv) &&
       3 * atoms(dk) + atoms(dv) <= d.dynamicWorkgroupMemoryBytes;
   const int64_t warps = wide        ? 8
@@ -377,6 +385,15 @@ static std::optional<AttentionSchedule> planTile(const AttentionShape &s,
     out.why += ", q in workgroup memory";
   if (wide)
     out.why += ", two warpgroups sharing each tile";
+  // Causal prefill: the row blocks differ in weight (the last sees every
+  // key, the first one tile), and the device starts the first workgroups
+  // one a compute unit, so heaviest first alone would put the heaviest
+  // block of every round on the same units; dealt alternately from both
+  // ends of each round, every unit's blocks weigh about the same.
+  if (s.causal && !decode && !tuning.noDealtOrder) {
+    out.tileUnits = d.computeUnits;
+    out.why += ", row blocks dealt across the compute units";
+  }
   // Decode rows leave the device idle: split the keys into about two
   // waves of three workgroups a compute unit (three fit its registers at
   // 168 a lane), at most 16 splits of at least two tiles each, and fold the

@@ -321,10 +321,14 @@ for model in "8b 32 8" "70b 64 8"; do
     "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
       --no-shared-query -o "$OUT/bench/$name-registers.plan"
     echo "$name-registers $l" >> "$OUT/bench/compare.txt"
-    # And with one warpgroup of 64 rows a workgroup instead of two.
+    # And with two warpgroups of 64 rows a workgroup instead of one, and
+    # with the row blocks heaviest first instead of dealt across the units.
     "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
-      --no-wide-warpgroup -o "$OUT/bench/$name-narrow.plan"
-    echo "$name-narrow $l" >> "$OUT/bench/compare.txt"
+      --wide-warpgroup -o "$OUT/bench/$name-wide.plan"
+    echo "$name-wide $l" >> "$OUT/bench/compare.txt"
+    "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
+      --no-dealt-order -o "$OUT/bench/$name-heavy.plan"
+    echo "$name-heavy $l" >> "$OUT/bench/compare.txt"
     rm "$OUT/bench/$name.mlir"
     echo "$name 1 $2 $3 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
   done

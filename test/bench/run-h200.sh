@@ -224,6 +224,10 @@ if has profile; then
     ncu --import "$R/profile-$n.ncu-rep" --page details > "$R/profile-$n.txt" 2>&1
     ncu --import "$R/profile-$n.ncu-rep" --page source --print-source sass \
       --csv > "$R/profile-$n-sass.csv" 2>&1
+    # The raw metrics: tensor and shared-memory pipes, stall reasons.
+    ncu --import "$R/profile-$n.ncu-rep" --page raw > "$R/profile-$n-raw.txt" 2>&1
+    grep -E "pipe_tensor|gmma|data_pipe_lsu_wavefronts_mem_shared|smsp__pcsamp_warps_issue_stalled_(long|short|barrier|wait|math|mio|lg|dispatch|selected|not_selected|no_instruction|sleeping)" \
+      "$R/profile-$n-raw.txt" | grep -E "pct|sum |ratio" | head -40
     grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Theoretical Occupancy|Grid Size|Block Size|Stall|Warp Cycles Per Issued|Issued Warp|No Eligible|L2 Hit" "$R/profile-$n.txt" | head -30
   done
 fi

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 using namespace poot::rt;
@@ -20,6 +21,7 @@ struct Case {
   int64_t window = 0;
   std::vector<double> pos; ///< empty: none
   std::vector<double> len; ///< empty: none
+  int64_t units = 0;       ///< tile_units (0: heaviest first)
 };
 
 Eqn eqnOf(const Case &c) {
@@ -36,6 +38,8 @@ Eqn eqnOf(const Case &c) {
     e.attrs["causal"] = Attr::ofInt(1);
   if (c.window)
     e.attrs["window"] = Attr::ofInt(c.window);
+  if (c.units)
+    e.attrs["poot.schedule.tile_units"] = Attr::ofInt(c.units);
   return e;
 }
 
@@ -46,8 +50,20 @@ std::vector<int64_t> bruteForce(const Case &c) {
   const int64_t packed = c.group * c.lq;
   const int64_t blocks = (packed + c.rows - 1) / c.rows;
   const int64_t groups = c.hq / c.group;
+  // The heaviest-first order, then (with units) dealt: the order cut into
+  // rounds of `units`, every second round reversed.
+  const int64_t total = c.b * groups * blocks;
+  std::vector<int64_t> order(total);
+  for (int64_t i = 0; i < total; ++i)
+    order[i] = i;
+  if (c.units)
+    for (int64_t r = 0; r * c.units < total; ++r)
+      if (r % 2)
+        std::reverse(order.begin() + r * c.units,
+                     order.begin() + std::min(total, (r + 1) * c.units));
   std::vector<int64_t> out;
-  for (int64_t id = 0; id < c.b * groups * blocks; ++id) {
+  for (int64_t wg = 0; wg < total; ++wg) {
+    const int64_t id = order[wg];
     int64_t block = blocks - 1 - id / (c.b * groups);
     int64_t bi = (id % (c.b * groups)) / groups;
     std::vector<std::pair<int64_t, int64_t>> seen; // (row, key)
@@ -121,6 +137,26 @@ TEST(TileCountsTest, OddShapesWindowsPositionsAndLengths) {
   // Live lengths below the causal edge, one row with no key at all.
   expectMatches({2, 8, 8, 64, 128, 64, 64, 1, true, 0, {0}, {40, 0}});
   expectMatches({2, 8, 2, 8, 4096, 64, 64, 4, false, 0, {}, {4000, 17}});
+}
+
+TEST(TileCountsTest, DealtOrderMatchesTheKernels) {
+  // Rounds of 7 and 132 units over 38 and 256 workgroups (the last round
+  // partial, odd and even), batch rows and head groups interleaved.
+  Case c{2, 8, 2, 300, 300, 64, 64, 4};
+  c.units = 7;
+  expectMatches(c);
+  c.units = 5;
+  expectMatches(c);
+  Case big{1, 32, 8, 1024, 1024, 128, 64, 4};
+  big.units = 132;
+  expectMatches(big);
+  // Dealt, a unit's two blocks weigh about the same: workgroups u and
+  // 2U - 1 - u of the first two rounds.
+  ExpectedTiles got;
+  ASSERT_TRUE(expectedTileCounts(eqnOf(big), nullptr, nullptr, got).isOk());
+  const int64_t first = got.perWorkgroup[0] + got.perWorkgroup[132];
+  for (int64_t u = 0; u < 124; ++u)
+    EXPECT_NEAR(got.perWorkgroup[u] + got.perWorkgroup[132 + u], first, 2);
 }
 
 TEST(TileCountsTest, SplitsCutTheSeenRange) {

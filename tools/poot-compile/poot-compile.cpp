@@ -151,6 +151,16 @@ static struct TuningFlags {
                "where two would share each key and value tile "
                "(comparisons)"),
       cl::cat(tuningOptions)};
+  cl::opt<bool> wideWarpgroup{
+      "wide-warpgroup", cl::init(false),
+      cl::desc("Warpgroup tile: two warpgroups a workgroup also for causal "
+               "prefill without a longer cache before it (comparisons)"),
+      cl::cat(tuningOptions)};
+  cl::opt<bool> noDealtOrder{
+      "no-dealt-order", cl::init(false),
+      cl::desc("Causal prefill on the tile schedule: row blocks heaviest "
+               "first, not dealt across the compute units (comparisons)"),
+      cl::cat(tuningOptions)};
   cl::opt<bool> noWarpgroupDecode{
       "no-warpgroup-decode", cl::init(false),
       cl::desc("Multi-token decode on the subgroup tile even where the rows "

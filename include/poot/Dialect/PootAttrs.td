@@ -73,6 +73,7 @@ def Poot_AttentionScheduleAttr
     Poot_IntParameter<"0", "tile schedule: key tiles in workgroup memory at once">:$tile_stages,
     Poot_FlagParameter:$tile_warpgroup,
     Poot_FlagParameter:$tile_shared_query,
+    Poot_IntParameter<"0", "tile schedule: compute units the causal row blocks are dealt across (0: heaviest first)">:$tile_units,
     StringRefParameter<"the device preset planned for", "\"\"">:$device
   );
   let assemblyFormat = "`<` struct(params) `>`";

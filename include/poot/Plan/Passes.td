@@ -69,6 +69,12 @@ def Plan : Pass<"poot-plan", "mlir::func::FuncOp"> {
     Option<"noWideWarpgroup", "no-wide-warpgroup", "bool", "false",
            "Warpgroup tile: one warpgroup of 64 rows a workgroup even where "
            "two would share each key and value tile (comparisons)">,
+    Option<"wideWarpgroup", "wide-warpgroup", "bool", "false",
+           "Warpgroup tile: two warpgroups a workgroup also for causal "
+           "prefill without a longer cache before it (comparisons)">,
+    Option<"noDealtOrder", "no-dealt-order", "bool", "false",
+           "Causal prefill on the tile schedule: row blocks heaviest first, "
+           "not dealt across the compute units (comparisons)">,
     Option<"noWarpgroupDecode", "no-warpgroup-decode", "bool", "false",
            "Multi-token decode on the subgroup tile even where the rows of "
            "a KV head fill the warpgroup tile (comparisons)">,

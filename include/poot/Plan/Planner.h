@@ -84,6 +84,12 @@ struct ScheduleTuning {
   /// Warpgroup tile: one warpgroup of 64 rows a workgroup even where two
   /// would share each key and value tile (comparisons).
   bool noWideWarpgroup = false;
+  /// Warpgroup tile: two warpgroups a workgroup also for causal prefill
+  /// without a longer cache before it (comparisons).
+  bool wideWarpgroup = false;
+  /// Causal prefill on the tile schedule: row blocks heaviest first, not
+  /// dealt across the compute units (comparisons).
+  bool noDealtOrder = false;
   /// Multi-token decode on the subgroup tile even where a KV head's rows
   /// fill the warpgroup tile (comparisons).
   bool noWarpgroupDecode = false;
@@ -166,6 +172,9 @@ struct AttentionSchedule {
   /// memory, the score products reading both operands there, so q takes
   /// no registers.
   bool tileSharedQuery = false;
+  /// Causal prefill on the tile schedule: the compute units its row blocks
+  /// are dealt across, heaviest and lightest together (0: heaviest first).
+  int64_t tileUnits = 0;
   std::string why;         ///< one line on the choice, for reports
 };
 
@@ -184,6 +193,8 @@ void copyTuning(const From &from, To &to) {
   to.warpgroupPipeline = from.warpgroupPipeline;
   to.noSharedQuery = from.noSharedQuery;
   to.noWideWarpgroup = from.noWideWarpgroup;
+  to.wideWarpgroup = from.wideWarpgroup;
+  to.noDealtOrder = from.noDealtOrder;
   to.noWarpgroupDecode = from.noWarpgroupDecode;
   to.noFusedCombine = from.noFusedCombine;
   to.fusedCombine = from.fusedCombine;

@@ -48,13 +48,21 @@ Status poot::rt::expectedTileCounts(const Eqn &eqn, const Tensor *pos,
   };
   // The kernel's workgroup order: split fastest, then (batch row, head
   // group), then the row blocks of packed rows (query row x the group's
-  // heads), the last block first.
+  // heads), the last block first; with tile_units U, each round of U
+  // workgroups in that order, the odd rounds reversed.
   const int64_t groups = hq / group, packed = group * lq;
   const int64_t blocks = ceilDiv(packed, rowsPerGroup);
   const int64_t workgroups = b * groups * blocks * splits;
+  const int64_t units = intAttr("poot.schedule.tile_units", 0);
   out.perWorkgroup.assign(static_cast<size_t>(workgroups), 0);
   for (int64_t id = 0; id < workgroups; ++id) {
-    const int64_t split = id % splits, rest = id / splits;
+    const int64_t split = id % splits;
+    int64_t rest = id / splits;
+    if (units > 0) {
+      const int64_t round = rest / units, first = round * units;
+      const int64_t size = std::min(units, b * groups * blocks - first);
+      rest = first + (round % 2 ? size - 1 - rest % units : rest % units);
+    }
     const int64_t block = blocks - 1 - rest / (b * groups);
     const int64_t bi = (rest % (b * groups)) / groups;
     // The keys any of the block's rows sees, row by row.

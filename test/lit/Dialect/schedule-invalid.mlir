@@ -158,7 +158,7 @@ func.func @warpgroup_rows(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x2x100x64xbf1
 // -----
 
 func.func @warpgroup_not_tile(%q: tensor<1x4x1x64xbf16>, %k: tensor<1x2x100x64xbf16>, %v: tensor<1x2x100x64xbf16>) -> tensor<1x4x1x64xbf16> {
-  // expected-error @+1 {{expected tile_stages, tile_warpgroup and tile_shared_query only on a tile schedule}}
+  // expected-error @+1 {{expected tile_stages, tile_warpgroup, tile_shared_query and tile_units only on a tile schedule}}
   %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 2 : i64, poot.schedule = #poot.attention_schedule<lanes = 64, tile_warpgroup = true>} : tensor<1x4x1x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x4x1x64xbf16>
   return %o : tensor<1x4x1x64xbf16>
 }
@@ -171,4 +171,12 @@ func.func @shared_query_two_stages(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x2x1
   // expected-error @+1 {{expected tile_shared_query only with tile_warpgroup and one key buffer}}
   %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 2 : i64, poot.schedule = #poot.attention_schedule<grouped = true, group = 2, subgroup = 32, lanes = 128, matrix = true, tile_rows = 64, tile_keys = 64, tile_stages = 2, tile_warpgroup = true, tile_shared_query = true>} : tensor<1x4x100x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x4x100x64xbf16>
   return %o : tensor<1x4x100x64xbf16>
+}
+
+// -----
+
+func.func @units_not_tile(%q: tensor<1x4x1x64xbf16>, %k: tensor<1x2x100x64xbf16>, %v: tensor<1x2x100x64xbf16>) -> tensor<1x4x1x64xbf16> {
+  // expected-error @+1 {{expected tile_stages, tile_warpgroup, tile_shared_query and tile_units only on a tile schedule}}
+  %o = poot.attention %q, %k, %v {scale = 0.125 : f64, n_rep = 2 : i64, poot.schedule = #poot.attention_schedule<lanes = 64, tile_units = 132>} : tensor<1x4x1x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x4x1x64xbf16>
+  return %o : tensor<1x4x1x64xbf16>
 }

@@ -91,10 +91,12 @@ func.func @live_wide(%q: tensor<1x2x1x512xf32>, %k: tensor<1x2x4096x512xf32>, %v
 // Past 16 rows it is prefill: the tile schedule, 128 query rows (the 8
 // heads of a KV head interleaved, so 16 query positions) a workgroup of 8
 // subgroups, two warpgroups sharing each staged tile, against 64-key tiles
-// on the warpgroup tile, keys and values one 16 KiB buffer each and q 32
-// KiB (dynamic workgroup memory), 8 x 2 workgroups.
+// on the warpgroup tile (the rows see a longer cache, 4096 keys, so the
+// row blocks weigh about the same), keys and values one 16 KiB buffer each
+// and q 32 KiB (dynamic workgroup memory), 8 x 2 workgroups, dealt across
+// the compute units (causal).
 // SM90-LABEL: func.func @seventeen_rows
-// SM90: #poot.attention_schedule<grouped = true, group = 8, lanes = 256, subgroup = 32, vector = 8, matrix = true, chunk = 4096, grid_x = 16, state_bytes = 65536, causal_skip = true, tile_rows = 128, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
+// SM90: #poot.attention_schedule<grouped = true, group = 8, lanes = 256, subgroup = 32, vector = 8, matrix = true, chunk = 4096, grid_x = 16, state_bytes = 65536, causal_skip = true, tile_rows = 128, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, tile_units = 132, device = "sm_90">
 func.func @multi_token(%q: tensor<8x64x8x128xf16>, %k: tensor<8x8x32768x128xf16>, %v: tensor<8x8x32768x128xf16>, %pos: tensor<i32>) -> tensor<8x64x8x128xf16> {
   %o = poot.attention %q, %k, %v pos(%pos : tensor<i32>) {scale = 0.088388 : f64, n_rep = 8 : i64, causal} : tensor<8x64x8x128xf16>, tensor<8x8x32768x128xf16>, tensor<8x8x32768x128xf16> -> tensor<8x64x8x128xf16>
   return %o : tensor<8x64x8x128xf16>

@@ -4,19 +4,25 @@
 // RUN: poot-opt %s --split-input-file --poot-plan=device=gfx942 | FileCheck %s --check-prefix=GFX942
 // RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 no-warpgroup=true" | FileCheck %s --check-prefix=NOWG
 // RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 warpgroup-pipeline=true" | FileCheck %s --check-prefix=PIPE
-// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 no-wide-warpgroup=true" | FileCheck %s --check-prefix=ONE
+// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 wide-warpgroup=true" | FileCheck %s --check-prefix=WIDE
+// RUN: poot-opt %s --split-input-file --poot-plan="device=sm_90 no-dealt-order=true" | FileCheck %s --check-prefix=HEAVY
 
-// bf16 prefill, Llama-3-8B layer: 4 heads of a KV head interleaved in
-// 128 rows; 1024 rows x 4 heads / 128 = 32 row blocks x 8 KV heads. sm_90
-// multiplies on the warpgroup tile: two warpgroups of 64 rows sharing each
-// 64-key tile, keys and values one buffer each in the swizzled layout (2 x
-// 64 keys x 128 bytes each) and q a block of 64 rows for each warpgroup:
-// 64 KiB, past the 48 KiB a kernel declares, so the launch gives it.
+// bf16 prefill, Llama-3-8B layer: 4 heads of a KV head interleaved in 64
+// rows; 1024 rows x 4 heads / 64 = 64 row blocks x 8 KV heads. sm_90
+// multiplies on the warpgroup tile: one warpgroup of 64 rows against 64-key
+// tiles, keys and values one buffer each in the swizzled layout (2 x 64 keys
+// x 128 bytes each) and q a third. Causal, so the row blocks differ in
+// weight: dealt across the 132 compute units.
 // CHECK-LABEL: func.func @prefill_8b
-// CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 256, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 256, state_bytes = 65536, causal_skip = true, tile_rows = 128, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
-// Asked for one warpgroup a workgroup: 64 rows, 48 KiB, 64 x 8 workgroups.
-// ONE-LABEL: func.func @prefill_8b
-// ONE: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 49152, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
+// CHECK: #poot.attention_schedule<grouped = true, group = 4, lanes = 128, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 512, state_bytes = 49152, causal_skip = true, tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, tile_units = 132, device = "sm_90">
+// HEAVY-LABEL: func.func @prefill_8b
+// HEAVY: tile_shared_query = true, device = "sm_90">
+// Asked for two warpgroups a workgroup (the default where the rows see a
+// longer cache, or without causality): 128 rows sharing each tile, q a
+// block of 64 rows for each warpgroup: 64 KiB, past the 48 KiB a kernel
+// declares, so the launch gives it; 32 x 8 workgroups.
+// WIDE-LABEL: func.func @prefill_8b
+// WIDE: #poot.attention_schedule<grouped = true, group = 4, lanes = 256, subgroup = 32, vector = 8, matrix = true, chunk = 1024, grid_x = 256, state_bytes = 65536, causal_skip = true, tile_rows = 128, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, tile_units = 132, device = "sm_90">
 // Asked for the pipelined form: two key buffers beside the value buffer,
 // 48 KiB (the next tile's scores run during this tile's softmax).
 // PIPE-LABEL: func.func @prefill_8b
@@ -91,4 +97,23 @@ func.func @sixteen_rows(%q: tensor<1x8x16x128xbf16>, %k: tensor<1x2x100x128xbf16
 func.func @mla_prefill(%q: tensor<1x8x300x192xbf16>, %k: tensor<1x1x300x192xbf16>, %v: tensor<1x1x300x128xbf16>) -> tensor<1x8x300x128xbf16> {
   %o = poot.attention %q, %k, %v {scale = 0.072 : f64, n_rep = 8 : i64, causal} : tensor<1x8x300x192xbf16>, tensor<1x1x300x192xbf16>, tensor<1x1x300x128xbf16> -> tensor<1x8x300x128xbf16>
   return %o : tensor<1x8x300x128xbf16>
+}
+
+// -----
+
+// Without causality every row block weighs the same: two warpgroups a
+// workgroup sharing each tile, and no dealt order. A softcap keeps one
+// warpgroup (its transform takes more registers than the 128 a lane two
+// workgroups a unit leave).
+// CHECK-LABEL: func.func @not_causal
+// CHECK: lanes = 256, {{.*}} tile_rows = 128, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
+// CHECK-LABEL: func.func @not_causal_softcap
+// CHECK: lanes = 128, {{.*}} tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
+func.func @not_causal(%q: tensor<2x32x1000x128xbf16>, %k: tensor<2x8x1000x128xbf16>, %v: tensor<2x8x1000x128xbf16>) -> tensor<2x32x1000x128xbf16> {
+  %o = poot.attention %q, %k, %v {scale = 0.088388 : f64, n_rep = 4 : i64} : tensor<2x32x1000x128xbf16>, tensor<2x8x1000x128xbf16>, tensor<2x8x1000x128xbf16> -> tensor<2x32x1000x128xbf16>
+  return %o : tensor<2x32x1000x128xbf16>
+}
+func.func @not_causal_softcap(%q: tensor<2x32x1000x128xbf16>, %k: tensor<2x8x1000x128xbf16>, %v: tensor<2x8x1000x128xbf16>) -> tensor<2x32x1000x128xbf16> {
+  %o = poot.attention %q, %k, %v {scale = 0.088388 : f64, n_rep = 4 : i64, softcap = 30.0 : f64} : tensor<2x32x1000x128xbf16>, tensor<2x8x1000x128xbf16>, tensor<2x8x1000x128xbf16> -> tensor<2x32x1000x128xbf16>
+  return %o : tensor<2x32x1000x128xbf16>
 }
