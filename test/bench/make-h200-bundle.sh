@@ -391,3 +391,23 @@ for shape in "${tshapes[@]}"; do
   rm "$OUT/bench/t.mlir"
 done
 fi
+
+# With VULKAN_FACTS: a live-length decode split 16 ways (bf16, 6/1 heads,
+# width 96) planned against those facts, where most splits see no key
+# (lengths 1, 17, 2999): run twice from the same inputs and against the
+# oracle on the machine's Vulkan driver (run-h200.sh vulkan-extra). Before
+# the SPIR-V target guarded loops that may run no iteration, such a split
+# published undefined values there.
+: > "$OUT/vulkan-extra.txt"
+if [ -n "${VULKAN_FACTS:-}" ]; then
+  "$TRACE" --op=attention_live --batch=3 --heads=6 --kv-heads=1 --head-dim=96 \
+    --capacity=3000 --dtype=bf16 -o "$OUT/vk-live.mlir"
+  "$COMPILE" "$OUT/vk-live.mlir" --target=vulkan --quiet \
+    --device-facts="$VULKAN_FACTS" -o "$OUT/plans/vk-live-split.vulkan-facts.plan"
+  "$COMPILE" "$OUT/vk-live.mlir" --target=cpu --no-fusion --quiet \
+    -o "$OUT/plans/vk-live-split.ref.plan"
+  rm "$OUT/vk-live.mlir"
+  for lens in 1,17,2999 3000,3000,3000 1,1,1; do
+    echo "vk-live-split-$lens plans/vk-live-split.vulkan-facts.plan --device-only --ref=@B@/plans/vk-live-split.ref.plan --repeat-check --seed=1 --set=len=$lens" >> "$OUT/vulkan-extra.txt"
+  done
+fi

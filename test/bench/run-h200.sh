@@ -16,7 +16,8 @@
 # compare (the bf16 decode shapes with a combine kernel, and on the channel
 # schedule where the bundle has those plans), tuning, profile (ncu of
 # PROFILE plans), vulkan (the SPIR-V plans against the oracle on the
-# machine's Vulkan driver), vulkan-bench (the SPIR-V plans of the decode
+# machine's Vulkan driver), vulkan-extra (the runs vulkan-extra.txt
+# lists), vulkan-bench (the SPIR-V plans of the decode
 # benchmark shapes timed there, as ours times the PTX plans),
 # or one of all (check,peers,ours), bench (peers,ours), everything (all).
 # ONLY="name ..." (ours and the peers) and COMPARE_ONLY="name ..." time
@@ -291,6 +292,23 @@ if has vulkan; then
   else
     echo "vulkan: no device: the check did not run"
   fi
+fi
+
+# Extra runs on the Vulkan driver: each line of the bundle's
+# vulkan-extra.txt is a name, a plan (relative to the bundle) and the
+# runner's arguments (e.g. --repeat-check --set=len=1,17,2999; @B@ names
+# the bundle).
+if has vulkan-extra && [ -s "$B/vulkan-extra.txt" ]; then
+  budget vulkan-extra 60
+  echo "== extra runs on the machine's Vulkan driver"
+  vulkan_setup
+  while read -r n plan args; do
+    [ -z "$n" ] && continue
+    intime || { echo "SKIP $n (time budget)"; continue; }
+    # @B@ in the arguments names the bundle.
+    out=$(timeout 60 "$RUN" "$B/$plan" --device=vulkan --quiet ${args//@B@/$B} 2>&1)
+    echo "$n rc=$? $(echo "$out" | tail -2 | tr '\n' ' ')"
+  done < "$B/vulkan-extra.txt" | tee "$R/vulkan-extra.txt"
 fi
 
 if has vulkan-bench; then

@@ -454,10 +454,10 @@ TEST(Planner, TileSchedule) {
 
 
 TEST(Planner, WarpgroupTileSchedule) {
-  // sm_90 prefill: two warpgroups of 64 rows a workgroup against 64-key
-  // tiles, keys and values one buffer each in the swizzled layout (64 keys
-  // x 128 bytes for each 64 channels) and q a block of 64 rows for each
-  // warpgroup: 64 KiB, within the dynamic carve-out.
+  // sm_90 non-causal prefill: two warpgroups of 64 rows a workgroup
+  // against 64-key tiles, keys and values one buffer each in the swizzled
+  // layout (64 keys x 128 bytes for each 64 channels) and q a block of 64
+  // rows for each warpgroup: 64 KiB, within the dynamic carve-out.
   DeviceFacts d = *findDevicePreset("sm_90");
   ASSERT_TRUE(d.warpgroupTile);
   EXPECT_EQ(d.dynamicWorkgroupMemoryBytes, 227 * 1024);
@@ -465,9 +465,9 @@ TEST(Planner, WarpgroupTileSchedule) {
   EXPECT_FALSE(findDevicePreset("sm_89")->warpgroupTile);
   AttentionShape p = decode(1, 32, 8, 1000, 128, "bf16");
   p.queryLen = 1000;
-  p.causal = true;
   auto s = planAttention(p, d);
   ASSERT_TRUE(bool(s));
+  EXPECT_EQ(s->tileUnits, 0);
   EXPECT_TRUE(s->tileWarpgroup);
   EXPECT_EQ(s->tileRows, 128);
   EXPECT_EQ(s->tileKeys, 64);
@@ -477,6 +477,36 @@ TEST(Planner, WarpgroupTileSchedule) {
   EXPECT_EQ(s->rows, 8 * 32);
   EXPECT_TRUE(s->tileSharedQuery);
   EXPECT_EQ(s->stateBytes, 4 * 2 * 64 * 128);
+  // Causal against a cache four times the rows (chunked prefill): two
+  // warpgroups too, the row blocks dealt across the 132 units.
+  {
+    AttentionShape chunk = p;
+    chunk.causal = true;
+    chunk.keyLen = 4000;
+    auto c = planAttention(chunk, d);
+    ASSERT_TRUE(bool(c));
+    EXPECT_EQ(c->tileRows, 128);
+    EXPECT_EQ(c->tileUnits, 132);
+  }
+  // Causal prefill (keys as many as rows): one warpgroup, unless asked.
+  p.causal = true;
+  {
+    auto c = planAttention(p, d);
+    ASSERT_TRUE(bool(c));
+    EXPECT_EQ(c->tileRows, 64);
+    EXPECT_EQ(c->tileUnits, 132);
+    ScheduleTuning wide;
+    wide.wideWarpgroup = true;
+    auto w = planAttention(p, d, wide);
+    ASSERT_TRUE(bool(w));
+    EXPECT_EQ(w->tileRows, 128);
+    ScheduleTuning heavy;
+    heavy.noDealtOrder = true;
+    auto h = planAttention(p, d, heavy);
+    ASSERT_TRUE(bool(h));
+    EXPECT_EQ(h->tileUnits, 0);
+  }
+  p.causal = false;
   // One warpgroup: where asked, where the score transform is more than the
   // scale, through a slot map, at width 96, without the dynamic carve-out,
   // or where the rows fill one warpgroup only.
@@ -503,6 +533,7 @@ TEST(Planner, WarpgroupTileSchedule) {
   }
   // One warpgroup: q staged beside them (48 KiB in all), so q takes no
   // registers.
+  p.causal = true;
   ScheduleTuning one;
   one.noWideWarpgroup = true;
   s = planAttention(p, d, one);

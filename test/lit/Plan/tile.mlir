@@ -117,3 +117,15 @@ func.func @not_causal_softcap(%q: tensor<2x32x1000x128xbf16>, %k: tensor<2x8x100
   %o = poot.attention %q, %k, %v {scale = 0.088388 : f64, n_rep = 4 : i64, softcap = 30.0 : f64} : tensor<2x32x1000x128xbf16>, tensor<2x8x1000x128xbf16>, tensor<2x8x1000x128xbf16> -> tensor<2x32x1000x128xbf16>
   return %o : tensor<2x32x1000x128xbf16>
 }
+
+// -----
+
+// A causal prefill whose grid is past two waves of four workgroups a unit
+// (8 x 8192 x 4 / 64 = 4096 workgroups on 132 units): heaviest first, the
+// device handing each lighter workgroup to the unit that frees first.
+// CHECK-LABEL: func.func @long_causal
+// CHECK: tile_rows = 64, tile_keys = 64, tile_stages = 1, tile_warpgroup = true, tile_shared_query = true, device = "sm_90">
+func.func @long_causal(%q: tensor<1x32x8192x128xbf16>, %k: tensor<1x8x8192x128xbf16>, %v: tensor<1x8x8192x128xbf16>) -> tensor<1x32x8192x128xbf16> {
+  %o = poot.attention %q, %k, %v {scale = 0.088388 : f64, n_rep = 4 : i64, causal} : tensor<1x32x8192x128xbf16>, tensor<1x8x8192x128xbf16>, tensor<1x8x8192x128xbf16> -> tensor<1x32x8192x128xbf16>
+  return %o : tensor<1x32x8192x128xbf16>
+}
