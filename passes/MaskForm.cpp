@@ -2053,6 +2053,12 @@ Value buildReducedNode(PatternRewriter &rewriter, Value v, DepMemo &deps,
   if (Attribute s = splatAttr(v); s && isa<ConstantOp, BroadcastOp, ReshapeOp>(def))
     return rewriter.create<ConstantOp>(loc, DenseElementsAttr::get(nt, s));
   if (auto iota = dyn_cast<IotaOp>(def)) {
+    // Along a unit dim an iota is 0 everywhere (it varies along nothing,
+    // and the reduced form may have fewer dims than its own).
+    if (dep.empty())
+      return rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(
+                   nt, rewriter.getZeroAttr(t.getElementType())));
     int64_t r = t.getRank() - 1 - static_cast<int64_t>(iota.getDim());
     return rewriter.create<IotaOp>(
         loc, nt, static_cast<uint64_t>(nt.getRank() - 1 - r));
