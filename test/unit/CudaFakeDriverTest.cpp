@@ -39,6 +39,7 @@
 #include <map>
 #include <string>
 #include <vector>
+#include <tuple>
 
 using namespace poot::rt;
 using namespace poot::rt::handgraph;
@@ -97,6 +98,8 @@ struct FakeCuda {
     bool extra;
     bool replayed = false;
   };
+  /// cuFuncSetAttribute calls: (function, attribute, value).
+  std::vector<std::tuple<std::string, int, int>> attributesSet;
   /// Every launch that ran, in order (directly or in a graph's replay).
   std::vector<Launch> launches;
   /// Stream capture: the stream being captured and what it recorded.
@@ -296,7 +299,10 @@ CUresult fakeFuncAttribute(int *v, int attribute, CUfunction fn) {
     return CUDA_ERROR_INVALID_VALUE;
   }
 }
-CUresult fakeFuncSetAttribute(CUfunction, int, int) { return CUDA_SUCCESS; }
+CUresult fakeFuncSetAttribute(CUfunction fn, int attribute, int value) {
+  fake->attributesSet.emplace_back(nameOf(fn), attribute, value);
+  return CUDA_SUCCESS;
+}
 CUresult fakeParamInfo(CUfunction fn, size_t index, size_t *offset,
                        size_t *size) {
   if (index >= fake->entries.at(nameOf(fn)))
@@ -844,6 +850,44 @@ TEST_F(FakeCudaTest, LaunchPacksPointersAndGeometry) {
   EXPECT_EQ(device->launch(CudaKernel(), {}, 1, 1, 32).code(),
             ErrorCode::InvalidArgument);
   EXPECT_EQ(state.launches.size(), 1u);
+}
+
+TEST_F(FakeCudaTest, DynamicSharedMemoryIsCheckedAndOptedInOnce) {
+  CudaDeviceBuffer a, b, c;
+  ASSERT_TRUE(device->createBuffer(16, a).isOk());
+  ASSERT_TRUE(device->createBuffer(16, b).isOk());
+  ASSERT_TRUE(device->createBuffer(16, c).isOk());
+  CudaModule module;
+  ASSERT_TRUE(device->createModule(kernelsPtx(), module).isOk());
+  CudaKernel add;
+  ASSERT_TRUE(module.kernel("add", add).isOk());
+  // Up to the default 48 KiB: passed as it is, no opt-in.
+  Status s = device->launch(add, {&b, &c, &a}, 1, 1, 32, nullptr, 4096);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_TRUE(state.attributesSet.empty());
+  // 64 KiB: the function's limit raised once (attribute 8, the maximum
+  // dynamic shared size), then every launch passes the bytes.
+  for (int i = 0; i < 2; ++i) {
+    s = device->launch(add, {&b, &c, &a}, 1, 1, 32, nullptr, 65536);
+    ASSERT_TRUE(s.isOk()) << s.toString();
+  }
+  ASSERT_EQ(state.attributesSet.size(), 1u);
+  EXPECT_EQ(state.attributesSet[0],
+            std::make_tuple(std::string("add"), 8, 65536));
+  ASSERT_EQ(state.launches.size(), 3u);
+  EXPECT_EQ(state.launches[0].shared, 4096u);
+  EXPECT_EQ(state.launches[2].shared, 65536u);
+  // Past the device's opt-in limit (232448 bytes) beside the kernel's 2048
+  // static bytes, or negative: refused before the driver sees it.
+  s = device->launch(add, {&b, &c, &a}, 1, 1, 32, nullptr, 231000);
+  EXPECT_EQ(s.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(s.message(), "launch of 'add': 231000 bytes of dynamic shared "
+                         "memory beside 2048 static, the device allows "
+                         "232448 a block");
+  EXPECT_EQ(device->launch(add, {&b, &c, &a}, 1, 1, 32, nullptr, -1).code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(state.launches.size(), 3u);
+  EXPECT_EQ(state.attributesSet.size(), 1u);
 }
 
 TEST_F(FakeCudaTest, DriverErrorsAreTyped) {

@@ -322,9 +322,13 @@ public:
   /// device pointer of args[i]. Everything is checked first (the argument
   /// count against the kernel's, the grid and block against the limits),
   /// so a refused launch never reaches the driver. Does not wait.
+  /// `shared`: bytes of dynamic shared memory (checked beside the kernel's
+  /// static shared memory against the device's opt-in limit; past 48 KiB
+  /// the function's limit is raised once).
   Status launch(const CudaKernel &kernel,
                 const std::vector<CudaDeviceBuffer *> &args, int64_t gridX,
-                int64_t gridY, int64_t lanes, CudaStream stream = nullptr);
+                int64_t gridY, int64_t lanes, CudaStream stream = nullptr,
+                int64_t shared = 0);
 
   /// Waits for everything enqueued on `stream` (nullptr: the device's).
   Status synchronize(CudaStream stream = nullptr);

@@ -895,8 +895,9 @@ Status CudaDevice::issueLaunch(const CudaKernel &kernel,
 Status CudaDevice::launch(const CudaKernel &kernel,
                           const std::vector<CudaDeviceBuffer *> &args,
                           int64_t gridX, int64_t gridY, int64_t lanes,
-                          CudaStream stream) {
-  POOT_RETURN_IF_ERROR(checkLaunch(kernel, args.size(), gridX, gridY, lanes));
+                          CudaStream stream, int64_t shared) {
+  POOT_RETURN_IF_ERROR(
+      checkLaunch(kernel, args.size(), gridX, gridY, lanes, shared));
   std::string where = "launch of '" + kernel.impl_->name + "': ";
   std::vector<uint64_t> pointers(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
@@ -910,7 +911,7 @@ Status CudaDevice::launch(const CudaKernel &kernel,
                         " belongs to another device");
     pointers[i] = args[i]->impl_->ptr;
   }
-  return issueLaunch(kernel, pointers, gridX, gridY, lanes, stream);
+  return issueLaunch(kernel, pointers, gridX, gridY, lanes, stream, shared);
 }
 
 Status CudaDevice::synchronize(CudaStream stream) {
