@@ -55,6 +55,25 @@ RankedTensorType withDim(RankedTensorType t, int64_t axis, int64_t size) {
   return RankedTensorType::get(shape, t.getElementType());
 }
 
+/// The repeat level of `axis` of `t`, read from a broadcast over the two
+/// dims (outer `eo` x inner `ei`) that axis merges, `expO` and `expI`
+/// saying which of them the broadcast stretches from 1: output head h = io
+/// ei + ii reads input head (outer kept ? io : 0) x (inner kept ? ei : 1)
+/// + (inner kept ? ii : 0), of an input axis of the kept dims' product.
+HeadMapLevel repeatLevel(RankedTensorType t, int64_t axis, int64_t eo,
+                         int64_t ei, bool expO, bool expI, Value src) {
+  HeadMapLevel level;
+  level.kind = HeadMapLevel::Repeat;
+  level.axis = axis;
+  level.baseType = withDim(t, axis, (expO ? 1 : eo) * (expI ? 1 : ei));
+  for (int64_t h = 0; h < t.getDimSize(axis); ++h) {
+    int64_t io = h / ei, ii = h % ei;
+    level.map.push_back((expO ? 0 : io) * (expI ? 1 : ei) + (expI ? 0 : ii));
+  }
+  level.src = src;
+  return level;
+}
+
 /// Indices are read from constants of at most this many elements.
 constexpr int64_t kIndexLimit = 1 << 16;
 
@@ -196,20 +215,10 @@ static std::optional<HeadMapLevel> readRepeat(Value out) {
     if ((!expO && bt.getDimSize(a) != eo) ||
         (!expI && bt.getDimSize(a + 1) != ei))
       continue;
-    int64_t hin = (expO ? 1 : eo) * (expI ? 1 : ei);
-    HeadMapLevel level;
-    level.kind = HeadMapLevel::Repeat;
-    level.axis = a;
-    level.baseType = withDim(t, a, hin);
-    for (int64_t h = 0; h < t.getDimSize(a); ++h) {
-      int64_t io = h / ei, ii = h % ei;
-      level.map.push_back((expO ? 0 : io) * (expI ? 1 : ei) + (expI ? 0 : ii));
-    }
     Value src = bc.getX();
     if (auto rs = src.getDefiningOp<ReshapeOp>())
       src = rs.getX();
-    level.src = src;
-    return level;
+    return repeatLevel(t, a, eo, ei, expO, expI, src);
   }
   // The outer reshape may also drop or insert unit dims while it merges
   // (ChatGLM's expand over [s, b, g, 1, hn] viewed [s, b * np, hn] with
@@ -253,20 +262,9 @@ static std::optional<HeadMapLevel> readRepeat(Value out) {
     if ((!expO && bt.getDimSize(ea) != eo) ||
         (!expI && bt.getDimSize(eb) != ei))
       continue;
-    int64_t axis = tDims[a];
-    int64_t hin = (expO ? 1 : eo) * (expI ? 1 : ei);
-    HeadMapLevel level;
-    level.kind = HeadMapLevel::Repeat;
-    level.axis = axis;
-    level.baseType = withDim(t, axis, hin);
-    for (int64_t h = 0; h < t.getDimSize(axis); ++h) {
-      int64_t io = h / ei, ii = h % ei;
-      level.map.push_back((expO ? 0 : io) * (expI ? 1 : ei) + (expI ? 0 : ii));
-    }
     // No base value of that type exists: materialize reshapes the
     // broadcast's source (same data, same order) to it.
-    level.src = bc.getX();
-    return level;
+    return repeatLevel(t, tDims[a], eo, ei, expO, expI, bc.getX());
   }
   return std::nullopt;
 }

@@ -299,6 +299,16 @@ for t in 4 8; do
   echo "$name 8 64 8 32768 128 bf16 $t" >> "$OUT/bench/shapes.txt"
 done
 
+# A comparison plan of bench/NAME.mlir: NAME-SUFFIX.plan compiled with
+# FLAGS, listed in compare.txt (with LENGTH where one is given).
+variant() { # name suffix length flags...
+  local name="$1" suffix="$2" length="$3"
+  shift 3
+  "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet "$@" \
+    -o "$OUT/bench/$name-$suffix.plan"
+  echo "$name-$suffix${length:+ $length}" >> "$OUT/bench/compare.txt"
+}
+
 # Prefill (causal), Llama-3-8B and 70B layers: B=1, L = 1024, 4096, 16384.
 for model in "8b 32 8" "70b 64 8"; do
   set -- $model
@@ -308,27 +318,16 @@ for model in "8b 32 8" "70b 64 8"; do
       --head-dim=128 --seq=$l --dtype=bf16 -o "$OUT/bench/$name.mlir"
     "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
       -o "$OUT/bench/$name.plan"
-    # The same shape on the subgroup matrix tile, for comparison.
-    "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
-      --no-warpgroup -o "$OUT/bench/$name-subgroup.plan"
-    echo "$name-subgroup $l" >> "$OUT/bench/compare.txt"
-    # And in the warpgroup tile's pipelined form (two key buffers, the
-    # next tile's scores during this tile's softmax).
-    "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
-      --warpgroup-pipeline -o "$OUT/bench/$name-pipelined.plan"
-    echo "$name-pipelined $l" >> "$OUT/bench/compare.txt"
-    # And with q in registers instead of workgroup memory.
-    "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
-      --no-shared-query -o "$OUT/bench/$name-registers.plan"
-    echo "$name-registers $l" >> "$OUT/bench/compare.txt"
-    # And with two warpgroups of 64 rows a workgroup instead of one, and
-    # with the row blocks heaviest first instead of dealt across the units.
-    "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
-      --wide-warpgroup -o "$OUT/bench/$name-wide.plan"
-    echo "$name-wide $l" >> "$OUT/bench/compare.txt"
-    "$COMPILE" "$OUT/bench/$name.mlir" --target=cuda:sm_90 --quiet \
-      --no-dealt-order -o "$OUT/bench/$name-heavy.plan"
-    echo "$name-heavy $l" >> "$OUT/bench/compare.txt"
+    # The same shape on the subgroup matrix tile; in the warpgroup tile's
+    # pipelined form (two key buffers, the next tile's scores during this
+    # tile's softmax); with q in registers instead of workgroup memory;
+    # with two warpgroups of 64 rows a workgroup instead of one; and with
+    # the row blocks heaviest first instead of dealt across the units.
+    variant "$name" subgroup "$l" --no-warpgroup
+    variant "$name" pipelined "$l" --warpgroup-pipeline
+    variant "$name" registers "$l" --no-shared-query
+    variant "$name" wide "$l" --wide-warpgroup
+    variant "$name" heavy "$l" --no-dealt-order
     rm "$OUT/bench/$name.mlir"
     echo "$name 1 $2 $3 $l 128 bf16 $l causal" >> "$OUT/bench/shapes.txt"
   done
@@ -342,15 +341,9 @@ done
 chunk() { # name trace-args shape-line
   "$TRACE" $2 -o "$OUT/bench/$1.mlir"
   "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet -o "$OUT/bench/$1.plan"
-  "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet --no-warpgroup \
-    -o "$OUT/bench/$1-subgroup.plan"
-  echo "$1-subgroup" >> "$OUT/bench/compare.txt"
-  "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet \
-    --warpgroup-pipeline -o "$OUT/bench/$1-pipelined.plan"
-  echo "$1-pipelined" >> "$OUT/bench/compare.txt"
-  "$COMPILE" "$OUT/bench/$1.mlir" --target=cuda:sm_90 --quiet \
-    --no-wide-warpgroup -o "$OUT/bench/$1-narrow.plan"
-  echo "$1-narrow" >> "$OUT/bench/compare.txt"
+  variant "$1" subgroup "" --no-warpgroup
+  variant "$1" pipelined "" --warpgroup-pipeline
+  variant "$1" narrow "" --no-wide-warpgroup
   rm "$OUT/bench/$1.mlir"
   echo "$1 $3" >> "$OUT/bench/shapes.txt"
 }

@@ -596,6 +596,15 @@ protected:
     EXPECT_EQ(state.graphsDestroyed, static_cast<int>(state.graphs.size()));
     fake = nullptr;
   }
+  /// Three 16-byte buffers and the fake module's "add" kernel.
+  void addKernel(CudaDeviceBuffer &a, CudaDeviceBuffer &b, CudaDeviceBuffer &c,
+                 CudaModule &module, CudaKernel &add) {
+    ASSERT_TRUE(device->createBuffer(16, a).isOk());
+    ASSERT_TRUE(device->createBuffer(16, b).isOk());
+    ASSERT_TRUE(device->createBuffer(16, c).isOk());
+    ASSERT_TRUE(device->createModule(kernelsPtx(), module).isOk());
+    ASSERT_TRUE(module.kernel("add", add).isOk());
+  }
   FakeCuda state;
   std::unique_ptr<CudaDevice> device;
 };
@@ -794,13 +803,11 @@ TEST_F(FakeCudaTest, ModulesLoadFromPtxText) {
 
 TEST_F(FakeCudaTest, LaunchPacksPointersAndGeometry) {
   CudaDeviceBuffer a, b, c;
-  ASSERT_TRUE(device->createBuffer(16, a).isOk());
-  ASSERT_TRUE(device->createBuffer(16, b).isOk());
-  ASSERT_TRUE(device->createBuffer(16, c).isOk());
   CudaModule module;
-  ASSERT_TRUE(device->createModule(kernelsPtx(), module).isOk());
   CudaKernel add;
-  ASSERT_TRUE(module.kernel("add", add).isOk());
+  addKernel(a, b, c, module, add);
+  if (HasFatalFailure())
+    return;
   float x[4] = {1, 2, 3, 4}, y[4] = {10, 20, 30, 40};
   ASSERT_TRUE(b.upload(x, 16).isOk());
   ASSERT_TRUE(c.upload(y, 16).isOk());
@@ -854,13 +861,11 @@ TEST_F(FakeCudaTest, LaunchPacksPointersAndGeometry) {
 
 TEST_F(FakeCudaTest, DynamicSharedMemoryIsCheckedAndOptedInOnce) {
   CudaDeviceBuffer a, b, c;
-  ASSERT_TRUE(device->createBuffer(16, a).isOk());
-  ASSERT_TRUE(device->createBuffer(16, b).isOk());
-  ASSERT_TRUE(device->createBuffer(16, c).isOk());
   CudaModule module;
-  ASSERT_TRUE(device->createModule(kernelsPtx(), module).isOk());
   CudaKernel add;
-  ASSERT_TRUE(module.kernel("add", add).isOk());
+  addKernel(a, b, c, module, add);
+  if (HasFatalFailure())
+    return;
   // Up to the default 48 KiB: passed as it is, no opt-in.
   Status s = device->launch(add, {&b, &c, &a}, 1, 1, 32, nullptr, 4096);
   ASSERT_TRUE(s.isOk()) << s.toString();
