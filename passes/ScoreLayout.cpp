@@ -783,10 +783,12 @@ Value buildRelabel(PatternRewriter &rewriter, Location loc, Value x,
         // With the outer factor as the query rows (the default), the
         // product is taken over a transposed to [.., M2, M1, D] and
         // transposed back; P . V meets that transpose (MergedRowsAtPV).
+        // Scores with no batch dims ([S, T], one head) viewed [1, S, T]
+        // gain a batch axis of one: the product is taken there as it is.
         a = splitAt(rewriter, loc, a, {split->first, split->second});
         b = splitAt(rewriter, loc, b,
                     {1, typeOf(b).getShape().drop_back().back()});
-        if (!innerRows) {
+        if (!innerRows && (split->first != 1 || rl.rank > 2)) {
           SmallVector<int64_t> swap = swapRowsPerm(rl.rank + 1);
           a = rewriter.create<TransposeOp>(loc, a, swap);
           Value product = rewriter.create<MatmulOp>(o->getLoc(), a, b);
@@ -1165,6 +1167,68 @@ struct MergedRowsAtPV : public OpRewritePattern<MatmulOp> {
   }
 };
 
+/// `v` with leading unit dims up to `rank`; a transpose of a lower-rank
+/// tensor is padded below the transpose (the padded dims keep their place),
+/// so k^T stays a transpose of the keys, which the matcher reads.
+Value padOperandRank(PatternRewriter &rewriter, Location loc, Value v,
+                     int64_t rank) {
+  int64_t add = rank - typeOf(v).getRank();
+  if (add <= 0)
+    return v;
+  if (auto tr = v.getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> perm = identityPerm(add);
+    for (int64_t p : tr.getPerm())
+      perm.push_back(p + add);
+    Value src = padRank(rewriter, loc, tr.getX(), rank);
+    return rewriter.create<TransposeOp>(loc, src, perm);
+  }
+  return padRank(rewriter, loc, v, rank);
+}
+
+/// The two products of an attention written at one rank: a matmul on a
+/// score chain (q . k^T feeding a softmax, or P . V) whose operands differ
+/// in rank (numpy broadcasting puts leading unit dims on the lower one:
+/// JAX's vmap of a single-head reference over the query heads, q [H, S, D]
+/// against k and v [T, D]) gets them explicitly; and a single-head P . V of
+/// rank 2 ([S, T] . [T, D]) is taken at rank 3 as one head, [1, S, T] .
+/// [1, T, D], reshaped back, the view then carried up the score chain by
+/// RelabelScoreChain to the first product. Either is the same product
+/// element for element.
+struct ScoreProductRank : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp mm,
+                                PatternRewriter &rewriter) const override {
+    Value a = mm.getLhs(), b = mm.getRhs();
+    int64_t ra = typeOf(a).getRank(), rb = typeOf(b).getRank();
+    if (ra < 2 || rb < 2 || ra > 4 || rb > 4)
+      return rewriter.notifyMatchFailure(mm, "not a matrix product");
+    bool pv = holdsExp(a) && !holdsExp(b);
+    bool qk = !pv && feedsExp(mm.getResult()) && !holdsExp(a) &&
+              !holdsExp(b);
+    if (!pv && !qk)
+      return rewriter.notifyMatchFailure(mm, "not on a score chain");
+    Location loc = mm.getLoc();
+    if (ra != rb) {
+      int64_t r = std::max(ra, rb);
+      Value a2 = padOperandRank(rewriter, loc, a, r);
+      Value b2 = padOperandRank(rewriter, loc, b, r);
+      rewriter.replaceOpWithNewOp<MatmulOp>(mm, a2, b2);
+      return success();
+    }
+    // One head at rank 2: only P . V is lifted; the view reaches q . k^T
+    // through the chain (a q . k^T lifted on its own would leave a reshape
+    // between it and the softmax).
+    Operation *def = a.getDefiningOp();
+    if (!pv || ra != 2 || !def || isLayout(def))
+      return rewriter.notifyMatchFailure(mm, "operands of one rank");
+    Value a3 = padRank(rewriter, loc, a, 3);
+    Value b3 = padRank(rewriter, loc, b, 3);
+    Value out = rewriter.create<MatmulOp>(loc, a3, b3);
+    rewriter.replaceOpWithNewOp<ReshapeOp>(mm, mm.getType(), out);
+    return success();
+  }
+};
+
 /// a1 . b1 + a2 . b2 with both products over the same batch, rows and
 /// columns is one product over the concatenated contraction:
 /// concat(a1, a2, -1) . concat(b1, b2, -2). Element (i, j) of the sum is
@@ -1240,6 +1304,7 @@ struct SumOfScoreProducts : public OpRewritePattern<AddOp> {
 void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
   patterns.add<RelabelScoreChain, TransposedPVProduct,
                LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV,
-               MatmulBatchBroadcast, SumOfScoreProducts, MergedRowsAtPV>(
+               MatmulBatchBroadcast, SumOfScoreProducts, MergedRowsAtPV,
+               ScoreProductRank>(
       patterns.getContext());
 }

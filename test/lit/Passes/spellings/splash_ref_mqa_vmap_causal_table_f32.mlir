@@ -13,14 +13,16 @@
 // exp(logits - m[..., None]), s / s.sum(-1)[..., None], einsum('st,td->sd').
 // H = 4, S = T = 6, D = 32.
 
-// Not fused yet: keys and values of rank 2 against q of rank 3 are not
-// read (the strongest form is causal with n_rep = 4 over k, v viewed
-// [1, 1, T, D]); declined with the ranks in the remark.
+// Fused in the strongest form: poot-canonicalize gives the rank-2 keys
+// and values the leading unit dim numpy broadcasting puts there (k^T as a
+// transpose of k viewed [1, T, D]), so the one key head is shared by the
+// four query heads: n_rep 4, the table read as causal.
 
 // CHECK-LABEL: func.func @splash_ref_mqa_vmap_causal_table_f32
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: expected rank-4 [B, H, L, D], rank-3 [H, L, D] or grouped rank-5 [B, Hkv, n, L, D] operands, got ranks 3, 2 and 2
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} {causal, n_rep = 4 : i64, scale = 1.000000e+00 : f64} : tensor<1x4x6x32xf32>, tensor<1x1x6x32xf32>, tensor<1x1x6x32xf32> -> tensor<1x4x6x32xf32>
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 4, scale 1, causal
 func.func @splash_ref_mqa_vmap_causal_table_f32(%q: tensor<4x6x32xf32>, %k: tensor<6x32xf32>,
                                                 %v: tensor<6x32xf32>) -> tensor<4x6x32xf32> {
   %mask = poot.constant dense<[[true, false, false, false, false, false], [true, true, false, false, false, false], [true, true, true, false, false, false], [true, true, true, true, false, false], [true, true, true, true, true, false], [true, true, true, true, true, true]]> : tensor<6x6xi1>

@@ -10,14 +10,15 @@
 // where(mask, logits, -0.7 * finfo(f32).max); the max-shifted softmax;
 // einsum('st,td->sd'). S = 5, T = 8, D = 16.
 
-// Not fused yet: rank-2 operands are not read (the strongest form is
-// causal, window 3, softcap 30 over [1, 1, L, D] views); declined with the
-// ranks in the remark.
+// Fused in the strongest form: the rank-2 product is taken as one head of
+// rank 3 (poot-canonicalize), so the fused op sees [1, 1, L, D] views;
+// the table is the band i - 2 <= t <= i and the cap a softcap.
 
 // CHECK-LABEL: func.func @splash_ref_single_head_local_softcap_f32
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: expected rank-4 [B, H, L, D], rank-3 [H, L, D] or grouped rank-5 [B, Hkv, n, L, D] operands, got ranks 2, 2 and 2
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} {causal, n_rep = 1 : i64, scale = 1.000000e+00 : f64, softcap = 3.000000e+01 : f64, window = 3 : i64} : tensor<1x1x5x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32> -> tensor<1x1x5x16xf32>
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 1, softcap 30, causal, window 3
 func.func @splash_ref_single_head_local_softcap_f32(%q: tensor<5x16xf32>, %k: tensor<8x16xf32>,
                                                     %v: tensor<8x16xf32>) -> tensor<5x16xf32> {
   %mask = poot.constant dense<[[true, false, false, false, false, false, false, false], [true, true, false, false, false, false, false, false], [true, true, true, false, false, false, false, false], [false, true, true, true, false, false, false, false], [false, false, true, true, true, false, false, false]]> : tensor<5x8xi1>
