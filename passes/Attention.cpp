@@ -400,9 +400,27 @@ std::optional<GroupedView> matchGroupedView(Value x) {
   return view;
 }
 
+/// `v` behind converts to a wider float type (each exact: f16 or bf16 to
+/// f32, f32 to f64). A narrowing convert (f32 to f16 or bf16, f16 to bf16)
+/// rounds, so an operand behind one is the rounded value: the attention
+/// reads it as the graph does, in the narrow type.
+Value stripWideningConvert(Value v) {
+  while (auto cv = v.getDefiningOp<ConvertOp>()) {
+    auto from = dyn_cast<FloatType>(typeOf(cv.getX()).getElementType());
+    auto to = dyn_cast<FloatType>(cv.getType().getElementType());
+    if (!from || !to || to.getWidth() <= from.getWidth())
+      break;
+    v = cv.getX();
+  }
+  return v;
+}
+
 /// Peels a splat scale (mul by c, or div by c) off `v`, accumulating it;
-/// the values passed go into `seen` when given.
-Value peelScale(Value v, double &scale, llvm::DenseSet<Value> *seen = nullptr) {
+/// the values passed go into `seen` when given. Score values take every
+/// float convert on the way (the fused op computes scores in f32 at
+/// least); an operand (`operand`: q, k) only widening ones.
+Value peelScale(Value v, double &scale, llvm::DenseSet<Value> *seen = nullptr,
+                bool operand = false) {
   // The outer factor of a softcap c * tanh(s / c) is not a scale.
   auto isFactorOf = [](Value x, Value product) {
     return x.getType() == product.getType() && !x.getDefiningOp<TanhOp>();
@@ -410,7 +428,7 @@ Value peelScale(Value v, double &scale, llvm::DenseSet<Value> *seen = nullptr) {
   while (true) {
     if (seen)
       seen->insert(v);
-    v = stripFloatConvert(v);
+    v = operand ? stripWideningConvert(v) : stripFloatConvert(v);
     if (seen)
       seen->insert(v);
     if (auto mul = v.getDefiningOp<MulOp>()) {
@@ -2046,8 +2064,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
 
   // q [B, Hq, Lq, Dk] . kT [B, H, Dk, Lk], each possibly scaled.
   double scale = peeled->scale;
-  Value q = peelScale(qk.getLhs(), scale);
-  Value kT = peelScale(qk.getRhs(), scale);
+  Value q = peelScale(qk.getLhs(), scale, nullptr, true);
+  Value kT = peelScale(qk.getRhs(), scale, nullptr, true);
   auto qt = typeOf(q), ktt = typeOf(kT);
   // Unbatched [H, L, D] attention is the batched one at B = 1: the fused op
   // sees its operands reshaped to [1, H, L, D], and its scores [H, Lq, Lk]
@@ -2144,7 +2162,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                      std::optional<heads::HeadMapLevel> &view) -> Value {
       while (useMaps) {
         if (peel)
-          x = peelScale(x, scale);
+          x = peelScale(x, scale, nullptr, true);
         auto level = heads::readHeadMap(x);
         if (!level || level->axis != axis)
           break;
@@ -2193,7 +2211,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       for (int64_t p : kLayoutPerm)
         composed.push_back(kTPerm[p]);
       if (isIdentityPerm(composed)) {
-        kExp = peelScale(kTSrc, scale);
+        kExp = peelScale(kTSrc, scale, nullptr, true);
       } else {
         kLayoutSrc = kTSrc;
         kLayoutPerm = composed;
