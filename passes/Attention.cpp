@@ -321,6 +321,17 @@ bool hidesWithNegInf(const Scores &sc, Value c, bool visibleWhenTrue) {
   return false;
 }
 
+/// Whether the scores are selected by `c` with a finite fill on the keys it
+/// hides (select(c, s, f) with f finite, c visible when `visibleWhenTrue`).
+bool selectsWithFiniteFill(const Scores &sc, Value c, bool visibleWhenTrue) {
+  Value want = stripAligned(c);
+  for (auto [cond, inverted] : sc.selectConds)
+    if (stripAligned(cond) == want && inverted == !visibleWhenTrue &&
+        sc.finiteFills.count(cond))
+      return true;
+  return false;
+}
+
 /// Whether `y` is a value of the score chain, or an op computing the same
 /// from the same operands (a front end may spell the masked scores twice,
 /// once for the max and once for the exp).
@@ -2046,6 +2057,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                        " sums the exp only where a condition holds that "
                        "does not hide the same keys from the scores with "
                        "-inf: not the sum of the numerator");
+  SmallVector<Operation *> finiteSameMask;
   for (const RowGuard &g : rowGuards) {
     if (g.kind == RowGuard::EmptyScores && !onChain(*peeled, g.scores))
       return decline(rewriter, root,
@@ -2053,12 +2065,20 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                          " zeroes rows by the max of a value that is not on "
                          "the score chain the softmax normalises");
     if (g.kind == RowGuard::SameMask &&
-        !hidesWithNegInf(*peeled, g.cond, g.visibleWhenTrue))
+        !hidesWithNegInf(*peeled, g.cond, g.visibleWhenTrue)) {
+      // The scores selected by the same condition with a finite fill:
+      // decided once the masks are read (where that fill stands exactly for
+      // -inf, the probabilities are already 0 where the guard zeroes them).
+      if (selectsWithFiniteFill(*peeled, g.cond, g.visibleWhenTrue)) {
+        finiteSameMask.push_back(g.op);
+        continue;
+      }
       return decline(rewriter, root,
                      describeOp(g.op) +
                          " masks the probabilities after the softmax by a "
                          "condition the scores are not masked with: the "
                          "weights it keeps are not renormalised");
+    }
   }
   auto qk = peeled->qk.getDefiningOp<MatmulOp>();
 
@@ -2489,11 +2509,13 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       explainMasks(peeled->masks, selectConds, hq, lq, lk,
                    /*finiteHides=*/true, peeled->finiteFills,
                    peeled->biasFactor);
+  bool finiteExact = false;
   if (meaning.finiteFill) {
     // A finite fill stands for -inf only where that is exact; otherwise the
     // masks are read again with finite fills as values (an additive one
     // stays a tensor, which computes the same sum).
     std::string risk = finiteFillRisk(meaning, lq, lk, fn);
+    finiteExact = risk.empty();
     if (!risk.empty()) {
       meaning = explainMasks(peeled->masks, selectConds, hq, lq, lk,
                              /*finiteHides=*/false, peeled->finiteFills,
@@ -2504,6 +2526,17 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
           return decline(rewriter, root, risk);
     }
   }
+  // where(c, p, 0) after a softmax whose scores c selects with a finite
+  // fill: where the fill is exactly -inf (every row keeps a visible key
+  // and exp underflows to 0 on the hidden ones), p is already 0 wherever
+  // the where zeroes it. Keras 3's Softmax layer with a mask does this.
+  if (!finiteSameMask.empty() && !finiteExact)
+    return decline(rewriter, root,
+                   describeOp(finiteSameMask.front()) +
+                       " masks the probabilities after the softmax by a "
+                       "condition the scores are selected with by a finite "
+                       "fill that is not proven to hide its keys exactly");
+
   // A clamp of the scores at a finite L makes every hidden score L: exact
   // as the -inf the fused op uses only where every row keeps a visible key
   // and no tensor mask is left that could hide a whole row.

@@ -321,11 +321,26 @@ struct FoldConstantBinary : public OpRewritePattern<OpTy> {
 };
 
 /// convert(constant) -> constant, with convert's semantics (float to int
-/// truncates and saturates, NaN gives 0; anything to i1 is x != 0).
+/// truncates and saturates, NaN gives 0; anything to i1 is x != 0). A
+/// constant behind a broadcast is converted in its own shape and broadcast
+/// after (candle's u8 causal table, broadcast to the scores and converted
+/// to a condition), so the table stays one the mask readers can read.
 struct FoldConstantConvert : public OpRewritePattern<ConvertOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvertOp op,
                                 PatternRewriter &rewriter) const override {
+    if (auto bc = op.getX().getDefiningOp<BroadcastOp>())
+      if (bc.getX().getDefiningOp<ConstantOp>() && elementsOf(bc.getX())) {
+        auto in = typeOf(bc.getX());
+        Value c = rewriter.create<ConvertOp>(
+            op.getLoc(),
+            RankedTensorType::get(in.getShape(),
+                                  op.getType().getElementType()),
+            bc.getX());
+        rewriter.replaceOpWithNewOp<BroadcastOp>(op, c,
+                                                 op.getType().getShape());
+        return success();
+      }
     auto x = elementsOf(op.getX());
     if (!x)
       return rewriter.notifyMatchFailure(op, "operand is not a small constant");

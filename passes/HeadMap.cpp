@@ -712,6 +712,30 @@ struct ConcatOfCopies : public OpRewritePattern<ConcatOp> {
       rewriter.replaceOpWithNewOp<BroadcastOp>(op, x, rt.getShape());
       return success();
     }
+    // n whole copies of x along c, merged by a reshape into the axis in
+    // front (candle's repeat_kv: cat(copies, seq axis) viewed [b, Hkv * n,
+    // L, D]): element (r, l) of the axis viewed [n, L] is x's l, the
+    // broadcast of x with a unit axis in front of c. Reshaped back, that is
+    // the copies; the reshape that follows composes with it into the
+    // repeat_kv spelling readHeadMap reads (m[h] = h / n).
+    int64_t n = op.getInputs().size();
+    if (whole && c > 0 && op->hasOneUse())
+      if (auto rs = dyn_cast<ReshapeOp>(*op->getUsers().begin())) {
+        auto ot = rs.getType();
+        SmallVector<int64_t> merged(rt.getShape());
+        merged[c - 1] *= n;
+        merged[c] /= n;
+        if (ot.getShape() == ArrayRef<int64_t>(merged)) {
+          SmallVector<int64_t> unit(xt.getShape()), spread(xt.getShape());
+          unit.insert(unit.begin() + c, 1);
+          spread.insert(spread.begin() + c, n);
+          Value u = rewriter.create<ReshapeOp>(
+              loc, RankedTensorType::get(unit, xt.getElementType()), x);
+          Value b = rewriter.create<BroadcastOp>(loc, u, spread);
+          rewriter.replaceOpWithNewOp<ReshapeOp>(op, rt, b);
+          return success();
+        }
+      }
     auto it = RankedTensorType::get({static_cast<int64_t>(idx.size())},
                                     rewriter.getI64Type());
     Value iv = rewriter.create<ConstantOp>(

@@ -1727,6 +1727,139 @@ struct ImpliedCompare : public OpRewritePattern<OpTy> {
 };
 
 
+/// compare(a, b) of float index expressions: values built from float
+/// iotas, integer values converted to float, integer-valued splat
+/// constants, + - * and negation, reshapes and broadcasts, each value
+/// proven within the float type's exact integers (|x| <= 2^(p+1) for p
+/// significand bits, the declared ranges of positions included), so every
+/// float op on the way is exact integer arithmetic. The compare is then the
+/// same compare of the i64 expressions, which the mask readers read.
+/// KerasHub's compute_causal_mask builds arange(T, float32) + cache_index
+/// >= arange(S, float32) this way.
+struct FloatIndexCompare : public OpRewritePattern<CompareOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  struct Bounds {
+    double lo = 0, hi = 0;
+  };
+
+  /// The range of float index expression `v`, every node checked against
+  /// `limit`; nullopt when `v` is not one.
+  static std::optional<Bounds> bounds(Value v, double limit,
+                                      const RangeOracle &oracle, int depth) {
+    if (depth > 16 || !isa<FloatType>(typeOf(v).getElementType()))
+      return std::nullopt;
+    std::optional<Bounds> r;
+    Operation *def = v.getDefiningOp();
+    if (auto c = splatNumber(v)) {
+      if (*c != std::trunc(*c))
+        return std::nullopt;
+      r = Bounds{*c, *c};
+    } else if (auto iota = dyn_cast_or_null<IotaOp>(def)) {
+      int64_t n = typeOf(v).getDimSize(iota.getDim());
+      r = Bounds{0, static_cast<double>(n - 1)};
+    } else if (auto cv = dyn_cast_or_null<ConvertOp>(def)) {
+      Type from = typeOf(cv.getX()).getElementType();
+      if (isa<FloatType>(from))
+        return std::nullopt;
+      auto rg = oracle.rangeOf(cv.getX());
+      if (!rg || from.isInteger(1))
+        return std::nullopt;
+      r = Bounds{static_cast<double>(rg->smin().getSExtValue()),
+                 static_cast<double>(rg->smax().getSExtValue())};
+    } else if (isa_and_nonnull<ReshapeOp, BroadcastOp>(def)) {
+      r = bounds(def->getOperand(0), limit, oracle, depth + 1);
+    } else if (auto neg = dyn_cast_or_null<NegOp>(def)) {
+      auto x = bounds(neg.getX(), limit, oracle, depth + 1);
+      if (x)
+        r = Bounds{-x->hi, -x->lo};
+    } else if (isa_and_nonnull<AddOp, SubOp, MulOp>(def)) {
+      auto a = bounds(def->getOperand(0), limit, oracle, depth + 1);
+      auto b = bounds(def->getOperand(1), limit, oracle, depth + 1);
+      if (!a || !b)
+        return std::nullopt;
+      if (isa<AddOp>(def))
+        r = Bounds{a->lo + b->lo, a->hi + b->hi};
+      else if (isa<SubOp>(def))
+        r = Bounds{a->lo - b->hi, a->hi - b->lo};
+      else {
+        double c[] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo,
+                      a->hi * b->hi};
+        r = Bounds{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+      }
+    }
+    if (!r || std::fabs(r->lo) > limit || std::fabs(r->hi) > limit)
+      return std::nullopt;
+    return r;
+  }
+
+  /// The i64 expression computing what float index expression `v` does.
+  static Value build(PatternRewriter &rewriter, Location loc, Value v,
+                     DenseMap<Value, Value> &built) {
+    if (auto it = built.find(v); it != built.end())
+      return it->second;
+    auto t = typeOf(v);
+    auto it64 = RankedTensorType::get(t.getShape(), rewriter.getI64Type());
+    Operation *def = v.getDefiningOp();
+    Value r;
+    if (auto c = splatNumber(v)) {
+      r = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(
+                   RankedTensorType::get({}, rewriter.getI64Type()),
+                   static_cast<int64_t>(*c)));
+      if (t.getRank())
+        r = rewriter.create<BroadcastOp>(loc, r, t.getShape());
+    } else if (auto iota = dyn_cast<IotaOp>(def)) {
+      r = rewriter.create<IotaOp>(loc, it64, iota.getDim());
+    } else if (auto cv = dyn_cast<ConvertOp>(def)) {
+      r = rewriter.create<ConvertOp>(loc, it64, cv.getX());
+    } else if (isa<ReshapeOp>(def)) {
+      r = rewriter.create<ReshapeOp>(
+          loc, it64, build(rewriter, loc, def->getOperand(0), built));
+    } else if (isa<BroadcastOp>(def)) {
+      r = rewriter.create<BroadcastOp>(
+          loc, build(rewriter, loc, def->getOperand(0), built), t.getShape());
+    } else if (auto neg = dyn_cast<NegOp>(def)) {
+      r = rewriter.create<NegOp>(loc, build(rewriter, loc, neg.getX(), built));
+    } else {
+      Value a = build(rewriter, loc, def->getOperand(0), built);
+      Value b = build(rewriter, loc, def->getOperand(1), built);
+      if (isa<AddOp>(def))
+        r = rewriter.create<AddOp>(loc, a, b);
+      else if (isa<SubOp>(def))
+        r = rewriter.create<SubOp>(loc, a, b);
+      else
+        r = rewriter.create<MulOp>(loc, a, b);
+    }
+    built[v] = r;
+    return r;
+  }
+
+  LogicalResult matchAndRewrite(CompareOp op,
+                                PatternRewriter &rewriter) const override {
+    auto ft = dyn_cast<FloatType>(typeOf(op.getLhs()).getElementType());
+    if (!ft)
+      return rewriter.notifyMatchFailure(op, "not a float compare");
+    // Splat constants alone are folded elsewhere; an index must vary.
+    if (splatNumber(op.getLhs()) && splatNumber(op.getRhs()))
+      return rewriter.notifyMatchFailure(op, "constants");
+    auto fn = op->getParentOfType<func::FuncOp>();
+    if (!fn)
+      return failure();
+    double limit = std::ldexp(1.0, ft.getFPMantissaWidth());
+    RangeOracle oracle(fn);
+    if (!bounds(op.getLhs(), limit, oracle, 0) ||
+        !bounds(op.getRhs(), limit, oracle, 0))
+      return rewriter.notifyMatchFailure(op, "not exact float indices");
+    DenseMap<Value, Value> built;
+    Location loc = op.getLoc();
+    Value a = build(rewriter, loc, op.getLhs(), built);
+    Value b = build(rewriter, loc, op.getRhs(), built);
+    rewriter.replaceOpWithNewOp<CompareOp>(op, op.getPredicate(), a, b);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Converts of masks
 //===----------------------------------------------------------------------===//
@@ -2121,6 +2254,7 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                SelectOfOwnIndicator, ScoresTimesIndicator<AddOp>,
                ScoresTimesIndicator<SubOp>, SubOfSplatSelect,
                ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>,
+               FloatIndexCompare,
                ConvertOfSelect, ConvertOfBoolConvert, BoolSelectOfConstant,
                CompareOfBandTable, ConditionToItsDependence<CompareOp>,
                ConditionToItsDependence<AndOp>, ConditionToItsDependence<OrOp>,
