@@ -626,6 +626,14 @@ struct TransposeBetweenUnitReshapes : public OpRewritePattern<ReshapeOp> {
     for (int64_t d = 0, e = xs.size(); d < e; ++d)
       if (xs[d] == 1)
         units.push_back(d);
+    // The non-unit dims in their own order: no data moves, one reshape.
+    if (llvm::is_sorted(order)) {
+      if (typeOf(x) == op.getType())
+        rewriter.replaceOp(op, x);
+      else
+        rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), x);
+      return success();
+    }
     // The unit dims go where the result has its own when the ranks agree
     // (then no reshape is left), else after the rest.
     SmallVector<int64_t> q;
