@@ -862,6 +862,20 @@ std::optional<Relabel> relabelOf(Operation *op) {
   return Relabel::split(xt.getShape(), rt.getShape());
 }
 
+/// Whether `outer` = reshape(op(reshape(x), y)) views x for one binary op
+/// and back (x of outer's type): ElementwiseInBatchView's sandwich, which
+/// the layout moves leave to it.
+bool undoesViewForOneOp(ReshapeOp outer) {
+  Operation *e = outer.getX().getDefiningOp();
+  if (!e || !isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(e) ||
+      !e->hasOneUse())
+    return false;
+  return llvm::any_of(e->getOperands(), [&](Value v) {
+    auto in = v.getDefiningOp<ReshapeOp>();
+    return in && in.getX().getType() == outer.getType();
+  });
+}
+
 struct RelabelScoreChain : public RewritePattern {
   RelabelScoreChain(MLIRContext *ctx)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
@@ -874,6 +888,16 @@ struct RelabelScoreChain : public RewritePattern {
     if (!rl)
       return rewriter.notifyMatchFailure(op, "not a permutation, nor a split "
                                              "keeping the keys");
+    // A view taken for one binary op and undone right after is left to
+    // ElementwiseInBatchView: the scores keep the product's layout.
+    if (op->hasOneUse()) {
+      Operation *e = *op->getUsers().begin();
+      if (e->hasOneUse())
+        if (auto back = dyn_cast<ReshapeOp>(*e->getUsers().begin());
+            back && undoesViewForOneOp(back))
+          return rewriter.notifyMatchFailure(op, "a view undone after one "
+                                                 "op");
+    }
     Value x = op->getOperand(0);
     std::string why;
     auto plan = planRelabel(x, *rl, op, why);
@@ -1028,6 +1052,9 @@ struct SplitProbabilitiesAtPV : public OpRewritePattern<MatmulOp> {
     ReshapeOp merge = findMerge(p);
     if (!merge)
       return rewriter.notifyMatchFailure(mm, "no batch merge behind p");
+    if (undoesViewForOneOp(merge))
+      return rewriter.notifyMatchFailure(mm, "the merge undoes a view for "
+                                             "one op");
     auto view = typeOf(merge.getX()).getShape();
     auto rl = Relabel::split(pt.getShape(), view);
     if (!rl)
@@ -1164,6 +1191,48 @@ struct MergedRowsAtPV : public OpRewritePattern<MatmulOp> {
     }
     rewriter.replaceOpWithNewOp<ReshapeOp>(mm, mm.getType(), out);
     return success();
+  }
+};
+
+/// reshape(op(reshape(x), y)) where the outer reshape undoes the inner one
+/// and both only regroup batch dims (rows and keys stay): op(x, y') with y
+/// regrouped into x's batch. Swin's shifted windows view the scores
+/// [B_ / nW, nW, nH, N, N] only to add the per-window mask [1, nW, 1, N, N]
+/// and view them back; the mask moves to [nW, 1, N, N] instead, so the
+/// scores keep the product's layout. Each element is added the same value.
+struct ElementwiseInBatchView : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *e = op.getX().getDefiningOp();
+    if (!e || !isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(e) ||
+        !e->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a view of a binary op");
+    auto out = op.getType().getShape();
+    auto view = typeOf(e->getResult(0)).getShape();
+    if (out.size() < 2 || view.size() < 2 ||
+        out.take_back(2) != view.take_back(2) ||
+        !dimGroups(view.drop_back(2), out.drop_back(2)))
+      return rewriter.notifyMatchFailure(op, "moves rows or keys");
+    for (int side = 0; side < 2; ++side) {
+      auto in = e->getOperand(side).getDefiningOp<ReshapeOp>();
+      Value y = e->getOperand(1 - side);
+      if (!in || typeOf(in.getX()) != op.getType() ||
+          typeOf(in.getResult()).getShape() != view ||
+          !fitsPrefix(typeOf(y).getShape(), view.drop_back(2), 2))
+        continue;
+      Location loc = op.getLoc();
+      Value y2 = regroup(rewriter, loc, y, view.drop_back(2),
+                         out.drop_back(2), 2);
+      Value x = in.getX();
+      Value a = side ? y2 : x, b = side ? x : y2;
+      OperationState state(e->getLoc(), e->getName(), ValueRange{a, b},
+                           TypeRange{op.getType()}, e->getAttrs());
+      Operation *r = rewriter.create(state);
+      rewriter.replaceOp(op, r->getResults());
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no operand views the result");
   }
 };
 
@@ -1305,6 +1374,6 @@ void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
   patterns.add<RelabelScoreChain, TransposedPVProduct,
                LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV,
                MatmulBatchBroadcast, SumOfScoreProducts, MergedRowsAtPV,
-               ScoreProductRank>(
+               ScoreProductRank, ElementwiseInBatchView>(
       patterns.getContext());
 }
