@@ -322,15 +322,16 @@ struct FoldConstantBinary : public OpRewritePattern<OpTy> {
 
 /// convert(constant) -> constant, with convert's semantics (float to int
 /// truncates and saturates, NaN gives 0; anything to i1 is x != 0). A
-/// constant behind a broadcast is converted in its own shape and broadcast
-/// after (candle's u8 causal table, broadcast to the scores and converted
-/// to a condition), so the table stays one the mask readers can read.
+/// convert of a broadcast is the broadcast of the convert (elementwise, and
+/// on fewer elements): a table broadcast to the scores and converted to a
+/// condition (candle's u8 causal table), or a mask converted after its
+/// broadcast (Praxis), stays one the mask readers read.
 struct FoldConstantConvert : public OpRewritePattern<ConvertOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvertOp op,
                                 PatternRewriter &rewriter) const override {
     if (auto bc = op.getX().getDefiningOp<BroadcastOp>())
-      if (bc.getX().getDefiningOp<ConstantOp>() && elementsOf(bc.getX())) {
+      if (bc->hasOneUse() || bc.getX().getDefiningOp<ConstantOp>()) {
         auto in = typeOf(bc.getX());
         Value c = rewriter.create<ConvertOp>(
             op.getLoc(),
@@ -371,6 +372,33 @@ struct FoldConstantConvert : public OpRewritePattern<ConvertOp> {
     }
     rewriter.replaceOpWithNewOp<ConstantOp>(op, makeElements(type, f, ints));
     return success();
+  }
+};
+
+/// compare(broadcast(x), c) with c a splat: broadcast(compare(x, c)), the
+/// compare taken on the fewer elements (a mask value broadcast to the
+/// scores and compared with a threshold, as Praxis' apply_mask_to_logits
+/// does); the mask readers then meet the compare of the mask itself.
+struct CompareOfBroadcast : public OpRewritePattern<CompareOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CompareOp op,
+                                PatternRewriter &rewriter) const override {
+    for (int side = 0; side < 2; ++side) {
+      Value b = side ? op.getRhs() : op.getLhs();
+      Value c = side ? op.getLhs() : op.getRhs();
+      auto bc = b.getDefiningOp<BroadcastOp>();
+      auto e = elementsOf(c);
+      if (!bc || !bc->hasOneUse() || !e || !e->splat ||
+          typeOf(c).getRank() != 0)
+        continue;
+      Value x = bc.getX();
+      Value lhs = side ? c : x, rhs = side ? x : c;
+      Value r = rewriter.create<CompareOp>(op.getLoc(), op.getPredicate(), lhs,
+                                           rhs);
+      rewriter.replaceOpWithNewOp<BroadcastOp>(op, r, op.getType().getShape());
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no broadcast against a splat");
   }
 };
 
@@ -715,6 +743,7 @@ void poot::populateCanonicalizePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns
       .add<ComposeTransposes, ComposeBroadcasts, FoldConstantConvert,
+           CompareOfBroadcast,
            FoldConstantSlice, PowMinusOneToReciprocal, DivByPowerOfTwoToMul,
            HoistLayoutAboveScalarOp<TransposeOp>,
            HoistLayoutAboveScalarOp<ReshapeOp>,
