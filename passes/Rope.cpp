@@ -1193,6 +1193,18 @@ struct RopeFusion : public OpRewritePattern<OpTy> {
     Value cos = tables.assemble(/*cos=*/true);
     Value sin = tables.assemble(/*cos=*/false);
     StringRef style = m->interleaved ? "interleaved" : "half";
+    // A rotary of c * y (q scaled before the rotary, as ESM does) is c
+    // times the rotary of y: the rotary is linear in its input. The factor
+    // goes after it, where the attention matcher takes it as the scale.
+    Value factor;
+    if (auto mul = x.getDefiningOp<MulOp>(); mul && x == m->base)
+      for (auto [y, c] : {std::pair{mul.getLhs(), mul.getRhs()},
+                          std::pair{mul.getRhs(), mul.getLhs()}})
+        if (y.getType() == x.getType() && splatOf(c)) {
+          x = y;
+          factor = c;
+          break;
+        }
     auto rope = rewriter.create<RopeOp>(loc, x, cos, sin, style,
                                         static_cast<uint64_t>(m->rotary));
     if (explain) {
@@ -1207,7 +1219,10 @@ struct RopeFusion : public OpRewritePattern<OpTy> {
                               m->tables.size());
       explain(root, true, what);
     }
-    rewriter.replaceOp(root, rope.getResult());
+    Value out = rope.getResult();
+    if (factor)
+      out = rewriter.create<MulOp>(loc, out, factor);
+    rewriter.replaceOp(root, out);
     return success();
   }
 
