@@ -246,11 +246,11 @@ poot::codegen::lowerToSPIRV(ModuleOp module) {
   }();
   (void)registered;
   // bf16 first: the kernels then hold it as f32 and i16 words. Before
-  // that, 16-bit buffers the kernels only read are read two elements a
-  // load (WordLoads.h).
+  // that, buffers the kernels only read with vector loads are read up to
+  // 16 bytes a load (WordLoads.h).
   bool bf16 = false;
   for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
-    readSixteenBitPairs(gpuModule);
+    readBuffersInGroups(gpuModule);
     bool changed = false;
     if (failed(storeBf16AsWords(gpuModule, changed)))
       return failure();
