@@ -157,6 +157,48 @@ Value i32Constant(OpBuilder &b, Location loc, uint32_t v) {
       loc, b.getIntegerAttr(b.getI32Type(), APInt(32, v)));
 }
 
+/// `d` / 2^`shift` for an index `d` provably a multiple of 2^`shift`,
+/// built from the ops that make `d` where that divides exactly (a product
+/// with a constant, sums, differences, selects, constants), so that
+/// (j + i) * 8 in groups of 8 is j + i and not ((j + i) * 8) >> 3; a
+/// shift right otherwise.
+Value exactQuotient(OpBuilder &b, Location loc, Value d, int64_t shift,
+                    int depth = 0) {
+  auto q = [&](Value x) { return exactQuotient(b, loc, x, shift, depth + 1); };
+  APInt c;
+  if (matchPattern(d, m_ConstantInt(&c)) && d.getType().isIndex())
+    return b.create<arith::ConstantIndexOp>(loc, c.getSExtValue() >> shift);
+  Operation *def = d.getDefiningOp();
+  if (def && depth < 8 && d.getType().isIndex()) {
+    if (auto mul = dyn_cast<arith::MulIOp>(def))
+      for (auto [x, y] : {std::pair(mul.getLhs(), mul.getRhs()),
+                          std::pair(mul.getRhs(), mul.getLhs())})
+        if (matchPattern(y, m_ConstantInt(&c)) && !c.isZero() &&
+            int64_t(c.countTrailingZeros()) >= shift) {
+          int64_t k = c.getSExtValue() >> shift;
+          return k == 1 ? x
+                        : b.create<arith::MulIOp>(
+                              loc, x, b.create<arith::ConstantIndexOp>(loc, k));
+        }
+    if (isa<arith::AddIOp, arith::SubIOp>(def) &&
+        isProvablyMultipleOf(def->getOperand(0), int64_t(1) << shift) &&
+        isProvablyMultipleOf(def->getOperand(1), int64_t(1) << shift)) {
+      Value x = q(def->getOperand(0)), y = q(def->getOperand(1));
+      if (isa<arith::AddIOp>(def))
+        return b.create<arith::AddIOp>(loc, x, y);
+      return b.create<arith::SubIOp>(loc, x, y);
+    }
+    if (auto sel = dyn_cast<arith::SelectOp>(def);
+        sel && isProvablyMultipleOf(sel.getTrueValue(), int64_t(1) << shift) &&
+        isProvablyMultipleOf(sel.getFalseValue(), int64_t(1) << shift))
+      return b.create<arith::SelectOp>(loc, sel.getCondition(),
+                                       q(sel.getTrueValue()),
+                                       q(sel.getFalseValue()));
+  }
+  return b.create<arith::ShRUIOp>(
+      loc, d, b.create<arith::ConstantIndexOp>(loc, shift));
+}
+
 /// items[pos] for pos < items.size() (a power of two): a tree of selects
 /// on pos's bits, lowest first (MLIR 19 lowers no dynamic vector.extract
 /// to SPIR-V).
@@ -297,8 +339,7 @@ void rewriteLoads(BlockArgument arg, const Grouping &g) {
     Value whole; // the vector itself, where it is one group
     if (n % g.elements == 0 && isProvablyMultipleOf(indices.back(), g.elements)) {
       // Whole groups: d / N + j for j < n / N.
-      Value first =
-          b.create<arith::ShRUIOp>(loc, indices.back(), index(b, loc, g.shift()));
+      Value first = exactQuotient(b, loc, indices.back(), g.shift());
       for (int64_t j = 0; j < n / g.elements; ++j) {
         indices.back() =
             j ? b.create<arith::AddIOp>(loc, first, index(b, loc, j)) : first;
