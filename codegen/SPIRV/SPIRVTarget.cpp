@@ -6,8 +6,10 @@
 // workgroup size rides on spirv.entry_point_abi. Lowering is MLIR's own
 // conversion passes; the module is then serialised. bf16 buffers are 16-bit
 // words converted in the kernel (Bf16Storage.h), so they need only 16-bit
-// storage, as f16 buffers do. A loop that carries values and may run no
-// iteration is put under a test of its bounds first (guardLoopResults).
+// storage, as f16 buffers do. Buffers a kernel only reads with vector
+// loads are read up to 16 bytes a load (WordLoads.h). A loop that carries
+// values and may run no iteration is put under a test of its bounds first
+// (guardLoopResults).
 //
 //===----------------------------------------------------------------------===//
 
