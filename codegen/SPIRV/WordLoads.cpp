@@ -1,4 +1,4 @@
-//===- WordLoads.cpp - Read-only buffers read up to 16 bytes a load -------===//
+//===- WordLoads.cpp - Read-only buffers read in groups -------------------===//
 //
 // See WordLoads.h. The rewrite keeps every loaded value's type: a bf16
 // load still yields a bf16, an f16 load an f16, so the bf16 rewrite that
@@ -126,8 +126,9 @@ std::optional<Grouping> groupingOf(BlockArgument arg) {
     vectors = true;
     int64_t aligned = std::min<int64_t>(
         4, provablePowerOfTwoFactor(load.getIndices().back()));
-    bytes = std::min({bytes, lowestBit(load.getVectorType().getNumElements() * eb),
-                      (int64_t(1) << aligned) * eb});
+    bytes =
+        std::min({bytes, lowestBit(load.getVectorType().getNumElements() * eb),
+                  (int64_t(1) << aligned) * eb});
   }
   if (!vectors)
     return std::nullopt;
@@ -148,7 +149,7 @@ std::optional<Grouping> groupingOf(BlockArgument arg) {
   return g;
 }
 
-Value index(OpBuilder &b, Location loc, int64_t v) {
+Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return b.create<arith::ConstantIndexOp>(loc, v);
 }
 
@@ -195,8 +196,8 @@ Value exactQuotient(OpBuilder &b, Location loc, Value d, int64_t shift,
                                        q(sel.getTrueValue()),
                                        q(sel.getFalseValue()));
   }
-  return b.create<arith::ShRUIOp>(
-      loc, d, b.create<arith::ConstantIndexOp>(loc, shift));
+  return b.create<arith::ShRUIOp>(loc, d,
+                                  b.create<arith::ConstantIndexOp>(loc, shift));
 }
 
 /// items[pos] for pos < items.size() (a power of two): a tree of selects
@@ -206,10 +207,12 @@ Value pick(OpBuilder &b, Location loc, SmallVector<Value> items, Value pos) {
   for (int64_t bit = 1; items.size() > 1; bit *= 2) {
     Value set = b.create<arith::CmpIOp>(
         loc, arith::CmpIPredicate::ne,
-        b.create<arith::AndIOp>(loc, pos, index(b, loc, bit)), index(b, loc, 0));
+        b.create<arith::AndIOp>(loc, pos, indexConstant(b, loc, bit)),
+        indexConstant(b, loc, 0));
     SmallVector<Value> next;
     for (size_t i = 0; i + 1 < items.size(); i += 2)
-      next.push_back(b.create<arith::SelectOp>(loc, set, items[i + 1], items[i]));
+      next.push_back(
+          b.create<arith::SelectOp>(loc, set, items[i + 1], items[i]));
     items = next;
   }
   return items[0];
@@ -223,7 +226,8 @@ Value halfOf(OpBuilder &b, Location loc, Type element, Value word, Value high) {
     // truncation back to bf16 is exact (and folds away in the bf16
     // rewrite).
     Value lo = b.create<arith::ShLIOp>(loc, word, i32Constant(b, loc, 16));
-    Value hi = b.create<arith::AndIOp>(loc, word, i32Constant(b, loc, 0xFFFF0000u));
+    Value hi =
+        b.create<arith::AndIOp>(loc, word, i32Constant(b, loc, 0xFFFF0000u));
     Value bits = b.create<arith::SelectOp>(loc, high, hi, lo);
     Value f = b.create<arith::BitcastOp>(loc, b.getF32Type(), bits);
     return b.create<arith::TruncFOp>(loc, element, f);
@@ -242,7 +246,8 @@ SmallVector<Value> halvesOf(OpBuilder &b, Location loc, Type element,
                             Value word) {
   if (element.isBF16()) {
     Value lo = b.create<arith::ShLIOp>(loc, word, i32Constant(b, loc, 16));
-    Value hi = b.create<arith::AndIOp>(loc, word, i32Constant(b, loc, 0xFFFF0000u));
+    Value hi =
+        b.create<arith::AndIOp>(loc, word, i32Constant(b, loc, 0xFFFF0000u));
     SmallVector<Value> out;
     for (Value bits : {lo, hi})
       out.push_back(b.create<arith::TruncFOp>(
@@ -264,7 +269,8 @@ SmallVector<Value> wordsOf(OpBuilder &b, Location loc, const Grouping &g,
     return {group};
   SmallVector<Value> words;
   for (int64_t w = 0; w < g.words(); ++w)
-    words.push_back(b.create<vector::ExtractOp>(loc, group, ArrayRef<int64_t>{w}));
+    words.push_back(
+        b.create<vector::ExtractOp>(loc, group, ArrayRef<int64_t>{w}));
   return words;
 }
 
@@ -274,7 +280,8 @@ SmallVector<Value> elementsOf(OpBuilder &b, Location loc, const Grouping &g,
   SmallVector<Value> out;
   if (!g.sixteenBit()) {
     for (int64_t i = 0; i < g.elements; ++i)
-      out.push_back(b.create<vector::ExtractOp>(loc, group, ArrayRef<int64_t>{i}));
+      out.push_back(
+          b.create<vector::ExtractOp>(loc, group, ArrayRef<int64_t>{i}));
     return out;
   }
   for (Value word : wordsOf(b, loc, g, group))
@@ -288,8 +295,9 @@ Value loadElement(OpBuilder &b, Location loc, const Grouping &g, Value buffer,
                   SmallVector<Value> indices) {
   Value d = indices.back();
   indices.back() =
-      b.create<arith::ShRUIOp>(loc, d, index(b, loc, g.shift()));
-  Value pos = b.create<arith::AndIOp>(loc, d, index(b, loc, g.elements - 1));
+      b.create<arith::ShRUIOp>(loc, d, indexConstant(b, loc, g.shift()));
+  Value pos =
+      b.create<arith::AndIOp>(loc, d, indexConstant(b, loc, g.elements - 1));
   Value group = b.create<memref::LoadOp>(loc, buffer, indices);
   if (!g.sixteenBit()) {
     SmallVector<Value> items;
@@ -299,13 +307,15 @@ Value loadElement(OpBuilder &b, Location loc, const Grouping &g, Value buffer,
     return pick(b, loc, items, pos);
   }
   SmallVector<Value> words = wordsOf(b, loc, g, group);
-  Value word = words.size() == 1
-                   ? words[0]
-                   : pick(b, loc, words,
-                          b.create<arith::ShRUIOp>(loc, pos, index(b, loc, 1)));
+  Value word =
+      words.size() == 1
+          ? words[0]
+          : pick(b, loc, words,
+                 b.create<arith::ShRUIOp>(loc, pos, indexConstant(b, loc, 1)));
   Value high = b.create<arith::CmpIOp>(
       loc, arith::CmpIPredicate::ne,
-      b.create<arith::AndIOp>(loc, pos, index(b, loc, 1)), index(b, loc, 0));
+      b.create<arith::AndIOp>(loc, pos, indexConstant(b, loc, 1)),
+      indexConstant(b, loc, 0));
   return halfOf(b, loc, g.element, word, high);
 }
 
@@ -326,7 +336,8 @@ void rewriteLoads(BlockArgument arg, const Grouping &g) {
     OpBuilder b(user);
     Location loc = user->getLoc();
     if (auto load = dyn_cast<memref::LoadOp>(user)) {
-      Value v = loadElement(b, loc, g, arg, SmallVector<Value>(load.getIndices()));
+      Value v =
+          loadElement(b, loc, g, arg, SmallVector<Value>(load.getIndices()));
       load.replaceAllUsesWith(v);
       load.erase();
       continue;
@@ -337,12 +348,14 @@ void rewriteLoads(BlockArgument arg, const Grouping &g) {
     SmallVector<Value> indices(load.getIndices());
     SmallVector<Value> elements;
     Value whole; // the vector itself, where it is one group
-    if (n % g.elements == 0 && isProvablyMultipleOf(indices.back(), g.elements)) {
+    if (n % g.elements == 0 &&
+        isProvablyMultipleOf(indices.back(), g.elements)) {
       // Whole groups: d / N + j for j < n / N.
       Value first = exactQuotient(b, loc, indices.back(), g.shift());
       for (int64_t j = 0; j < n / g.elements; ++j) {
         indices.back() =
-            j ? b.create<arith::AddIOp>(loc, first, index(b, loc, j)) : first;
+            j ? b.create<arith::AddIOp>(loc, first, indexConstant(b, loc, j))
+              : first;
         Value group = b.create<memref::LoadOp>(loc, arg, indices);
         if (group.getType() == type)
           whole = group;
@@ -352,7 +365,8 @@ void rewriteLoads(BlockArgument arg, const Grouping &g) {
       for (int64_t i = 0; i < n; ++i) {
         SmallVector<Value> at(load.getIndices());
         if (i)
-          at.back() = b.create<arith::AddIOp>(loc, at.back(), index(b, loc, i));
+          at.back() =
+              b.create<arith::AddIOp>(loc, at.back(), indexConstant(b, loc, i));
         elements.push_back(loadElement(b, loc, g, arg, at));
       }
     }
@@ -400,7 +414,8 @@ void scalarizeF16Loads(gpu::GPUFuncOp fn) {
       SmallVector<Value> at(load.getIndices());
       int64_t i = extract.getStaticPosition()[0];
       if (i)
-        at.back() = b.create<arith::AddIOp>(loc, at.back(), index(b, loc, i));
+        at.back() =
+            b.create<arith::AddIOp>(loc, at.back(), indexConstant(b, loc, i));
       Value v = b.create<memref::LoadOp>(loc, load.getBase(), at);
       extract.replaceAllUsesWith(v);
       extract.erase();

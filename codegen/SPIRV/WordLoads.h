@@ -1,4 +1,4 @@
-//===- WordLoads.h - Read-only buffers read up to 16 bytes a load -*- C++ -*-===//
+//===- WordLoads.h - Read-only buffers read in groups --------- -*- C++ -*-===//
 //
 // SPIR-V's logical addressing has no pointer casts, so a vector load of a
 // buffer of scalars is one load per element: a bf16 or f16 element is a

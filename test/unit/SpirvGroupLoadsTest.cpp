@@ -187,7 +187,8 @@ protected:
     ASSERT_TRUE(status.isOk()) << status.toString() << "\n" << types;
     std::vector<uint8_t> a, c;
     for (int i = 0; i < kLanes; ++i)
-      for (auto [values, v] : {std::pair(&a, aValue(i)), std::pair(&c, cValue(i))}) {
+      for (auto [values, v] :
+           {std::pair(&a, aValue(i)), std::pair(&c, cValue(i))}) {
         if (e == "f32") {
           uint8_t bytes[4];
           std::memcpy(bytes, &v, 4);
@@ -211,8 +212,8 @@ protected:
     int wrong = 0;
     for (int t = 0; t < kLanes; ++t)
       if (got[t] != expected(t, n, m) && ++wrong <= 5)
-        ADD_FAILURE() << e << ": out[" << t << "] = " << got[t]
-                      << ", expected " << expected(t, n, m);
+        ADD_FAILURE() << e << ": out[" << t << "] = " << got[t] << ", expected "
+                      << expected(t, n, m);
     EXPECT_EQ(wrong, 0);
     typesSeen = types;
   }
