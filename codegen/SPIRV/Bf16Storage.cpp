@@ -24,6 +24,7 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -86,16 +87,7 @@ public:
     addConversion([f32](VectorType type) -> Type {
       return type.getElementType().isBF16() ? withElement(type, f32) : type;
     });
-    Type i32 = IntegerType::get(ctx, 32);
-    addConversion([f32, i16, i32](MemRefType type) -> Type {
-      // A buffer read in pairs (WordLoads.h): one 32-bit word a pair.
-      if (auto pair = dyn_cast<VectorType>(type.getElementType());
-          pair && pair.getElementType().isBF16() && pair.getNumElements() == 2)
-        return MemRefType::get(type.getShape(),
-                               isStorageBuffer(type)
-                                   ? i32
-                                   : Type(VectorType::get({2}, f32)),
-                               type.getLayout(), type.getMemorySpace());
+    addConversion([f32, i16](MemRefType type) -> Type {
       if (!type.getElementType().isBF16())
         return type;
       return MemRefType::get(type.getShape(), isStorageBuffer(type) ? i16 : f32,
@@ -162,32 +154,6 @@ struct LoadPattern : OpConversionPattern<memref::LoadOp> {
   LogicalResult
   matchAndRewrite(memref::LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto memrefElement =
-        cast<MemRefType>(adaptor.getMemref().getType()).getElementType();
-    if (isa<VectorType>(op.getType()) && memrefElement.isInteger(32)) {
-      // A pair from one word: element 0 in the low half (little-endian),
-      // so its f32 is the word shifted left by 16; element 1's is the
-      // word's high half with the low half cleared.
-      Location loc = op.getLoc();
-      Value word = rewriter.create<memref::LoadOp>(loc, adaptor.getMemref(),
-                                                   adaptor.getIndices());
-      Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
-      Value lo = rewriter.create<arith::ShLIOp>(loc, word,
-                                                intConstant(rewriter, loc, i32, 16));
-      Value hi = rewriter.create<arith::AndIOp>(
-          loc, word, intConstant(rewriter, loc, i32, 0xFFFF0000u));
-      auto pairType = VectorType::get({2}, f32);
-      Value pair = rewriter.create<arith::ConstantOp>(
-          loc, pairType, rewriter.getZeroAttr(pairType));
-      pair = rewriter.create<vector::InsertOp>(
-          loc, rewriter.create<arith::BitcastOp>(loc, f32, lo), pair,
-          ArrayRef<int64_t>{0});
-      pair = rewriter.create<vector::InsertOp>(
-          loc, rewriter.create<arith::BitcastOp>(loc, f32, hi), pair,
-          ArrayRef<int64_t>{1});
-      rewriter.replaceOp(op, pair);
-      return success();
-    }
     if (!op.getType().isBF16())
       return failure();
     Value v = rewriter.create<memref::LoadOp>(op.getLoc(), adaptor.getMemref(),
@@ -305,8 +271,34 @@ struct ExtFPattern : OpConversionPattern<arith::ExtFOp> {
   }
 };
 
+/// Whether the 32-bit integer `bits` has a zero low half by how it is
+/// made: shifted left by 16 or more, masked by a constant whose low half is
+/// zero, or a select of two such.
+bool lowHalfZero(Value bits, int depth = 0) {
+  if (depth > 8 || !getElementTypeOrSelf(bits.getType()).isInteger(32))
+    return false;
+  Operation *def = bits.getDefiningOp();
+  if (!def)
+    return false;
+  APInt c;
+  if (matchPattern(bits, m_ConstantInt(&c)))
+    return c.extractBitsAsZExtValue(16, 0) == 0;
+  if (auto shl = dyn_cast<arith::ShLIOp>(def))
+    return matchPattern(shl.getRhs(), m_ConstantInt(&c)) &&
+           c.getZExtValue() >= 16 && c.getZExtValue() < 32;
+  if (auto mask = dyn_cast<arith::AndIOp>(def))
+    return lowHalfZero(mask.getLhs(), depth + 1) ||
+           lowHalfZero(mask.getRhs(), depth + 1);
+  if (auto sel = dyn_cast<arith::SelectOp>(def))
+    return lowHalfZero(sel.getTrueValue(), depth + 1) &&
+           lowHalfZero(sel.getFalseValue(), depth + 1);
+  return false;
+}
+
 /// f32 (or narrower: widened exactly first) -> bf16 rounds. From f64 it
-/// would round twice, so that is left for the diagnostic.
+/// would round twice, so that is left for the diagnostic. An f32 that is
+/// the bitcast of a word with a zero low half is a bf16 already (the
+/// halves of words WordLoads.h reads): it is the value itself.
 struct TruncFPattern : OpConversionPattern<arith::TruncFOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -318,6 +310,11 @@ struct TruncFPattern : OpConversionPattern<arith::TruncFOp> {
     Type element = getElementTypeOrSelf(v.getType());
     if (element.getIntOrFloatBitWidth() > 32)
       return rewriter.notifyMatchFailure(op, "would round twice");
+    if (auto cast = v.getDefiningOp<arith::BitcastOp>();
+        cast && element.isF32() && lowHalfZero(cast.getIn())) {
+      rewriter.replaceOp(op, v);
+      return success();
+    }
     Type f32 = withElement(v.getType(), rewriter.getF32Type());
     if (v.getType() != f32)
       v = rewriter.create<arith::ExtFOp>(op.getLoc(), f32, v);

@@ -22,7 +22,10 @@ namespace poot::codegen {
 ///     bitcast), and arith.extf from bf16 folds into it;
 ///   - arith.truncf to bf16 rounds the f32 to the nearest even bf16 (add
 ///     0x7FFF plus the lowest kept bit, clear the low half; a NaN stays a
-///     quiet NaN), and a store keeps the high half as the i16 word;
+///     quiet NaN), and a store keeps the high half as the i16 word; an
+///     f32 bitcast from a word whose low half is provably zero (a half of
+///     a 32-bit word that WordLoads.h loaded) is a bf16 already and is not
+///     rounded;
 ///   - constants, selects, comparisons, min/max and vector element moves
 ///     of bf16 act on the f32 form, which they leave exact.
 /// Arithmetic on bf16 values themselves (the generator computes in f32) is

@@ -6,8 +6,10 @@
 // workgroup size rides on spirv.entry_point_abi. Lowering is MLIR's own
 // conversion passes; the module is then serialised. bf16 buffers are 16-bit
 // words converted in the kernel (Bf16Storage.h), so they need only 16-bit
-// storage, as f16 buffers do. A loop that carries values and may run no
-// iteration is put under a test of its bounds first (guardLoopResults).
+// storage, as f16 buffers do. Buffers a kernel only reads with vector
+// loads are read up to 16 bytes a load (WordLoads.h). A loop that carries
+// values and may run no iteration is put under a test of its bounds first
+// (guardLoopResults).
 //
 //===----------------------------------------------------------------------===//
 
@@ -246,11 +248,11 @@ poot::codegen::lowerToSPIRV(ModuleOp module) {
   }();
   (void)registered;
   // bf16 first: the kernels then hold it as f32 and i16 words. Before
-  // that, 16-bit buffers the kernels only read are read two elements a
-  // load (WordLoads.h).
+  // that, buffers the kernels only read with vector loads are read up to
+  // 16 bytes a load (WordLoads.h).
   bool bf16 = false;
   for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
-    readSixteenBitPairs(gpuModule);
+    readBuffersInGroups(gpuModule);
     bool changed = false;
     if (failed(storeBf16AsWords(gpuModule, changed)))
       return failure();

@@ -44,14 +44,12 @@ const std::vector<DeviceFacts> &poot::devicePresets() {
     // ROCDL target builds it), so the kernels may rely on it there too.
     for (DeviceFacts &d : table) {
       d.fixedSubgroup = d.target == "nvvm" || d.target == "rocdl";
-      // 16-byte global loads (ld.global.v4 / global_load_dwordx4).
-      if (d.target == "nvvm" || d.target == "rocdl")
-        d.vectorLoadBytes = 16;
-      // SPIR-V's logical addressing loads a buffer an element at a time;
-      // 16-bit elements the kernel only reads go two to a 32-bit word
-      // (codegen/SPIRV/WordLoads.h), so vectors of 4 bytes pay off.
-      if (d.target == "spirv")
-        d.vectorLoadBytes = 4;
+      // 16-byte global loads (ld.global.v4 / global_load_dwordx4). On
+      // SPIR-V, whose logical addressing loads a buffer an element at a
+      // time, the buffers a kernel only reads are retyped to groups of 16
+      // bytes (codegen/SPIRV/WordLoads.h), so a vector of 16 bytes is one
+      // load there too.
+      d.vectorLoadBytes = 16;
       // Every CUDA preset is sm_80 or later: mma.sync m16n8k16 for f16 and
       // bf16. (AMD's MFMA/WMMA tiles have other layouts; not used yet.)
       d.matrixTile = d.target == "nvvm";

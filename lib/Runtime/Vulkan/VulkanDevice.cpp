@@ -539,9 +539,9 @@ Status readFacts(Context &ctx, VkPhysicalDevice physical,
   facts.f16Storage = v11 && storage16.storageBuffer16BitAccess &&
                      haveFloat16Struct && float16.shaderFloat16;
   facts.bf16Storage = v11 && storage16.storageBuffer16BitAccess;
-  // As the generic preset: one 32-bit word a load (16-bit elements read
-  // two at a time).
-  facts.vectorLoadBytes = 4;
+  // As the generic preset: 16 bytes a load, the read-only buffers being
+  // read in groups of 16 bytes (vec4 of 32-bit words or floats).
+  facts.vectorLoadBytes = 16;
   // i64 values are stored and computed in 64 bits (Int64), which the
   // device enables when it has shaderInt64.
   facts.int64 = coreFeatures.shaderInt64 == VK_TRUE;
