@@ -862,18 +862,58 @@ std::optional<Relabel> relabelOf(Operation *op) {
   return Relabel::split(xt.getShape(), rt.getShape());
 }
 
-/// Whether `outer` = reshape(op(reshape(x), y)) views x for one binary op
-/// and back (x of outer's type): ElementwiseInBatchView's sandwich, which
-/// the layout moves leave to it.
+/// A view taken for a few binary ops and undone after them:
+/// outer = reshape(op_n(.. op_1(reshape(x), y_1) .., y_n)), x of outer's
+/// type, each op elementwise with one use. The ops in order (op_1 first)
+/// and, for each, which operand carries the chain; x, or null.
+struct ViewedChain {
+  Value x;
+  SmallVector<Operation *> ops;
+  SmallVector<int> side;
+};
+std::optional<ViewedChain> viewedChain(ReshapeOp outer) {
+  ViewedChain vc;
+  Value cur = outer.getX();
+  auto viewType = typeOf(cur);
+  for (int depth = 0; depth < 4; ++depth) {
+    Operation *e = cur.getDefiningOp();
+    if (!e || !isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(e) ||
+        !e->hasOneUse() || e->getResult(0).getType() != viewType)
+      return std::nullopt;
+    int found = -1;
+    for (int side = 0; side < 2 && found < 0; ++side) {
+      Value v = e->getOperand(side);
+      if (v.getType() != viewType)
+        continue;
+      auto in = v.getDefiningOp<ReshapeOp>();
+      if (in && in.getX().getType() == outer.getType()) {
+        vc.ops.insert(vc.ops.begin(), e);
+        vc.side.insert(vc.side.begin(), side);
+        vc.x = in.getX();
+        return vc;
+      }
+    }
+    // Go on through the operand that is itself such an op.
+    for (int side = 0; side < 2 && found < 0; ++side) {
+      Operation *d = e->getOperand(side).getDefiningOp();
+      if (d && isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(d) &&
+          d->getResult(0).getType() == viewType)
+        found = side;
+    }
+    if (found < 0)
+      return std::nullopt;
+    vc.ops.insert(vc.ops.begin(), e);
+    vc.side.insert(vc.side.begin(), found);
+    cur = e->getOperand(found);
+  }
+  return std::nullopt;
+}
+
+/// Whether `outer` undoes a view taken for a few binary ops
+/// (ElementwiseInBatchView's sandwich, which the layout moves leave to it).
 bool undoesViewForOneOp(ReshapeOp outer) {
-  Operation *e = outer.getX().getDefiningOp();
-  if (!e || !isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(e) ||
-      !e->hasOneUse())
-    return false;
-  return llvm::any_of(e->getOperands(), [&](Value v) {
-    auto in = v.getDefiningOp<ReshapeOp>();
-    return in && in.getX().getType() == outer.getType();
-  });
+  auto vc = viewedChain(outer);
+  return vc && reachesMatmul(vc->x) && feedsExp(outer.getResult());
 }
 
 struct RelabelScoreChain : public RewritePattern {
@@ -892,11 +932,17 @@ struct RelabelScoreChain : public RewritePattern {
     // ElementwiseInBatchView: the scores keep the product's layout.
     if (op->hasOneUse()) {
       Operation *e = *op->getUsers().begin();
-      if (e->hasOneUse())
-        if (auto back = dyn_cast<ReshapeOp>(*e->getUsers().begin());
-            back && undoesViewForOneOp(back))
-          return rewriter.notifyMatchFailure(op, "a view undone after one "
-                                                 "op");
+      for (int depth = 0; depth < 4 && e && e->hasOneUse(); ++depth) {
+        Operation *next = *e->getUsers().begin();
+        if (auto back = dyn_cast<ReshapeOp>(next)) {
+          if (undoesViewForOneOp(back))
+            return rewriter.notifyMatchFailure(op, "a view undone after a "
+                                                   "few ops");
+          break;
+        }
+        e = isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(next) ? next
+                                                                 : nullptr;
+      }
     }
     Value x = op->getOperand(0);
     std::string why;
@@ -1194,45 +1240,54 @@ struct MergedRowsAtPV : public OpRewritePattern<MatmulOp> {
   }
 };
 
-/// reshape(op(reshape(x), y)) where the outer reshape undoes the inner one
-/// and both only regroup batch dims (rows and keys stay): op(x, y') with y
-/// regrouped into x's batch. Swin's shifted windows view the scores
-/// [B_ / nW, nW, nH, N, N] only to add the per-window mask [1, nW, 1, N, N]
-/// and view them back; the mask moves to [nW, 1, N, N] instead, so the
-/// scores keep the product's layout. Each element is added the same value.
+/// reshape(op_n(.. op_1(reshape(x), y_1) .., y_n)) where the outer reshape
+/// undoes the inner one: op_n(.. op_1(x, y_1') .., y_n') with each y moved
+/// into x's layout. Where both reshapes only regroup batch dims (rows and
+/// keys stay), y is regrouped: Swin's shifted windows view the scores
+/// [B_ / nW, nW, nH, N, N] only to add the per-window mask
+/// [1, nW, 1, N, N], which becomes [nW, 1, N, N]. Otherwise y is
+/// broadcast to the view and reshaped as the scores are: SAM's decomposed
+/// relative positions view [B, Q, K] as [B, qh, qw, kh, kw] to add the
+/// row and column terms, which then form one [B, Q, K] bias. Each element
+/// meets the same operands either way.
 struct ElementwiseInBatchView : public OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
-    Operation *e = op.getX().getDefiningOp();
-    if (!e || !isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(e) ||
-        !e->hasOneUse())
-      return rewriter.notifyMatchFailure(op, "not a view of a binary op");
+    auto vc = viewedChain(op);
+    if (!vc)
+      return rewriter.notifyMatchFailure(op, "not a view undone after a few "
+                                             "binary ops");
+    // Only scores: other chains (a rotary in a head view) keep their form.
+    if (!reachesMatmul(vc->x) || !feedsExp(op.getResult()))
+      return rewriter.notifyMatchFailure(op, "not scores");
     auto out = op.getType().getShape();
-    auto view = typeOf(e->getResult(0)).getShape();
-    if (out.size() < 2 || view.size() < 2 ||
-        out.take_back(2) != view.take_back(2) ||
-        !dimGroups(view.drop_back(2), out.drop_back(2)))
-      return rewriter.notifyMatchFailure(op, "moves rows or keys");
-    for (int side = 0; side < 2; ++side) {
-      auto in = e->getOperand(side).getDefiningOp<ReshapeOp>();
-      Value y = e->getOperand(1 - side);
-      if (!in || typeOf(in.getX()) != op.getType() ||
-          typeOf(in.getResult()).getShape() != view ||
-          !fitsPrefix(typeOf(y).getShape(), view.drop_back(2), 2))
-        continue;
-      Location loc = op.getLoc();
-      Value y2 = regroup(rewriter, loc, y, view.drop_back(2),
-                         out.drop_back(2), 2);
-      Value x = in.getX();
-      Value a = side ? y2 : x, b = side ? x : y2;
+    auto viewT = typeOf(vc->ops.back()->getResult(0));
+    auto view = viewT.getShape();
+    bool batchOnly = out.size() >= 2 && view.size() >= 2 &&
+                     out.take_back(2) == view.take_back(2) &&
+                     dimGroups(view.drop_back(2), out.drop_back(2));
+    Location loc = op.getLoc();
+    auto move = [&](Value y) -> Value {
+      if (batchOnly && fitsPrefix(typeOf(y).getShape(), view.drop_back(2), 2))
+        return regroup(rewriter, loc, y, view.drop_back(2), out.drop_back(2),
+                       2);
+      Value b = y;
+      if (typeOf(y).getShape() != view)
+        b = rewriter.create<BroadcastOp>(loc, y, view);
+      return rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(out, typeOf(y).getElementType()), b);
+    };
+    Value cur = vc->x;
+    for (auto [e, side] : llvm::zip(vc->ops, vc->side)) {
+      Value y = move(e->getOperand(1 - side));
+      Value a = side ? y : cur, b = side ? cur : y;
       OperationState state(e->getLoc(), e->getName(), ValueRange{a, b},
                            TypeRange{op.getType()}, e->getAttrs());
-      Operation *r = rewriter.create(state);
-      rewriter.replaceOp(op, r->getResults());
-      return success();
+      cur = rewriter.create(state)->getResult(0);
     }
-    return rewriter.notifyMatchFailure(op, "no operand views the result");
+    rewriter.replaceOp(op, cur);
+    return success();
   }
 };
 

@@ -18,12 +18,15 @@
 // (attn @ v).view(B, nH, H, W, -1).permute(0, 2, 3, 1, 4).reshape(B, H, W,
 // -1). A 4x4 window (16 tokens), nH = 2, head 16, B = 1, f32.
 
-// Not yet strongest: the view [B*nH, q_h, q_w, k_h, k_w] splits the key axis to add rel_h / rel_w, and
-// Not yet strongest: the view back sits between the scores and the softmax: not moved, declined.
+// Strongest form the graph allows: the view [B*nH, q_h, q_w, k_h, k_w] taken
+// to add rel_h and rel_w and undone after is dropped, the two terms
+// broadcast to one [B*nH, Q, K] bias in the scores' layout (a bias, so a
+// tensor mask).
 // CHECK-LABEL: func.func @sam_vit_decomposed_rel_pos_f32
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: 'poot.reshape' between the first matmul and the softmax
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x2x16x16xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64} : tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x2x16x16xf32>
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask{{$}}
 func.func @sam_vit_decomposed_rel_pos_f32(%qkv: tensor<1x16x96xf32>, %rel_pos_h: tensor<7x16xf32>,
                                           %rel_pos_w: tensor<7x16xf32>) -> tensor<1x4x4x32xf32> {
   %r5 = poot.reshape %qkv : tensor<1x16x96xf32> -> tensor<1x16x3x2x16xf32>
