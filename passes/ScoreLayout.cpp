@@ -1002,6 +1002,33 @@ struct TransposedPVProduct : public OpRewritePattern<TransposeOp> {
   }
 };
 
+/// matmul(a, p) with the probabilities on the right and no transpose after
+/// it (Apple's attention for the Neural Engine: V . P^T over key-major
+/// scores, the output laid out [.., D, Lq]): transpose(matmul(p^T, a^T)),
+/// the product with the probabilities on the left the matcher roots at,
+/// transposed into the graph's layout. Element (d, i) of a . p is
+/// sum_t a[d, t] p[t, i], which is element (i, d) of p^T . a^T.
+struct ProbabilitiesOnTheRight : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp mm,
+                                PatternRewriter &rewriter) const override {
+    if (!holdsExp(mm.getRhs()) || holdsExp(mm.getLhs()))
+      return rewriter.notifyMatchFailure(mm, "not a . P");
+    int64_t r = mm.getType().getRank();
+    if (r < 2 || typeOf(mm.getLhs()).getRank() != r ||
+        typeOf(mm.getRhs()).getRank() != r)
+      return rewriter.notifyMatchFailure(mm, "operands of other ranks");
+    Location loc = mm.getLoc();
+    SmallVector<int64_t> s = identityPerm(r);
+    std::swap(s[r - 1], s[r - 2]);
+    Value pT = rewriter.create<TransposeOp>(loc, mm.getRhs(), s);
+    Value aT = rewriter.create<TransposeOp>(loc, mm.getLhs(), s);
+    Value product = rewriter.create<MatmulOp>(loc, pT, aT);
+    rewriter.replaceOpWithNewOp<TransposeOp>(mm, product, s);
+    return success();
+  }
+};
+
 /// matmul(reshape(p), v) where the reshape merges batch dims of p and keeps
 /// its last two: reshape(matmul(p, v')), v' regrouped into p's batch dims.
 struct LiftBatchReshapeThroughMatmul : public OpRewritePattern<MatmulOp> {
@@ -1429,6 +1456,7 @@ void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
   patterns.add<RelabelScoreChain, TransposedPVProduct,
                LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV,
                MatmulBatchBroadcast, SumOfScoreProducts, MergedRowsAtPV,
-               ScoreProductRank, ElementwiseInBatchView>(
+               ScoreProductRank, ElementwiseInBatchView,
+               ProbabilitiesOnTheRight>(
       patterns.getContext());
 }
