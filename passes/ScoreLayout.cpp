@@ -1002,6 +1002,45 @@ struct TransposedPVProduct : public OpRewritePattern<TransposeOp> {
   }
 };
 
+/// The scores times (or divided by) a tensor that varies only along their
+/// batch dims, matmul(a, b) * t with t's last two dims 1 (a temperature per
+/// head: Swin V2's clamped, exponentiated logit_scale): matmul(a * t, b),
+/// the factor on q, where the fused op reads it as part of q. Row i of
+/// a . b times t[h] is (t[h] * a_i) . b. A splat is left to the scale.
+template <typename OpTy>
+struct BatchFactorOnScores : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool isDiv = std::is_same_v<OpTy, DivOp>;
+    for (int side = 0; side < (isDiv ? 1 : 2); ++side) {
+      auto mm = op->getOperand(side).template getDefiningOp<MatmulOp>();
+      Value t = op->getOperand(1 - side);
+      if (!mm || !mm->hasOneUse() || mm.getType() != op.getType())
+        continue;
+      auto tt = typeOf(t), at = typeOf(mm.getLhs());
+      int64_t r = mm.getType().getRank();
+      if (tt.getRank() > r || at.getRank() != r || r < 3 ||
+          tt.getElementType() != at.getElementType() ||
+          llvm::all_of(tt.getShape(), [](int64_t d) { return d == 1; }))
+        continue;
+      // t broadcasts into the product's batch dims only.
+      SmallVector<int64_t> padded(r - tt.getRank(), 1);
+      llvm::append_range(padded, tt.getShape());
+      bool batchOnly = padded[r - 1] == 1 && padded[r - 2] == 1;
+      for (int64_t i = 0; i < r - 2 && batchOnly; ++i)
+        batchOnly = padded[i] == 1 || padded[i] == at.getDimSize(i);
+      if (!batchOnly || !feedsExp(op.getResult()))
+        continue;
+      Location loc = op.getLoc();
+      Value a = rewriter.create<OpTy>(loc, at, mm.getLhs(), t);
+      rewriter.replaceOpWithNewOp<MatmulOp>(op, a, mm.getRhs());
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no batch factor on a product");
+  }
+};
+
 /// matmul(a, p) with the probabilities on the right and no transpose after
 /// it (Apple's attention for the Neural Engine: V . P^T over key-major
 /// scores, the output laid out [.., D, Lq]): transpose(matmul(p^T, a^T)),
@@ -1457,6 +1496,7 @@ void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
                LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV,
                MatmulBatchBroadcast, SumOfScoreProducts, MergedRowsAtPV,
                ScoreProductRank, ElementwiseInBatchView,
-               ProbabilitiesOnTheRight>(
+               ProbabilitiesOnTheRight, BatchFactorOnScores<MulOp>,
+               BatchFactorOnScores<DivOp>>(
       patterns.getContext());
 }

@@ -17,12 +17,16 @@
 // attn + bias.unsqueeze(0); softmax(dim=-1); attn @ v. Window 3 (N = 9),
 // B_ = 4 windows, nH = 2, head 16, f32.
 
-// Not yet strongest: the per-head learned temperature exp(min(logit_scale, log 100)) [nH, 1, 1] on the
-// Not yet strongest: scores is declined (it could move onto q as a per-head factor).
+// Strongest form the graph allows: the per-head temperature
+// exp(min(logit_scale, log 100)) [nH, 1, 1] on the scores moves onto q (it
+// varies along the head axis only), the cosine-normalised q and k enter the
+// fused op as they are, and the relative position bias stays a tensor mask.
 // CHECK-LABEL: func.func @swinv2_cosine_logit_scale_f32
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: 'poot.mul' at line {{[0-9]+}} scales the scores by a factor that is not a constant: no scale the fused op takes
+// The norms of q and k (reduce_sum) and the temperature (exp) stay before
+// the fused op; nothing of the softmax is left after it.
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x2x9x9xf32>) {n_rep = 1 : i64, scale = 1.000000e+00 : f64} : tensor<4x2x9x16xf32>, tensor<4x2x9x16xf32>, tensor<4x2x9x16xf32> -> tensor<4x2x9x16xf32>
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 1, tensor mask{{$}}
 func.func @swinv2_cosine_logit_scale_f32(%qkv: tensor<4x9x96xf32>, %logit_scale: tensor<2x1x1xf32>,
                                          %cpb: tensor<25x2xf32>) -> tensor<4x9x32xf32> {
   %r5 = poot.reshape %qkv : tensor<4x9x96xf32> -> tensor<4x9x3x2x16xf32>
