@@ -1,8 +1,7 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-rope --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-rope --poot-attention=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: poot-opt %s --poot-canonicalize --poot-rope --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
-// (No Vulkan run: the graph holds i64 tensors, which the SPIR-V target
-// stores only on devices with shaderInt64; the CI device has none.)
+// RUN: %if vulkan-int64 %{ poot-run %t.mlir --device=vulkan --device-from-host --check --ref=%s --quiet %}
 
 // HF transformers ESM-2 (models/esm/modeling_esm.py, EsmSelfAttention.forward
 // with position_embedding_type = "rotary", the classic eager path): q, k, v =

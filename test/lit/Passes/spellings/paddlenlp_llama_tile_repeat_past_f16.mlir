@@ -1,8 +1,7 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
-// (No Vulkan run: the graph holds i64 tensors, which the SPIR-V target
-// stores only on devices with shaderInt64; the CI device has none.)
+// RUN: %if vulkan-int64 %{ poot-run %t.mlir --device=vulkan --device-from-host --check --ref=%s --quiet %}
 
 // PaddleNLP Llama (PaddlePaddle/PaddleNLP paddlenlp/transformers/llama/
 // modeling.py, scaled_dot_product_attention without flash attention, with
