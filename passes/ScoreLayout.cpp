@@ -862,6 +862,11 @@ std::optional<Relabel> relabelOf(Operation *op) {
   return Relabel::split(xt.getShape(), rt.getShape());
 }
 
+/// The binary elementwise ops a view may be taken for (see viewedChain).
+bool isViewedBinary(Operation *op) {
+  return op && isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(op);
+}
+
 /// A view taken for a few binary ops and undone after them:
 /// outer = reshape(op_n(.. op_1(reshape(x), y_1) .., y_n)), x of outer's
 /// type, each op elementwise with one use. The ops in order (op_1 first)
@@ -877,8 +882,8 @@ std::optional<ViewedChain> viewedChain(ReshapeOp outer) {
   auto viewType = typeOf(cur);
   for (int depth = 0; depth < 4; ++depth) {
     Operation *e = cur.getDefiningOp();
-    if (!e || !isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(e) ||
-        !e->hasOneUse() || e->getResult(0).getType() != viewType)
+    if (!isViewedBinary(e) || !e->hasOneUse() ||
+        e->getResult(0).getType() != viewType)
       return std::nullopt;
     int found = -1;
     for (int side = 0; side < 2 && found < 0; ++side) {
@@ -896,8 +901,7 @@ std::optional<ViewedChain> viewedChain(ReshapeOp outer) {
     // Go on through the operand that is itself such an op.
     for (int side = 0; side < 2 && found < 0; ++side) {
       Operation *d = e->getOperand(side).getDefiningOp();
-      if (d && isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(d) &&
-          d->getResult(0).getType() == viewType)
+      if (isViewedBinary(d) && d->getResult(0).getType() == viewType)
         found = side;
     }
     if (found < 0)
@@ -940,8 +944,7 @@ struct RelabelScoreChain : public RewritePattern {
                                                    "few ops");
           break;
         }
-        e = isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(next) ? next
-                                                                 : nullptr;
+        e = isViewedBinary(next) ? next : nullptr;
       }
     }
     Value x = op->getOperand(0);
