@@ -905,3 +905,44 @@ func.func @transpose_between_unit_reshapes(%k: tensor<2x1x10x40xf32>) -> tensor<
   %b = poot.reshape %t : tensor<2x40x10xf32> -> tensor<2x1x40x10xf32>
   return %b : tensor<2x1x40x10xf32>
 }
+
+// -----
+
+// A transpose between unit reshapes that keeps the non-unit dims in order
+// moves no data: one reshape.
+// CHECK-LABEL: func.func @unit_transpose_in_order
+// CHECK: %[[R:.+]] = poot.reshape %arg0 : tensor<1x2x2x12xf32> -> tensor<1x2x1x2x12xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @unit_transpose_in_order(%x: tensor<1x2x2x12xf32>) -> tensor<1x2x1x2x12xf32> {
+  %a = poot.reshape %x : tensor<1x2x2x12xf32> -> tensor<1x2x2x12x1xf32>
+  %t = poot.transpose %a {perm = array<i64: 4, 0, 1, 2, 3>} : tensor<1x2x2x12x1xf32>
+  %b = poot.reshape %t : tensor<1x1x2x2x12xf32> -> tensor<1x2x1x2x12xf32>
+  return %b : tensor<1x2x1x2x12xf32>
+}
+
+// -----
+
+// A convert of a broadcast is the broadcast of the convert; a compare of a
+// broadcast with a splat likewise (the broadcast read once: a broadcast
+// with another reader is left).
+// CHECK-LABEL: func.func @convert_and_compare_of_broadcast
+// CHECK: %[[C:.+]] = poot.convert %arg0 : tensor<6x6xbf16> -> tensor<6x6xf32>
+// CHECK: %[[K:.+]] = poot.compare ge, %[[C]], %{{.+}} : tensor<6x6xf32>, tensor<f32>
+// CHECK: poot.broadcast %[[K]] {shape = array<i64: 1, 4, 6, 6>} : tensor<6x6xi1>
+func.func @convert_and_compare_of_broadcast(%m: tensor<6x6xbf16>) -> tensor<1x4x6x6xi1> {
+  %b = poot.broadcast %m {shape = array<i64: 1, 4, 6, 6>} : tensor<6x6xbf16>
+  %f = poot.convert %b : tensor<1x4x6x6xbf16> -> tensor<1x4x6x6xf32>
+  %thr = poot.constant dense<-1.0e+38> : tensor<f32>
+  %k = poot.compare ge, %f, %thr : tensor<1x4x6x6xf32>, tensor<f32>
+  return %k : tensor<1x4x6x6xi1>
+}
+
+// CHECK-LABEL: func.func @compare_of_shared_broadcast_left
+// CHECK: %[[B:.+]] = poot.broadcast %arg0
+// CHECK: poot.compare ge, %[[B]]
+func.func @compare_of_shared_broadcast_left(%m: tensor<6x6xf32>) -> (tensor<1x4x6x6xi1>, tensor<1x4x6x6xf32>) {
+  %b = poot.broadcast %m {shape = array<i64: 1, 4, 6, 6>} : tensor<6x6xf32>
+  %thr = poot.constant dense<0.0> : tensor<f32>
+  %k = poot.compare ge, %b, %thr : tensor<1x4x6x6xf32>, tensor<f32>
+  return %k, %b : tensor<1x4x6x6xi1>, tensor<1x4x6x6xf32>
+}
