@@ -305,12 +305,22 @@ void maskTerms(Value m, SmallVectorImpl<Value> &terms);
 /// Whether the scores are -inf wherever `c` says hidden (false when
 /// `visibleWhenTrue`, true otherwise): a -inf select on the scores, or an
 /// added select(c, 0, -inf), by the same condition with the same polarity.
-bool hidesWithNegInf(const Scores &sc, Value c, bool visibleWhenTrue) {
+/// The condition of a select of the scores by `c` (visible when
+/// `visibleWhenTrue`) whose fill is finite (`finite`) or -inf, or null.
+Value selectingCond(const Scores &sc, Value c, bool visibleWhenTrue,
+                    bool finite) {
   Value want = stripAligned(c);
   for (auto [cond, inverted] : sc.selectConds)
     if (stripAligned(cond) == want && inverted == !visibleWhenTrue &&
-        !sc.finiteFills.count(cond))
-      return true;
+        sc.finiteFills.count(cond) == static_cast<size_t>(finite))
+      return cond;
+  return nullptr;
+}
+
+bool hidesWithNegInf(const Scores &sc, Value c, bool visibleWhenTrue) {
+  if (selectingCond(sc, c, visibleWhenTrue, /*finite=*/false))
+    return true;
+  Value want = stripAligned(c);
   SmallVector<Value> terms;
   for (Value m : sc.masks)
     maskTerms(m, terms);
@@ -318,17 +328,6 @@ bool hidesWithNegInf(const Scores &sc, Value c, bool visibleWhenTrue) {
     if (auto sm = selectMask(t))
       if (stripAligned(sm->first) == want && sm->second == visibleWhenTrue)
         return true;
-  return false;
-}
-
-/// Whether the scores are selected by `c` with a finite fill on the keys it
-/// hides (select(c, s, f) with f finite, c visible when `visibleWhenTrue`).
-bool selectsWithFiniteFill(const Scores &sc, Value c, bool visibleWhenTrue) {
-  Value want = stripAligned(c);
-  for (auto [cond, inverted] : sc.selectConds)
-    if (stripAligned(cond) == want && inverted == !visibleWhenTrue &&
-        sc.finiteFills.count(cond))
-      return true;
   return false;
 }
 
@@ -2069,7 +2068,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       // The scores selected by the same condition with a finite fill:
       // decided once the masks are read (where that fill stands exactly for
       // -inf, the probabilities are already 0 where the guard zeroes them).
-      if (selectsWithFiniteFill(*peeled, g.cond, g.visibleWhenTrue)) {
+      if (selectingCond(*peeled, g.cond, g.visibleWhenTrue, /*finite=*/true)) {
         finiteSameMask.push_back(g.op);
         continue;
       }

@@ -320,28 +320,34 @@ struct FoldConstantBinary : public OpRewritePattern<OpTy> {
   }
 };
 
+/// convert(broadcast(x)) -> broadcast(convert(x)): elementwise, and on
+/// fewer elements. A table broadcast to the scores and converted to a
+/// condition (candle's u8 causal table) then folds, and a mask converted
+/// after its broadcast (Praxis) meets the mask readers as it is. Taken when
+/// the broadcast has no other reader or holds a constant.
+struct ConvertOfBroadcast : public OpRewritePattern<ConvertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertOp op,
+                                PatternRewriter &rewriter) const override {
+    auto bc = op.getX().getDefiningOp<BroadcastOp>();
+    if (!bc || !(bc->hasOneUse() || bc.getX().getDefiningOp<ConstantOp>()))
+      return rewriter.notifyMatchFailure(op, "not a broadcast of its own");
+    auto in = typeOf(bc.getX());
+    Value c = rewriter.create<ConvertOp>(
+        op.getLoc(),
+        RankedTensorType::get(in.getShape(), op.getType().getElementType()),
+        bc.getX());
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, c, op.getType().getShape());
+    return success();
+  }
+};
+
 /// convert(constant) -> constant, with convert's semantics (float to int
-/// truncates and saturates, NaN gives 0; anything to i1 is x != 0). A
-/// convert of a broadcast is the broadcast of the convert (elementwise, and
-/// on fewer elements): a table broadcast to the scores and converted to a
-/// condition (candle's u8 causal table), or a mask converted after its
-/// broadcast (Praxis), stays one the mask readers read.
+/// truncates and saturates, NaN gives 0; anything to i1 is x != 0).
 struct FoldConstantConvert : public OpRewritePattern<ConvertOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvertOp op,
                                 PatternRewriter &rewriter) const override {
-    if (auto bc = op.getX().getDefiningOp<BroadcastOp>())
-      if (bc->hasOneUse() || bc.getX().getDefiningOp<ConstantOp>()) {
-        auto in = typeOf(bc.getX());
-        Value c = rewriter.create<ConvertOp>(
-            op.getLoc(),
-            RankedTensorType::get(in.getShape(),
-                                  op.getType().getElementType()),
-            bc.getX());
-        rewriter.replaceOpWithNewOp<BroadcastOp>(op, c,
-                                                 op.getType().getShape());
-        return success();
-      }
     auto x = elementsOf(op.getX());
     if (!x)
       return rewriter.notifyMatchFailure(op, "operand is not a small constant");
@@ -743,7 +749,7 @@ void poot::populateCanonicalizePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns
       .add<ComposeTransposes, ComposeBroadcasts, FoldConstantConvert,
-           CompareOfBroadcast,
+           CompareOfBroadcast, ConvertOfBroadcast,
            FoldConstantSlice, PowMinusOneToReciprocal, DivByPowerOfTwoToMul,
            HoistLayoutAboveScalarOp<TransposeOp>,
            HoistLayoutAboveScalarOp<ReshapeOp>,

@@ -915,7 +915,7 @@ std::optional<ViewedChain> viewedChain(ReshapeOp outer) {
 
 /// Whether `outer` undoes a view taken for a few binary ops
 /// (ElementwiseInBatchView's sandwich, which the layout moves leave to it).
-bool undoesViewForOneOp(ReshapeOp outer) {
+bool undoesViewForFewOps(ReshapeOp outer) {
   auto vc = viewedChain(outer);
   return vc && reachesMatmul(vc->x) && feedsExp(outer.getResult());
 }
@@ -939,7 +939,7 @@ struct RelabelScoreChain : public RewritePattern {
       for (int depth = 0; depth < 4 && e && e->hasOneUse(); ++depth) {
         Operation *next = *e->getUsers().begin();
         if (auto back = dyn_cast<ReshapeOp>(next)) {
-          if (undoesViewForOneOp(back))
+          if (undoesViewForFewOps(back))
             return rewriter.notifyMatchFailure(op, "a view undone after a "
                                                    "few ops");
           break;
@@ -1167,7 +1167,7 @@ struct SplitProbabilitiesAtPV : public OpRewritePattern<MatmulOp> {
     ReshapeOp merge = findMerge(p);
     if (!merge)
       return rewriter.notifyMatchFailure(mm, "no batch merge behind p");
-    if (undoesViewForOneOp(merge))
+    if (undoesViewForFewOps(merge))
       return rewriter.notifyMatchFailure(mm, "the merge undoes a view for "
                                              "one op");
     auto view = typeOf(merge.getX()).getShape();
