@@ -282,6 +282,9 @@ struct Scores {
   /// The condition of the select peeled last, when no added mask was peeled
   /// after it: the select nearest the scores, with no mask inside it.
   Value innermostSelect;
+  /// For each select condition (its first select), how many masks and
+  /// selects had been peeled before it: the later ones lie inside it.
+  llvm::DenseMap<Value, std::pair<size_t, size_t>> peeledBefore;
   /// Every value the walk passed, from the softmax input down to the first
   /// matmul (with and without their converts): the score chain a shift's
   /// max must be taken over.
@@ -703,6 +706,8 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
       if (auto f = negativeFill(sel.getOnFalse());
           f && reachesMatmul(sel.getOnTrue())) {
         record(*f);
+        out.peeledBefore.try_emplace(
+            sel.getCond(), out.masks.size(), out.selectConds.size());
         out.selectConds.push_back({sel.getCond(), false});
         out.innermostSelect = sel.getCond();
         s = sel.getOnTrue();
@@ -711,6 +716,8 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
       if (auto f = negativeFill(sel.getOnTrue());
           f && reachesMatmul(sel.getOnFalse())) {
         record(*f);
+        out.peeledBefore.try_emplace(
+            sel.getCond(), out.masks.size(), out.selectConds.size());
         out.selectConds.push_back({sel.getCond(), true});
         out.innermostSelect = sel.getCond();
         s = sel.getOnFalse();
@@ -1874,16 +1881,17 @@ bool rowsKeepAKey(std::optional<int64_t> upper, std::optional<int64_t> lower,
 }
 
 /// The least magnitude of a finite select fill that absorbs the scores:
-/// s + f rounds to f for |s| below half an ulp of f, which at 2^120 is
-/// 2^96 in f32 and 2^67 in f64 (the oracle), far past any score.
-constexpr double kAbsorbingFill = -0x1p120;
+/// s + f rounds to f for |s| below half an ulp of f, which at 2^96 is
+/// 2^72 in f32 and 2^43 (about 9e12) in f64 (the oracle), far past any
+/// score; -1e30 (Haiku's and Grok-1's fill, about 2^99.7) passes.
+constexpr double kAbsorbingFill = -0x1p96;
 
 /// Why the finite fill `fill` of the select on the scores by `cond` is not
 /// exactly the additive mask select(cond, 0, fill), or "" when it is. Where
 /// the select hides a key the graph's score is f, then whatever masks lie
 /// outside it are added; the fused op adds s * scale to the same sum. The
 /// two agree when
-/// - f absorbs the score (|f| >= 2^120): s * scale + f rounds back to f,
+/// - f absorbs the score (|f| >= 2^96): s * scale + f rounds back to f,
 ///   so a row the masks hide whole averages v in both, and a row that
 ///   keeps a key gives the hidden ones weight 0 in both;
 /// - the select is the mask nearest the scores (a -inf mask inside it would
@@ -1895,14 +1903,31 @@ constexpr double kAbsorbingFill = -0x1p120;
 ///   padding masks front ends build from finfo.min), so no term can pull
 ///   the sum back into the range of the scores.
 std::string absorbedFillRisk(const Scores &sc, const MaskMeaning &m,
-                             Value cond, double fill, Type et) {
+                             Value cond, double fill, Type et,
+                             SmallVectorImpl<Value> *inside = nullptr) {
   if (!std::isfinite(fill) || fill > kAbsorbingFill)
     return "too small to absorb the scores";
-  if (sc.innermostSelect != cond ||
-      llvm::count_if(sc.selectConds, [&](const std::pair<Value, bool> &x) {
+  if (llvm::count_if(sc.selectConds, [&](const std::pair<Value, bool> &x) {
         return x.first == cond;
       }) != 1)
     return "a mask is applied inside the select";
+  // Tensor terms T added inside the select, select(c, s + T, f), go into
+  // it: s + select(c, T, f) is the same, s + f rounding back to f, whatever
+  // T holds where c hides. Only plain tensor terms (no select, meaning or
+  // term inside a scale, which the fused op would apply outside).
+  SmallVector<Value> within;
+  if (sc.innermostSelect != cond) {
+    auto it = sc.peeledBefore.find(cond);
+    if (it == sc.peeledBefore.end() ||
+        sc.selectConds.size() != it->second.second + 1)
+      return "a mask is applied inside the select";
+    for (size_t k = it->second.first; k < sc.masks.size(); ++k) {
+      Value t = sc.masks[k];
+      if (!llvm::is_contained(m.rest, t) || sc.biasFactor.count(t))
+        return "a mask is applied inside the select";
+      within.push_back(t);
+    }
+  }
   auto ft = dyn_cast<FloatType>(et);
   if (!ft)
     return "scores of no float type";
@@ -1913,6 +1938,8 @@ std::string absorbedFillRisk(const Scores &sc, const MaskMeaning &m,
     return a;
   };
   for (Value t : m.rest) {
+    if (llvm::is_contained(within, t))
+      continue;
     auto fm = fillMask(t);
     if (!fm || sc.biasFactor.count(t))
       return "another tensor mask beside it";
@@ -1924,7 +1951,35 @@ std::string absorbedFillRisk(const Scores &sc, const MaskMeaning &m,
     if (!sum.isInfinity())
       return "another finite fill beside it";
   }
+  if (inside)
+    inside->assign(within.begin(), within.end());
   return "";
+}
+
+/// Whether the clamp max(x, L) of the masked scores x moves no score, so
+/// that it drops whatever the masks mean: the masks are one additive term
+/// of 0 and a fill g that absorbs the scores (|g| >= 2^96) with L <= g in
+/// the scores' type, and nothing else (no select, band or -inf fill that
+/// could put a score below L). Every score is then s * scale (+ a finite
+/// bias) or exactly g: XGLM's and OPT-style clamps behind a padding mask.
+bool clampMovesNothing(const Scores &sc, const MaskMeaning &m, Type et) {
+  auto ft = dyn_cast<FloatType>(et);
+  if (!ft || !sc.clampFill || !sc.selectConds.empty() || m.upper || m.lower ||
+      !m.restConds.empty() || m.rest.size() != 1 ||
+      sc.biasFactor.count(m.rest.front()))
+    return false;
+  auto fm = fillMask(m.rest.front());
+  if (!fm)
+    return false;
+  double g = std::get<2>(*fm);
+  auto in = [&](double x) {
+    APFloat a(x);
+    bool lost;
+    a.convert(ft.getFloatSemantics(), APFloat::rmTowardZero, &lost);
+    return a.convertToDouble();
+  };
+  return std::isfinite(in(g)) && in(g) <= kAbsorbingFill &&
+         in(*sc.clampFill) <= in(g);
 }
 
 /// Why a finite fill read as hiding keys may differ from -inf, or "" when it
@@ -2046,6 +2101,20 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   auto softmax = readSoftmax(probs, why);
   if (failed(softmax))
     return decline(rewriter, root, why);
+  // Probabilities that something else reads (a second product, an output
+  // of the graph) stay computed for it: fusing P . V would compute them
+  // twice and save no read of them.
+  if (!root.getLhs().hasOneUse()) {
+    Operation *other = nullptr;
+    for (Operation *user : root.getLhs().getUsers())
+      if (user != root.getOperation())
+        other = user;
+    return decline(rewriter, root,
+                   "the probabilities are also read by " +
+                       (other ? describeOp(other)
+                              : std::string("the product twice")) +
+                       ": fused, they would be computed twice");
+  }
   auto peeled = peelScores(softmax->input, why, softmax->shifts);
   if (failed(peeled))
     return decline(rewriter, root, why);
@@ -2520,8 +2589,13 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                              /*finiteHides=*/false, peeled->finiteFills,
                              peeled->biasFactor);
       meaning.notes.push_back("mask kept as a tensor: " + risk);
+      // A select fill left as a condition fuses only as the additive mask
+      // of a fill that absorbs the scores (below); any other is declined
+      // here with the reason it cannot stand for -inf.
       for (auto [c, inverted] : meaning.restConds)
-        if (peeled->finiteFills.count(c))
+        if (auto it = peeled->finiteFills.find(c);
+            it != peeled->finiteFills.end() &&
+            !absorbedFillRisk(*peeled, meaning, c, it->second, et).empty())
           return decline(rewriter, root, risk);
     }
   }
@@ -2544,7 +2618,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     probe.finiteFill = probe.finiteFill
                            ? std::max(*probe.finiteFill, *peeled->clampFill)
                            : *peeled->clampFill;
-    if (std::string risk = finiteFillRisk(probe, lq, lk, fn); !risk.empty())
+    if (std::string risk = finiteFillRisk(probe, lq, lk, fn);
+        !risk.empty() && !clampMovesNothing(*peeled, meaning, et))
       return decline(rewriter, root,
                      llvm::formatv("the scores are clamped at {0}: {1}",
                                    llvm::format("%g", *peeled->clampFill),
@@ -2554,12 +2629,14 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // -inf it stands for, or as the additive select(c, 0, f) where f absorbs
   // the scores (absorbedFillRisk says when).
   Value absorbed;
+  SmallVector<Value> insideAbsorbed;
   for (auto [c, inverted] : meaning.restConds)
     if (auto it = peeled->finiteFills.find(c);
         it != peeled->finiteFills.end()) {
       std::string risk =
           absorbed ? "a second finite select fill"
-                   : absorbedFillRisk(*peeled, meaning, c, it->second, et);
+                   : absorbedFillRisk(*peeled, meaning, c, it->second, et,
+                                      &insideAbsorbed);
       if (!risk.empty())
         return decline(rewriter, root,
                        llvm::formatv("finite mask fill {0} with rows that may "
@@ -2715,9 +2792,31 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
         rewriter, loc,
         maskFromCond(rewriter, loc, maskView(c), inverted, scoresType, fill),
         scoresType);
+    if (c == absorbed && !insideAbsorbed.empty()) {
+      // select(c, T, f) for the terms T added inside the select: n is 0
+      // where c keeps a key and f (nonzero) where it hides one.
+      Value inner;
+      for (Value t : insideAbsorbed) {
+        Value tn = normaliseMask(rewriter, loc, maskView(t), scoresType);
+        inner = inner ? rewriter.create<AddOp>(loc, inner, tn).getResult()
+                      : tn;
+      }
+      auto nt = typeOf(n);
+      Value zero = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(
+                   RankedTensorType::get({}, nt.getElementType()),
+                   rewriter.getFloatAttr(nt.getElementType(), 0.0)));
+      Value keeps = rewriter.create<CompareOp>(loc, ComparePredicate::eq, n,
+                                               zero);
+      n = normaliseMask(rewriter, loc,
+                        rewriter.create<SelectOp>(loc, keeps, inner, n),
+                        scoresType);
+    }
     mask = mask ? rewriter.create<AddOp>(loc, mask, n).getResult() : n;
   }
   for (Value m : meaning.rest) {
+    if (llvm::is_contained(insideAbsorbed, m))
+      continue;
     Value src = maskView(m);
     if (auto it = peeled->biasFactor.find(m);
         it != peeled->biasFactor.end() && it->second != 1.0) {

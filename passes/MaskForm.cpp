@@ -445,6 +445,43 @@ std::optional<std::tuple<Value, double, double>> selectOfConstants(Value v) {
   return std::nullopt;
 }
 
+/// log(select(c, a, b)) -> select(c, log a, log b) where a branch is a
+/// constant (a bool converted to a float being select(c, 1, 0)): log is
+/// taken element by element either way, and the constant branch folds, so
+/// a 0/1 table's log (mistral-src's log(triu(tril(ones)))) becomes the
+/// select of 0 and -inf the mask readers take.
+struct LogOfSelect : public OpRewritePattern<LogOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LogOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value cond, a, b;
+    if (auto sel = op.getX().getDefiningOp<SelectOp>()) {
+      cond = sel.getCond();
+      a = sel.getOnTrue();
+      b = sel.getOnFalse();
+      if (!splatNumber(a) && !splatNumber(b))
+        return rewriter.notifyMatchFailure(op, "no constant branch");
+    } else if (auto cv = op.getX().getDefiningOp<ConvertOp>();
+               cv && typeOf(cv.getX()).getElementType().isInteger(1)) {
+      cond = cv.getX();
+      auto ft = cast<FloatType>(op.getType().getElementType());
+      auto scalar = RankedTensorType::get({}, ft);
+      a = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalar, rewriter.getFloatAttr(ft, 1.0)));
+      b = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalar, rewriter.getFloatAttr(ft, 0.0)));
+    } else {
+      return rewriter.notifyMatchFailure(op, "not a select or a bool");
+    }
+    // The select keeps its operands' shapes, so its type is the log's.
+    Value la = rewriter.create<LogOp>(loc, a);
+    Value lb = rewriter.create<LogOp>(loc, b);
+    rewriter.replaceOpWithNewOp<SelectOp>(op, cond, la, lb);
+    return success();
+  }
+};
+
 /// The bool of truth values (onTrue, onFalse) of c: c, not c, or constant.
 Value boolOf(PatternRewriter &rewriter, Location loc, Value c, bool onTrue,
              bool onFalse, RankedTensorType out) {
@@ -2247,7 +2284,7 @@ struct ConditionToItsDependence : public OpRewritePattern<OpTy> {
 
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
   patterns.add<ArangeToIota, BandTableDynamicSlice, BandTableSlice,
-               BandTableInMask,
+               BandTableInMask, LogOfSelect,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,

@@ -48,6 +48,8 @@ CASES=(
   "layout||0"
   "slice_steps||0"
   "split||0"
+  "tile||0"
+  "weight_names||0"
   "gather||0"
   "shape_fold|seq=5|0"
   "matmul||0"

@@ -127,6 +127,122 @@ def families():
                               eos_token_id=2, pad_token_id=0),
                   t.OPTForCausalLM, HEADS,
                   "MHA, learned positions at offset 2, ReLU")
+    out["qwen3"] = (t.Qwen3Config(**common, intermediate_size=FFN,
+                                  num_key_value_heads=2, head_dim=HEAD_DIM),
+                    t.Qwen3ForCausalLM, 2, "GQA 4/2, RMSNorm on q and k per head")
+    out["gemma3"] = (t.Gemma3TextConfig(**common, intermediate_size=FFN,
+                                        num_key_value_heads=2,
+                                        head_dim=HEAD_DIM, sliding_window=4,
+                                        query_pre_attn_scalar=16,
+                                        layer_types=["sliding_attention",
+                                                     "full_attention"]),
+                     t.Gemma3ForCausalLM, 2,
+                     "GQA 4/2, q/k norm, window 4 on the first layer, "
+                     "local and global RoPE bases")
+    out["olmo2"] = (t.Olmo2Config(**common, intermediate_size=FFN,
+                                  num_key_value_heads=2),
+                    t.Olmo2ForCausalLM, 2,
+                    "GQA 4/2, RMSNorm on the whole q and k projections")
+    out["stablelm"] = (t.StableLmConfig(**common, intermediate_size=FFN,
+                                        num_key_value_heads=2,
+                                        partial_rotary_factor=0.5,
+                                        qk_layernorm=True, use_qkv_bias=True),
+                       t.StableLmForCausalLM, 2,
+                       "GQA 4/2, LayerNorm per head on q and k, rotary on "
+                       "half the channels")
+    out["phi"] = (t.PhiConfig(**common, intermediate_size=FFN,
+                              partial_rotary_factor=0.5),
+                  t.PhiForCausalLM, HEADS,
+                  "MHA, rotary on half the channels, parallel MLP")
+    out["gptj"] = (t.GPTJConfig(vocab_size=VOCAB, n_embd=HIDDEN, n_layer=LAYERS,
+                                n_head=HEADS, n_positions=64, rotary_dim=8,
+                                n_inner=FFN, bos_token_id=1, eos_token_id=2),
+                   t.GPTJForCausalLM, HEADS,
+                   "MHA, interleaved rotary on 8 of 16 channels")
+    out["codegen"] = (t.CodeGenConfig(vocab_size=VOCAB, n_embd=HIDDEN,
+                                      n_layer=LAYERS, n_head=HEADS,
+                                      n_positions=64, n_ctx=64, rotary_dim=8,
+                                      n_inner=FFN, bos_token_id=1,
+                                      eos_token_id=2),
+                      t.CodeGenForCausalLM, HEADS,
+                      "MHA, qkv in mp_num interleaved blocks, interleaved "
+                      "rotary")
+    out["bigcode"] = (t.GPTBigCodeConfig(vocab_size=VOCAB, n_embd=HIDDEN,
+                                         n_layer=LAYERS, n_head=HEADS,
+                                         n_positions=64, n_inner=FFN,
+                                         multi_query=True, bos_token_id=1,
+                                         eos_token_id=2),
+                      t.GPTBigCodeForCausalLM, 1, "MQA, learned positions")
+    out["starcoder2"] = (t.Starcoder2Config(**common, intermediate_size=FFN,
+                                            num_key_value_heads=2,
+                                            sliding_window=4),
+                         t.Starcoder2ForCausalLM, 2,
+                         "GQA 4/2, biases, sliding window 4, LayerNorm")
+    out["cohere"] = (t.CohereConfig(**common, intermediate_size=FFN,
+                                    num_key_value_heads=2, logit_scale=0.5),
+                     t.CohereForCausalLM, 2,
+                     "GQA 4/2, interleaved rotary, parallel block")
+    out["granite"] = (t.GraniteConfig(**common, intermediate_size=FFN,
+                                      num_key_value_heads=2,
+                                      attention_multiplier=0.2,
+                                      embedding_multiplier=2.0,
+                                      residual_multiplier=0.5,
+                                      logits_scaling=4.0),
+                      t.GraniteForCausalLM, 2,
+                      "GQA 4/2, attention multiplier 0.2 for the scale")
+    out["nemotron"] = (t.NemotronConfig(**common, intermediate_size=FFN,
+                                        num_key_value_heads=2,
+                                        partial_rotary_factor=0.5),
+                       t.NemotronForCausalLM, 2,
+                       "GQA 4/2, rotary on half the channels, (1 + w) "
+                       "LayerNorm")
+    out["glm"] = (t.GlmConfig(**common, intermediate_size=FFN,
+                              num_key_value_heads=2, head_dim=HEAD_DIM,
+                              partial_rotary_factor=0.5),
+                  t.GlmForCausalLM, 2,
+                  "GQA 4/2, interleaved rotary on half the channels")
+    out["persimmon"] = (t.PersimmonConfig(**common, intermediate_size=FFN,
+                                          partial_rotary_factor=0.5,
+                                          qk_layernorm=True),
+                        t.PersimmonForCausalLM, HEADS,
+                        "MHA, fused qkv per head, LayerNorm on q and k")
+    out["gptneo"] = (t.GPTNeoConfig(vocab_size=VOCAB, hidden_size=HIDDEN,
+                                    num_layers=LAYERS, num_heads=HEADS,
+                                    attention_types=[[["global", "local"], 1]],
+                                    window_size=4, intermediate_size=FFN,
+                                    max_position_embeddings=64,
+                                    bos_token_id=1, eos_token_id=2),
+                     t.GPTNeoForCausalLM, HEADS,
+                     "MHA, unscaled scores, local window 4 on layer 2")
+    out["xglm"] = (t.XGLMConfig(vocab_size=VOCAB, d_model=HIDDEN,
+                                num_layers=LAYERS, attention_heads=HEADS,
+                                ffn_dim=FFN, max_position_embeddings=64,
+                                bos_token_id=1, eos_token_id=2,
+                                pad_token_id=0),
+                   t.XGLMForCausalLM, HEADS,
+                   "MHA, sinusoidal positions, q scaled before the product")
+    out["mpt"] = (t.MptConfig(vocab_size=VOCAB, d_model=HIDDEN, n_heads=HEADS,
+                              n_layers=LAYERS, max_seq_len=64,
+                              expansion_ratio=1),
+                  t.MptForCausalLM, HEADS, "MHA, ALiBi, fused Wqkv")
+    out["smollm3"] = (t.SmolLM3Config(**common, intermediate_size=FFN,
+                                      num_key_value_heads=2,
+                                      no_rope_layers=[1, 0]),
+                      t.SmolLM3ForCausalLM, 2,
+                      "GQA 4/2, no RoPE on the second layer")
+    out["deepseekv3"] = (t.DeepseekV3Config(**common, intermediate_size=FFN,
+                                            moe_intermediate_size=32,
+                                            num_key_value_heads=HEADS,
+                                            n_routed_experts=4,
+                                            num_experts_per_tok=2,
+                                            n_group=1, topk_group=1,
+                                            first_k_dense_replace=2,
+                                            q_lora_rank=32, kv_lora_rank=16,
+                                            qk_rope_head_dim=8,
+                                            qk_nope_head_dim=16,
+                                            v_head_dim=16),
+                         t.DeepseekV3ForCausalLM, HEADS,
+                         "MLA: keys of 16 + 8 rotary channels, values of 16")
     return out
 
 

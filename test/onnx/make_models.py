@@ -268,8 +268,8 @@ def attention():
 
 def errors():
     # A standard op the importer does not know.
-    save("unsupported_op", [node("Tile", ["x", "reps"], ["y"])],
-         [vi("x", F, [4])], [vi("y", F, [8])], [ints("reps", [2])])
+    save("unsupported_op", [node("Det", ["x"], ["y"])],
+         [vi("x", F, [3, 3])], [vi("y", F, [])])
     # An op the importer does not know, in another domain.
     graph = helper.make_graph(
         [helper.make_node("FusedMatMul", ["x", "x"], ["y"], name="fmm",
@@ -897,6 +897,32 @@ def contrib_activations():
          [const("b8", np.zeros([8], np.float32))], contrib=True, check=False)
 
 
+def tile_and_names():
+    # Tile of a graph value (dims repeated 2 x 3, and 1 x 3) and of a
+    # constant (folded at import).
+    nodes = [node("Tile", ["x", "r23"], ["y"]),
+             node("Tile", ["x", "r13"], ["z"]),
+             node("Tile", ["c", "r23"], ["ct"]),
+             node("Add", ["y", "ct"], ["w"])]
+    save("tile", nodes, [vi("x", F, [2, 3])],
+         [vi("y", F, [4, 9]), vi("z", F, [2, 9]), vi("w", F, [4, 9])],
+         [ints("r23", [2, 3]), ints("r13", [1, 3]),
+          const("c", np.arange(6, dtype=np.float32).reshape(2, 3))])
+    # Weights whose names are no file names: a TensorFlow scope, a large
+    # Constant node's output, and a name that the first one's file name
+    # takes already.
+    table = np.linspace(-1, 1, 64 * 8, dtype=np.float32).reshape(64, 8)
+    nodes = [node("MatMul", ["x", "model/dense/kernel:0"], ["a"]),
+             node("Constant", [], ["/model/Constant_output_0"],
+                  value=numpy_helper.from_array(table)),
+             node("MatMul", ["x", "/model/Constant_output_0"], ["b"]),
+             node("MatMul", ["x", "model_dense_kernel:0"], ["c"]),
+             node("Sum", ["a", "b", "c"], ["y"])]
+    save("weight_names", nodes, [vi("x", F, [2, 64])], [vi("y", F, [2, 8])],
+         [weight("model/dense/kernel:0", [64, 8]),
+          weight("model_dense_kernel:0", [64, 8])])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for build in (elementwise, softmax, reduce, logic, layout, slicing,
@@ -904,7 +930,7 @@ def main():
                   decoder_ts, attention23, causal_trilu, erf_gelu,
                   gather_scatter_nd, rotary, skip_norms, multi_head_attention,
                   group_query_attention, contrib_attention,
-                  contrib_activations):
+                  contrib_activations, tile_and_names):
         build()
 
 

@@ -344,7 +344,7 @@ bool decodeTensor(const ::onnx::TensorProto &tp, const std::string &dataDir,
 const llvm::StringMap<std::vector<StringRef>> &knownAttributes() {
   static const llvm::StringMap<std::vector<StringRef>> table = {
       {"Add", {}}, {"Sub", {}}, {"Mul", {}}, {"Div", {}}, {"Pow", {}},
-      {"Max", {}}, {"Min", {}}, {"Equal", {}}, {"Less", {}},
+      {"Max", {}}, {"Min", {}}, {"Sum", {}}, {"Equal", {}}, {"Less", {}},
       {"LessOrEqual", {}}, {"Greater", {}}, {"GreaterOrEqual", {}},
       {"And", {}}, {"Or", {}}, {"Not", {}}, {"IsNaN", {}},
       {"Neg", {}}, {"Abs", {}}, {"Sqrt", {}}, {"Reciprocal", {}},
@@ -361,7 +361,7 @@ const llvm::StringMap<std::vector<StringRef>> &knownAttributes() {
       {"ReduceMean", {"axes", "keepdims", "noop_with_empty_axes"}},
       {"ReduceProd", {"axes", "keepdims", "noop_with_empty_axes"}},
       {"Reshape", {"allowzero"}}, {"Flatten", {"axis"}},
-      {"Transpose", {"perm"}}, {"Expand", {}},
+      {"Transpose", {"perm"}}, {"Expand", {}}, {"Tile", {}},
       {"Unsqueeze", {"axes"}}, {"Squeeze", {"axes"}},
       {"Concat", {"axis"}}, {"Slice", {}},
       {"Split", {"axis", "split", "num_outputs"}},
@@ -416,9 +416,9 @@ const llvm::StringMap<std::vector<StringRef>> &knownAttributes() {
 int minInputs(const std::string &key) {
   static const std::map<std::string, int> table = {
       {"Where", 3}, {"MatMul", 2}, {"Gemm", 2}, {"Reshape", 2},
-      {"Expand", 2}, {"Slice", 3}, {"Gather", 2}, {"Range", 3},
+      {"Expand", 2}, {"Tile", 2}, {"Slice", 3}, {"Gather", 2}, {"Range", 3},
       {"Attention", 3}, {"LayerNormalization", 2}, {"CastLike", 2},
-      {"Constant", 0}, {"Max", 1}, {"Min", 1}, {"Concat", 1},
+      {"Constant", 0}, {"Max", 1}, {"Min", 1}, {"Sum", 1}, {"Concat", 1},
       {"RotaryEmbedding", 3}, {"GatherND", 2}, {"ScatterND", 3},
       {"CumSum", 2},
       {"com.microsoft::SkipSimplifiedLayerNormalization", 3},
@@ -486,6 +486,7 @@ bool Importer::declareInputs() {
         return false;
       if (handled) {
         modelInputs.insert(input.name());
+    inputNames.insert(input.name());
         continue;
       }
     }
@@ -524,7 +525,7 @@ bool Importer::markShapeOperands() {
   // Operands the importer must know at import time: shapes, axes, starts,
   // indices, counts.
   static const std::map<std::string, std::vector<int>> positions = {
-      {"Reshape", {1}}, {"Expand", {1}}, {"Unsqueeze", {1}},
+      {"Reshape", {1}}, {"Expand", {1}}, {"Tile", {1}}, {"Unsqueeze", {1}},
       {"Squeeze", {1}}, {"Slice", {1, 2, 3, 4}}, {"Split", {1}},
       {"Gather", {1}}, {"Range", {0, 1, 2}}, {"Trilu", {1}},
       {"ConstantOfShape", {0}}, {"ReduceSum", {1}}, {"ReduceMax", {1}},
@@ -561,7 +562,6 @@ bool Importer::addWeight(const std::string &name,
                    typed, err))
     return fail("initializer '" + name + "': " + err);
   Weight w;
-  w.name = name;
   if (options.loadWeights) {
     HostTensor h;
     if (!decodeTensor(tp, options.externalDataDir, h, err))
@@ -573,10 +573,24 @@ bool Importer::addWeight(const std::string &name,
       data[k] = h.getF(k);
     w.value = rt::Tensor(type, std::move(data));
   }
+  // The input is named as its weight file is (weightFileName), so a
+  // weights directory binds by file name even where the exporter's name
+  // holds '/' (TensorFlow scopes, a Constant node's output); a name taken
+  // already (another weight's, a model input's) gets a numbered suffix.
+  std::string safe = StringRef(weightFileName(name)).drop_back(4).str();
+  std::string inputName = safe;
+  auto taken = [&] {
+    return inputNames.count(inputName) ||
+           (inputName != name && fileSafeNames.count(inputName));
+  };
+  for (int k = 2; taken(); ++k)
+    inputName = safe + "_" + std::to_string(k);
+  inputNames.insert(inputName);
+  w.name = inputName;
   Val v;
   v.kind = info.kind;
   v.shape = info.shape;
-  v.value = t.input(name, info.shape, mlirType(info.kind));
+  v.value = t.input(inputName, info.shape, mlirType(info.kind));
   values[name] = std::move(v);
   weights.push_back(std::move(w));
   return true;
@@ -590,6 +604,11 @@ bool Importer::declareInitializers() {
       used.insert(name);
   for (const auto &out : graph.output())
     used.insert(out.name());
+  // An initializer whose name is a file name already keeps it; the others
+  // are renamed around those (addWeight).
+  for (const auto &init : graph.initializer())
+    if (weightFileName(init.name()) == init.name() + ".npy")
+      fileSafeNames.insert(init.name());
   for (const auto &init : graph.initializer()) {
     if (!used.count(init.name()) || values.count(init.name()))
       continue;
@@ -931,10 +950,13 @@ Value Importer::erf(Value x) {
 //===----------------------------------------------------------------------===//
 
 bool Importer::importElementwise(StringRef op) {
-  if (node->input_size() < 2 && !(op == "Max" || op == "Min"))
+  bool variadic = op == "Max" || op == "Min" || op == "Sum";
+  if (node->input_size() < 2 && !variadic)
     return fail("expected 2 inputs, got " +
                 std::to_string(node->input_size()));
-  // Max and Min are variadic: fold left.
+  // Max, Min and Sum are variadic: fold left (Sum as Add).
+  if (op == "Sum")
+    op = "Add";
   int count = node->input_size();
   bool fold = allHost(count);
   if (fold) {
@@ -1512,6 +1534,56 @@ bool Importer::importExpand() {
   return true;
 }
 
+bool Importer::importTile() {
+  Val &x = in(0);
+  std::vector<int64_t> repeats;
+  if (!constInts(1, "repeats", repeats))
+    return false;
+  if (repeats.size() != x.shape.size())
+    return fail("expected " + std::to_string(x.shape.size()) +
+                " repeats (one per dim of the input), got " +
+                std::to_string(repeats.size()));
+  SmallVector<int64_t, 4> shape;
+  int64_t n = 1;
+  for (size_t d = 0; d < repeats.size(); ++d) {
+    if (repeats[d] < 1)
+      return fail("expected repeats >= 1, got " + std::to_string(repeats[d]) +
+                  " for dim " + std::to_string(d));
+    int64_t size = 0;
+    if (llvm::MulOverflow(x.shape[d], repeats[d], size) ||
+        llvm::MulOverflow(n, size, n))
+      return fail("expected a tiled shape of fewer than 2^63 elements");
+    shape.push_back(size);
+  }
+  if (x.host && n <= kFoldLimit) {
+    std::vector<std::vector<int64_t>> positions(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d)
+      for (int64_t j = 0; j < shape[d]; ++j)
+        positions[d].push_back(j % x.shape[d]);
+    setOut(0, foldTake(*x.host, positions));
+    return true;
+  }
+  // out[.., j, ..] = x[.., j % d, ..]: each tiled dim d as (repeats, d),
+  // the copies outermost, broadcast and merged back.
+  SmallVector<int64_t, 8> split, wide;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (repeats[d] != 1) {
+      split.push_back(1);
+      wide.push_back(repeats[d]);
+    }
+    split.push_back(x.shape[d]);
+    wide.push_back(x.shape[d]);
+  }
+  Value v = valueOf(x);
+  if (split.size() != shape.size()) {
+    v = t.reshape(v, split);
+    v = t.broadcastTo(v, wide);
+    v = t.reshape(v, shape);
+  }
+  setOut(0, v);
+  return true;
+}
+
 bool Importer::importUnsqueeze() {
   Val &x = in(0);
   std::vector<int64_t> axes;
@@ -2077,7 +2149,21 @@ bool Importer::importNode() {
   }
   if (!(standard ? dispatchStandard(op) : dispatchContrib(op)))
     return false;
-  return kvStates.empty() || kvPropagateTwins(standard, op);
+  if (kvStates.empty())
+    return true;
+  // An Identity, or a Cast to the type it has, of an updated cache is
+  // another name for it: the present output may be that name (GPT-Neo's
+  // TorchScript export casts each present to f32 as it is).
+  if (standard && node->input_size() >= 1 && has(0) &&
+      (op == "Identity" || op == "Cast" || op == "CastLike"))
+    if (auto it = kvPresents.find(node->input(0));
+        it != kvPresents.end() && values.count(node->output(0)) &&
+        values[node->output(0)].kind == in(0).kind) {
+      std::string state = it->second;
+      kvPresents[node->output(0)] = state;
+      kvStates[state] = node->output(0);
+    }
+  return kvPropagateTwins(standard, op);
 }
 
 bool Importer::checkOperands(const std::string &key) {
@@ -2125,7 +2211,7 @@ bool Importer::dispatchStandard(StringRef op) {
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
       op == "Pow" || op == "Max" || op == "Min" || op == "Equal" ||
       op == "Less" || op == "LessOrEqual" || op == "Greater" ||
-      op == "GreaterOrEqual" || op == "And" || op == "Or")
+      op == "GreaterOrEqual" || op == "And" || op == "Or" || op == "Sum")
     return importElementwise(op);
   if (op == "Cast" || op == "CastLike")
     return importCast();
@@ -2147,6 +2233,8 @@ bool Importer::dispatchStandard(StringRef op) {
     return importTranspose();
   if (op == "Expand")
     return importExpand();
+  if (op == "Tile")
+    return importTile();
   if (op == "Unsqueeze")
     return importUnsqueeze();
   if (op == "Squeeze")

@@ -176,6 +176,7 @@ private:
   bool importFlatten();
   bool importTranspose();
   bool importExpand();
+  bool importTile();
   bool importUnsqueeze();
   bool importSqueeze();
   bool importConcat();
@@ -312,6 +313,12 @@ private:
   std::string error;
   const ::onnx::NodeProto *node = nullptr;
   std::map<std::string, Val> values;
+  /// The names given to graph inputs (the model's, then the weights'),
+  /// each once.
+  std::set<std::string> inputNames;
+  /// The initializers whose names are file names (weightFileName) as
+  /// they are.
+  std::set<std::string> fileSafeNames;
   /// Initializers by name, and which ones must be known at import time.
   std::map<std::string, const ::onnx::TensorProto *> initializers;
   std::set<std::string> shapeOperands;

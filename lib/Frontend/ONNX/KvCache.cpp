@@ -303,7 +303,22 @@ bool Importer::kvPropagateTwins(bool standard, StringRef op) {
       second[k] = values[node->output(k)];
   for (auto &[name, v] : saved)
     values[name] = std::move(v);
+  std::string twinError = error;
   error = kept;
+  // A known table sliced at bounds computed from the cache's length that
+  // cannot be sliced again at its run-time length (pos) would keep the
+  // capacity's rows: [capacity - seq, capacity) of a causal table where
+  // [pos, pos + seq) are meant (GPT-Neo's bias buffer). Refused. (Other
+  // ops keep their known value: a shape or a range of the capacity, which
+  // the rewrite's own mask and positions stand in for.)
+  if (!ok && standard && op == "Slice" && node->input_size() > 0 && has(0) &&
+      values.count(node->input(0)) && values[node->input(0)].host &&
+      !values[node->input(0)].twin)
+    for (int k = 0; k < node->output_size(); ++k)
+      if (first[k] && first[k]->host)
+        return fail("--kv-capacity: a table sliced at the cache's length, "
+                    "which the rewrite cannot slice at its run-time length (" +
+                    twinError + ")");
   for (int k = 0; k < node->output_size(); ++k) {
     if (!first[k])
       continue;

@@ -1056,10 +1056,13 @@ func.func @finite_fill_unranged_pos(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x1
 // -----
 
 // A window of 3 filled with finfo.min, at a pos declared up to 63 over 8
-// keys: from pos = 10 on the window holds no key.
+// keys: from pos = 10 on the window holds no key, so the fill is no -inf
+// (the graph averages such a row). It absorbs every score, though, so it
+// fuses as the additive mask select(hide, 0, finfo.min), which averages
+// the same rows.
 // CHECK-LABEL: func.func @finite_fill_window_past_keys
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: finite mask fill -3.40282e+38 with rows that may have no visible key{{$}}
+// CHECK: poot.attention %{{.+}} mask(%{{.+}} : tensor<1x1x1x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; mask kept as a tensor: finite mask fill -3.40282e+38 with rows that may have no visible key; the select fill -3.40282e+38 absorbs every score, so it is the additive mask of that fill{{$}}
 func.func @finite_fill_window_past_keys(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>,
     %pos: tensor<i32> {poot.slot = "pos", poot.range = array<i64: 0, 64>}) -> tensor<1x2x1x16xf32> {
   %p4 = poot.reshape %pos : tensor<i32> -> tensor<1x1x1x1xi32>
