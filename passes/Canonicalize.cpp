@@ -691,6 +691,87 @@ struct TransposeBetweenUnitReshapes : public OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// The runs of `atoms` (sizes, in order) whose products are the dims of
+/// `shape`: run j holds the atoms of dim j (none for a unit dim). Nullopt
+/// when a dim would split an atom.
+std::optional<SmallVector<SmallVector<int64_t>>>
+atomRuns(ArrayRef<int64_t> atoms, ArrayRef<int64_t> shape) {
+  SmallVector<SmallVector<int64_t>> runs;
+  size_t a = 0;
+  for (int64_t d : shape) {
+    SmallVector<int64_t> run;
+    int64_t product = 1;
+    while (product < d && a < atoms.size()) {
+      product *= atoms[a];
+      run.push_back(a++);
+    }
+    if (product != d)
+      return std::nullopt;
+    runs.push_back(std::move(run));
+  }
+  if (a != atoms.size())
+    return std::nullopt;
+  return runs;
+}
+
+/// reshape(transpose(reshape(x))) where the first reshape merges runs of
+/// x's dims, the transpose permutes the merged dims and the second reshape
+/// cuts the result only between x's dims, is one transpose of x's dims and
+/// one reshape that merges them: the data moves as the permutation of x's
+/// dims says. Megatron's sequence-major attention merges the batch with
+/// the (repeated) heads, [s, b, ng, r, d] -> [s, b * ng * r, d], transposes
+/// that to the front and views it as [b, ng * r, s, d]: the transpose of
+/// [s, b, ng, r, d] to [b, ng, r, s, d] and a merge of ng and r, the repeat
+/// of the head map in its usual place. Reshapes of unit dims alone are left
+/// to TransposeBetweenUnitReshapes.
+struct TransposeOfMergedDims : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto tr = op.getX().getDefiningOp<TransposeOp>();
+    auto inner = tr ? tr.getX().getDefiningOp<ReshapeOp>() : nullptr;
+    if (!inner || !tr->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not reshape(transpose(reshape))");
+    Value x = inner.getX();
+    auto xs = typeOf(x).getShape(), ys = typeOf(inner.getResult()).getShape();
+    auto ws = op.getType().getShape();
+    if (onlyUnitDims(xs, ys) && onlyUnitDims(tr.getType().getShape(), ws))
+      return rewriter.notifyMatchFailure(op, "unit dims only");
+    SmallVector<int64_t> atoms, atomDim;
+    for (auto [d, size] : llvm::enumerate(xs))
+      if (size != 1) {
+        atoms.push_back(size);
+        atomDim.push_back(static_cast<int64_t>(d));
+      }
+    auto runs = atomRuns(atoms, ys);
+    if (!runs)
+      return rewriter.notifyMatchFailure(op, "the first reshape splits a dim");
+    // The atoms in the transposed order, and the result cut over them.
+    SmallVector<int64_t> order, sizes;
+    for (int64_t p : tr.getPerm())
+      for (int64_t a : (*runs)[p]) {
+        order.push_back(a);
+        sizes.push_back(atoms[a]);
+      }
+    if (!atomRuns(sizes, ws))
+      return rewriter.notifyMatchFailure(op, "the second reshape splits a dim");
+    SmallVector<int64_t> perm;
+    for (int64_t a : order)
+      perm.push_back(atomDim[a]);
+    for (auto [d, size] : llvm::enumerate(xs))
+      if (size == 1)
+        perm.push_back(static_cast<int64_t>(d));
+    Value t = x;
+    if (!llvm::equal(perm, llvm::seq<int64_t>(0, xs.size())))
+      t = rewriter.create<TransposeOp>(op.getLoc(), x, perm);
+    if (t.getType() == op.getType())
+      rewriter.replaceOp(op, t);
+    else
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), t);
+    return success();
+  }
+};
+
 /// gather(x, idx, axis) with idx = [i / n for i < H * n] is the
 /// repeat-interleave of x along axis (torch.repeat_interleave, repeat_kv as
 /// an index_select): reshape to [.., H, 1, ..], broadcast to [.., H, n, ..],
@@ -755,7 +836,8 @@ void poot::populateCanonicalizePatterns(RewritePatternSet &patterns) {
            HoistLayoutAboveScalarOp<ReshapeOp>,
            HoistLayoutAboveScalarOp<BroadcastOp>, ReduceKeepdim<ReduceSumOp>,
            ReduceKeepdim<ReduceMaxOp>, ReduceKeepdim<ReduceMinOp>,
-           GatherRepeatInterleave, TransposeBetweenUnitReshapes>(ctx);
+           GatherRepeatInterleave, TransposeBetweenUnitReshapes,
+           TransposeOfMergedDims>(ctx);
   populateScoreLayoutPatterns(patterns);
   heads::populateHeadMapPatterns(patterns);
   populateMaskFormPatterns(patterns);

@@ -100,6 +100,7 @@
 
 #include "poot/Dialect/PootDialect.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -1492,6 +1493,82 @@ struct SumOfScoreProducts : public OpRewritePattern<AddOp> {
   }
 };
 
+/// The normaliser applied after P . V: div(L(e . v), L'(sum(e))) with e a
+/// softmax's exp, the sum over its key axis (keepdim) and L, L' the same
+/// layout ops step by step (equal permutations; reshapes that keep the last
+/// dim, with one shape for the leading dims). It is L((e / sum(e)) . v):
+/// the same real number, rounded otherwise (the fused op normalises after
+/// P . V itself), so the softmax matcher sees its probabilities. MaxText's
+/// dot_product attention spells it so, in the output layout.
+struct NormaliserAfterProduct : public OpRewritePattern<DivOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DivOp div,
+                                PatternRewriter &rewriter) const override {
+    Value x = div.getLhs(), z = div.getRhs();
+    if (typeOf(x) != div.getType())
+      return rewriter.notifyMatchFailure(div, "the divisor broadcasts x");
+    // Peel the two layout chains in step, outermost first.
+    SmallVector<Operation *> layout;
+    while (true) {
+      Operation *xo = x.getDefiningOp(), *zo = z.getDefiningOp();
+      if (!xo || !zo || !xo->hasOneUse() || !zo->hasOneUse())
+        break;
+      if (auto xt = dyn_cast<TransposeOp>(xo)) {
+        auto zt = dyn_cast<TransposeOp>(zo);
+        if (!zt || zt.getPerm() != xt.getPerm() ||
+            xt.getPerm().back() != typeOf(xt.getX()).getRank() - 1)
+          break;
+        layout.push_back(xo);
+        x = xt.getX();
+        z = zt.getX();
+        continue;
+      }
+      if (auto xr = dyn_cast<ReshapeOp>(xo)) {
+        auto zr = dyn_cast<ReshapeOp>(zo);
+        if (!zr)
+          break;
+        auto xi = typeOf(xr.getX()), xu = typeOf(xr.getResult());
+        auto zi = typeOf(zr.getX()), zu = typeOf(zr.getResult());
+        if (xi.getShape().drop_back() != zi.getShape().drop_back() ||
+            xu.getShape().drop_back() != zu.getShape().drop_back() ||
+            xi.getShape().back() != xu.getShape().back() ||
+            zi.getShape().back() != 1 || zu.getShape().back() != 1)
+          break;
+        layout.push_back(xo);
+        x = xr.getX();
+        z = zr.getX();
+        continue;
+      }
+      break;
+    }
+    auto pv = x.getDefiningOp<MatmulOp>();
+    auto sum = z.getDefiningOp<ReduceSumOp>();
+    if (!pv || !sum || !pv->hasOneUse())
+      return rewriter.notifyMatchFailure(div, "not a product over a row sum");
+    Value e = pv.getLhs();
+    auto et = typeOf(e);
+    int64_t rank = et.getRank();
+    if (sum.getX() != e || !sum.getKeepdim() || sum.getAxis() != rank - 1 ||
+        !e.getDefiningOp() || !isSoftmaxExp(e.getDefiningOp()))
+      return rewriter.notifyMatchFailure(div, "not the sum of the exp the "
+                                              "product weighs");
+    auto zt = typeOf(z);
+    if (zt.getRank() != rank ||
+        zt.getShape().drop_back() != et.getShape().drop_back())
+      return rewriter.notifyMatchFailure(div, "a sum of other rows");
+    Location loc = div.getLoc();
+    Value p = rewriter.create<DivOp>(loc, e, z);
+    Value out = rewriter.create<MatmulOp>(loc, p, pv.getRhs());
+    for (Operation *op : llvm::reverse(layout)) {
+      IRMapping map;
+      map.map(op->getOperand(0), out);
+      out = rewriter.clone(*op, map)->getResult(0);
+    }
+    rewriter.replaceOp(div, out);
+    return success();
+  }
+};
+
 } // namespace
 
 void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
@@ -1500,6 +1577,6 @@ void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
                MatmulBatchBroadcast, SumOfScoreProducts, MergedRowsAtPV,
                ScoreProductRank, ElementwiseInBatchView,
                ProbabilitiesOnTheRight, BatchFactorOnScores<MulOp>,
-               BatchFactorOnScores<DivOp>>(
+               BatchFactorOnScores<DivOp>, NormaliserAfterProduct>(
       patterns.getContext());
 }

@@ -1700,10 +1700,55 @@ bool Importer::importConcat() {
   return true;
 }
 
+bool Importer::importTwinSlice() {
+  // The starts follow the cache's run-time length (the --kv-capacity
+  // rewrite's second pass): each start is read from the graph value, taken
+  // as ONNX does (a negative one counts from the back), and the sizes are
+  // the first pass's, which followed the cache's capacity. The ends are
+  // not read: along a sliced axis they stand as far from the start at run
+  // time as they did at the capacity (rows [length - seq, length) of a
+  // table), and dynamic_slice clamps each start into [0, dim - size].
+  Val &x = in(0);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  std::vector<int64_t> axes, steps;
+  if (has(3) && !constInts(3, "axes", axes))
+    return false;
+  if (has(4) && !constInts(4, "steps", steps))
+    return false;
+  Val &startsVal = in(1);
+  if (startsVal.shape.size() != 1)
+    return fail("expected starts of rank 1");
+  int64_t n = startsVal.shape[0];
+  if (axes.empty())
+    for (int64_t k = 0; k < n; ++k)
+      axes.push_back(k);
+  if (static_cast<int64_t>(axes.size()) != n ||
+      llvm::any_of(steps, [](int64_t st) { return st != 1; }) ||
+      static_cast<int64_t>(twinSliceShape->size()) != rank)
+    return fail("expected unit steps and one axis per start");
+  Type i64 = mlirType(ElemKind::I64);
+  Value zero = t.scalar(0.0, i64);
+  SmallVector<Value> starts(rank, zero);
+  Value all = t.convertIfNeeded(valueOf(startsVal), i64);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t axis;
+    if (!normAxis(axes[k], rank, axis, "axes"))
+      return false;
+    Value sk = t.reshape(t.slice(all, {k}, {k + 1}), {});
+    Value dim = t.scalar(static_cast<double>(x.shape[axis]), i64);
+    starts[axis] = t.select(t.compare(ComparePredicate::lt, sk, zero),
+                            t.add(sk, dim), sk);
+  }
+  setOut(0, t.dynamicSlice(valueOf(x), starts, *twinSliceShape));
+  return true;
+}
+
 bool Importer::importSlice() {
   Val &x = in(0);
   int64_t rank = static_cast<int64_t>(x.shape.size());
   std::vector<int64_t> starts, ends, axes, steps;
+  if (twinSliceShape && has(1) && has(2) && (!in(1).host || !in(2).host))
+    return importTwinSlice();
   if (opset >= 10) {
     if (!constInts(1, "starts", starts) || !constInts(2, "ends", ends))
       return false;

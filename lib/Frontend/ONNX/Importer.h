@@ -176,6 +176,7 @@ private:
   bool importFlatten();
   bool importTranspose();
   bool importExpand();
+  bool importTwinSlice();
   bool importTile();
   bool importUnsqueeze();
   bool importSqueeze();
@@ -319,6 +320,9 @@ private:
   /// The initializers whose names are file names (weightFileName) as
   /// they are.
   std::set<std::string> fileSafeNames;
+  /// Under --kv-capacity, while a Slice is imported again from its inputs'
+  /// run-time twins: the shape its first import gave (KvCache.cpp).
+  std::optional<llvm::SmallVector<int64_t, 4>> twinSliceShape;
   /// Initializers by name, and which ones must be known at import time.
   std::map<std::string, const ::onnx::TensorProto *> initializers;
   std::set<std::string> shapeOperands;

@@ -296,7 +296,12 @@ bool Importer::kvPropagateTwins(bool standard, StringRef op) {
     values[name] = std::move(data);
   }
   std::string kept = error;
+  // A Slice whose bounds follow the cache's length is taken again at the
+  // run-time starts with the sizes it has now (importTwinSlice).
+  if (standard && op == "Slice" && first[0])
+    twinSliceShape = first[0]->shape;
   bool ok = standard ? dispatchStandard(op) : dispatchContrib(op);
+  twinSliceShape.reset();
   std::vector<std::optional<Val>> second(node->output_size());
   for (int k = 0; k < node->output_size(); ++k)
     if (outputUsed(k) && values.count(node->output(k)))

@@ -946,3 +946,75 @@ func.func @compare_of_shared_broadcast_left(%m: tensor<6x6xf32>) -> (tensor<1x4x
   %k = poot.compare ge, %b, %thr : tensor<1x4x6x6xf32>, tensor<f32>
   return %k, %b : tensor<1x4x6x6xi1>, tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// A transpose of merged dims, cut again only between the original dims, is
+// a transpose of the original dims and a merge: [s, b, g, r, d] merged to
+// [s, b*g*r, d], transposed and viewed [b, g*r, s, d] is the transpose to
+// [b, g, r, s, d] and a merge of g and r.
+// CHECK-LABEL: func.func @transpose_of_merged_dims
+// CHECK: %[[T:.+]] = poot.transpose %arg0 {perm = array<i64: 1, 2, 3, 0, 4>} : tensor<5x2x3x4x8xf32>
+// CHECK-NEXT: %[[R:.+]] = poot.reshape %[[T]] : tensor<2x3x4x5x8xf32> -> tensor<2x12x5x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @transpose_of_merged_dims(%x: tensor<5x2x3x4x8xf32>) -> tensor<2x12x5x8xf32> {
+  %a = poot.reshape %x : tensor<5x2x3x4x8xf32> -> tensor<5x24x8xf32>
+  %t = poot.transpose %a {perm = array<i64: 1, 0, 2>} : tensor<5x24x8xf32>
+  %b = poot.reshape %t : tensor<24x5x8xf32> -> tensor<2x12x5x8xf32>
+  return %b : tensor<2x12x5x8xf32>
+}
+
+// -----
+
+// Left alone: the second reshape cuts the merged dim of 24 = 2 * 3 * 4 as
+// 4 * 6, between no original dims.
+// CHECK-LABEL: func.func @transpose_of_merged_dims_cut_elsewhere
+// CHECK: poot.reshape %arg0 : tensor<5x2x3x4x8xf32> -> tensor<5x24x8xf32>
+// CHECK-NEXT: poot.transpose
+// CHECK-NEXT: poot.reshape %{{.+}} : tensor<24x5x8xf32> -> tensor<4x6x5x8xf32>
+func.func @transpose_of_merged_dims_cut_elsewhere(%x: tensor<5x2x3x4x8xf32>) -> tensor<4x6x5x8xf32> {
+  %a = poot.reshape %x : tensor<5x2x3x4x8xf32> -> tensor<5x24x8xf32>
+  %t = poot.transpose %a {perm = array<i64: 1, 0, 2>} : tensor<5x24x8xf32>
+  %b = poot.reshape %t : tensor<24x5x8xf32> -> tensor<4x6x5x8xf32>
+  return %b : tensor<4x6x5x8xf32>
+}
+
+// -----
+
+// The log of a select with a constant side is the select of the logs; the
+// log of a bool converted to a number is select(c, 0, -inf).
+// CHECK-LABEL: func.func @log_of_select
+// CHECK: %[[A:.+]] = poot.select %arg0, %{{.+}}, %{{.+}} : tensor<4x4xi1>
+// CHECK-NOT: poot.log
+// CHECK: return
+func.func @log_of_select(%c: tensor<4x4xi1>) -> tensor<4x4xf32> {
+  %v = poot.convert %c : tensor<4x4xi1> -> tensor<4x4xf32>
+  %l = poot.log %v : tensor<4x4xf32>
+  return %l : tensor<4x4xf32>
+}
+
+// -----
+
+// The normaliser after P . V in the output layout: the exp's row sum
+// divides the product, both moved alike, is the product of the
+// probabilities moved the same way.
+// CHECK-LABEL: func.func @normaliser_after_product
+// CHECK: %[[E:.+]] = poot.exp
+// CHECK: %[[Z:.+]] = poot.reduce_sum %[[E]] {axis = 3 : i64, keepdim}
+// CHECK: %[[P:.+]] = poot.div %[[E]], %[[Z]] : tensor<1x2x6x6xf32>, tensor<1x2x6x1xf32>
+// CHECK: %[[O:.+]] = poot.matmul %[[P]], %arg1
+// CHECK: %[[T:.+]] = poot.transpose %[[O]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK-NOT: poot.div
+// CHECK: return
+func.func @normaliser_after_product(%s: tensor<1x2x6x6xf32>, %v: tensor<1x2x6x16xf32>) -> tensor<1x6x32xf32> {
+  %m = poot.reduce_max %s {axis = 3 : i64, keepdim} : tensor<1x2x6x6xf32>
+  %d = poot.sub %s, %m : tensor<1x2x6x6xf32>, tensor<1x2x6x1xf32>
+  %e = poot.exp %d : tensor<1x2x6x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x6x6xf32>
+  %o = poot.matmul %e, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32>
+  %ot = poot.transpose %o {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x6x16xf32>
+  %zt = poot.transpose %z {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x6x1xf32>
+  %n = poot.div %ot, %zt : tensor<1x6x2x16xf32>, tensor<1x6x2x1xf32>
+  %r = poot.reshape %n : tensor<1x6x2x16xf32> -> tensor<1x6x32xf32>
+  return %r : tensor<1x6x32xf32>
+}

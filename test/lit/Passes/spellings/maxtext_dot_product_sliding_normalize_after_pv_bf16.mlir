@@ -19,14 +19,11 @@
 // local_out / local_sum: the normaliser is applied after P . V, in the
 // output layout. GQA 4/2, d = 16, t = s = 6.
 
-// Not fused yet: the strongest form is causal, window 3, n_rep 2, scale 1
-// (the normaliser moved before P . V, which is where the fused op applies
-// it). Declined soundly today: the exp's row sum divides the output, not
-// the probabilities, and the matcher reads no such form.
 // CHECK-LABEL: func.func @maxtext_dot_product_sliding_normalize_after_pv_bf16
-// CHECK-NOT: poot.attention
-// CHECK: return
-// EXPLAIN: remark: attention declined: 'poot.reduce_max' at line {{[0-9]+}} is subtracted inside the exp but is no log-sum-exp (log(sum(exp(x))) or m + log(sum(exp(x - m)))): nothing normalises the probabilities{{$}}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention {{.+}} {causal, n_rep = 2 : i64, scale = 1.000000e+00 : f64, window = 3 : i64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 1, causal, window 3{{$}}
 func.func @maxtext_dot_product_sliding_normalize_after_pv_bf16(
     %query: tensor<1x6x4x16xbf16>, %key: tensor<1x6x2x16xbf16>, %value: tensor<1x6x2x16xbf16>) -> tensor<1x6x4x16xbf16> {
   // qk_product: einsum('btkgd,bskd->bkgts')

@@ -20,16 +20,11 @@
 // 1)), viewed [b, np, sq, hn], permute(2, 0, 1, 3), view [sq, b, hp]. B =
 // 2, 4 query heads over 2 groups, hn = 32, s = 5.
 
-// Not the strongest form yet: the strongest is causal, n_rep 2. The
-// interleaved repeat in [s, b, ng, r, hn] is merged with the batch by the
-// reshape to [s, b * np, hn] before the transpose, and the head map is not
-// followed through that merge, so the keys and values are expanded to
-// every query head (n_rep 1, read twice). Sound.
 // CHECK-LABEL: func.func @megatron_core_baddbmm_layer_scaling_gqa_f16
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention {{.+}} {causal, n_rep = 1 : i64, scale = 0.1767{{[0-9]*}} : f64}
+// CHECK: poot.attention {{.+}} {causal, n_rep = 2 : i64, scale = 0.1767{{[0-9]*}} : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.1767{{[0-9]*}}, causal{{$}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 0.1767{{[0-9]*}}, causal{{$}}
 func.func @megatron_core_baddbmm_layer_scaling_gqa_f16(
     %query: tensor<5x2x4x32xf16>, %key: tensor<5x2x2x32xf16>, %value: tensor<5x2x2x32xf16>) -> tensor<5x2x128xf16> {
   // key.repeat_interleave(2, dim=2)
