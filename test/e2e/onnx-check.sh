@@ -50,6 +50,7 @@ CASES=(
   "split||0"
   "tile||0"
   "weight_names||0"
+  "more_ops||0"
   "gather||0"
   "shape_fold|seq=5|0"
   "matmul||0"

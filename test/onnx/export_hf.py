@@ -243,7 +243,51 @@ def families():
                                             v_head_dim=16),
                          t.DeepseekV3ForCausalLM, HEADS,
                          "MLA: keys of 16 + 8 rotary channels, values of 16")
+    # Encoders (ENCODERS: prefill only), their masked-LM heads as logits.
+    enc = dict(vocab_size=VOCAB, hidden_size=HIDDEN, num_hidden_layers=LAYERS,
+               num_attention_heads=HEADS, intermediate_size=FFN,
+               max_position_embeddings=64)
+    out["bert"] = (t.BertConfig(**enc), t.BertForMaskedLM, HEADS,
+                   "encoder, padding mask of (1 - m) * finfo.min")
+    out["roberta"] = (t.RobertaConfig(**enc, pad_token_id=1),
+                      t.RobertaForMaskedLM, HEADS,
+                      "encoder, positions from a cumsum of the tokens")
+    out["distilbert"] = (t.DistilBertConfig(vocab_size=VOCAB, dim=HIDDEN,
+                                            n_layers=LAYERS, n_heads=HEADS,
+                                            hidden_dim=FFN,
+                                            max_position_embeddings=64),
+                         t.DistilBertForMaskedLM, HEADS,
+                         "encoder, q scaled first, masked_fill")
+    out["albert"] = (t.AlbertConfig(**enc, embedding_size=32),
+                     t.AlbertForMaskedLM, HEADS,
+                     "encoder, one layer's weights shared")
+    out["electra"] = (t.ElectraConfig(**enc, embedding_size=32),
+                      t.ElectraForMaskedLM, HEADS, "encoder")
+    out["debertav2"] = (t.DebertaV2Config(**enc, relative_attention=True,
+                                          pos_att_type=["p2c", "c2p"],
+                                          max_relative_positions=16,
+                                          position_buckets=8),
+                        t.DebertaV2ForMaskedLM, HEADS,
+                        "encoder, disentangled relative positions")
+    out["mpnet"] = (t.MPNetConfig(**enc), t.MPNetForMaskedLM, HEADS,
+                    "encoder, relative position buckets")
+    out["modernbert"] = (t.ModernBertConfig(**enc, global_attn_every_n_layers=2,
+                                            local_attention=4,
+                                            pad_token_id=0),
+                         t.ModernBertForMaskedLM, HEADS,
+                         "encoder, RoPE, a local layer of window 4 "
+                         "(two-sided)")
+    out["roformer"] = (t.RoFormerConfig(**enc, embedding_size=HIDDEN),
+                       t.RoFormerForMaskedLM, HEADS,
+                       "encoder, interleaved rotary")
+    out["esm"] = (t.EsmConfig(**enc, pad_token_id=1, mask_token_id=2,
+                              position_embedding_type="rotary"),
+                  t.EsmForMaskedLM, HEADS, "encoder, rotary, q scaled first")
     return out
+
+
+ENCODERS = {"bert", "roberta", "distilbert", "albert", "electra", "debertav2",
+            "mpnet", "modernbert", "roformer", "esm"}
 
 
 def redraw(model):
@@ -257,7 +301,7 @@ def redraw(model):
                 fan_in = p.shape[0] if "c_attn" in name or "c_proj" in name \
                     or "c_fc" in name else p.shape[-1]
                 p.copy_(torch.randn(p.shape, generator=gen) / math.sqrt(fan_in))
-            elif "norm" in name or "ln" in name:
+            elif "norm" in name.lower() or "ln" in name:
                 base = 0.0 if isinstance(model, (transformers.GemmaForCausalLM,
                                                  transformers.Gemma2ForCausalLM)) else 1.0
                 if name.endswith("bias"):
@@ -523,6 +567,8 @@ def main():
             except Exception as e:  # noqa: BLE001 - reported, not fatal
                 failed.append(file)
                 print(f"FAILED {file}: {type(e).__name__}: {str(e)[:400]}")
+            if name in ENCODERS:
+                continue
             # decode
             file = f"{name}_{exporter}_decode.onnx"
             path = os.path.join(args.out, file)

@@ -923,6 +923,35 @@ def tile_and_names():
           weight("model_dense_kernel:0", [64, 8])])
 
 
+def more_ops():
+    # GatherElements of a graph value along each axis (constant indices,
+    # negative ones counted from the back) and of a constant; Sign; Clip
+    # with either bound or both; Floor and Ceil of a constant.
+    idx1 = np.array([[0, 2, 1, -1], [3, 0, 0, 1]], np.int64)
+    idx0 = np.array([[2, 0, 1, 0]], np.int64)
+    nodes = [node("GatherElements", ["x", "i1"], ["g1"], axis=1),
+             node("GatherElements", ["x", "i0"], ["g0"], axis=0),
+             node("GatherElements", ["c", "i0"], ["gc"], axis=0),
+             node("Add", ["g0", "gc"], ["g0c"]),
+             node("Sign", ["x"], ["sg"]),
+             node("Clip", ["x", "lo"], ["c1"]),
+             node("Clip", ["x", "", "hi"], ["c2"]),
+             node("Clip", ["x", "lo", "hi"], ["c3"]),
+             node("Floor", ["f"], ["ff"]),
+             node("Ceil", ["f"], ["fc"]),
+             node("Add", ["ff", "fc"], ["fs"]),
+             node("Add", ["x", "fs"], ["xf"])]
+    save("more_ops", nodes, [vi("x", F, [3, 4])],
+         [vi("g1", F, [2, 4]), vi("g0c", F, [1, 4]), vi("sg", F, [3, 4]),
+          vi("c1", F, [3, 4]), vi("c2", F, [3, 4]), vi("c3", F, [3, 4]),
+          vi("xf", F, [3, 4])],
+         [const("i1", idx1), const("i0", idx0),
+          const("c", np.arange(12, dtype=np.float32).reshape(3, 4)),
+          const("lo", np.float32(-0.5)), const("hi", np.float32(0.25)),
+          const("f", np.array([-1.5, -0.5, 0.5, 2.0], np.float32))],
+         opset=13)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for build in (elementwise, softmax, reduce, logic, layout, slicing,
@@ -930,7 +959,7 @@ def main():
                   decoder_ts, attention23, causal_trilu, erf_gelu,
                   gather_scatter_nd, rotary, skip_norms, multi_head_attention,
                   group_query_attention, contrib_attention,
-                  contrib_activations, tile_and_names):
+                  contrib_activations, tile_and_names, more_ops):
         build()
 
 

@@ -349,7 +349,9 @@ const llvm::StringMap<std::vector<StringRef>> &knownAttributes() {
       {"And", {}}, {"Or", {}}, {"Not", {}}, {"IsNaN", {}},
       {"Neg", {}}, {"Abs", {}}, {"Sqrt", {}}, {"Reciprocal", {}},
       {"Exp", {}}, {"Log", {}}, {"Tanh", {}}, {"Sin", {}}, {"Cos", {}},
-      {"Sigmoid", {}}, {"Relu", {}}, {"Erf", {}}, {"Identity", {}},
+      {"Sigmoid", {}}, {"Relu", {}}, {"Sign", {}}, {"Floor", {}},
+      {"Ceil", {}}, {"Erf", {}}, {"Clip", {"min", "max"}},
+      {"Identity", {}},
       {"Dropout", {"seed"}},
       {"Cast", {"to", "saturate", "round_mode"}}, {"CastLike", {"saturate", "round_mode"}},
       {"Where", {}}, {"MatMul", {}},
@@ -365,7 +367,7 @@ const llvm::StringMap<std::vector<StringRef>> &knownAttributes() {
       {"Unsqueeze", {"axes"}}, {"Squeeze", {"axes"}},
       {"Concat", {"axis"}}, {"Slice", {}},
       {"Split", {"axis", "split", "num_outputs"}},
-      {"Gather", {"axis"}}, {"Range", {}}, {"Trilu", {"upper"}},
+      {"Gather", {"axis"}}, {"GatherElements", {"axis"}}, {"Range", {}}, {"Trilu", {"upper"}},
       {"Shape", {"start", "end"}}, {"Size", {}},
       {"ConstantOfShape", {"value"}},
       {"Constant", {"value", "value_float", "value_floats", "value_int",
@@ -416,7 +418,7 @@ const llvm::StringMap<std::vector<StringRef>> &knownAttributes() {
 int minInputs(const std::string &key) {
   static const std::map<std::string, int> table = {
       {"Where", 3}, {"MatMul", 2}, {"Gemm", 2}, {"Reshape", 2},
-      {"Expand", 2}, {"Tile", 2}, {"Slice", 3}, {"Gather", 2}, {"Range", 3},
+      {"Expand", 2}, {"Tile", 2}, {"Slice", 3}, {"Gather", 2}, {"GatherElements", 2}, {"Range", 3},
       {"Attention", 3}, {"LayerNormalization", 2}, {"CastLike", 2},
       {"Constant", 0}, {"Max", 1}, {"Min", 1}, {"Sum", 1}, {"Concat", 1},
       {"RotaryEmbedding", 3}, {"GatherND", 2}, {"ScatterND", 3},
@@ -527,7 +529,7 @@ bool Importer::markShapeOperands() {
   static const std::map<std::string, std::vector<int>> positions = {
       {"Reshape", {1}}, {"Expand", {1}}, {"Tile", {1}}, {"Unsqueeze", {1}},
       {"Squeeze", {1}}, {"Slice", {1, 2, 3, 4}}, {"Split", {1}},
-      {"Gather", {1}}, {"Range", {0, 1, 2}}, {"Trilu", {1}},
+      {"Gather", {1}}, {"GatherElements", {1}}, {"Range", {0, 1, 2}}, {"Trilu", {1}},
       {"ConstantOfShape", {0}}, {"ReduceSum", {1}}, {"ReduceMax", {1}},
       {"ReduceMin", {1}}, {"ReduceMean", {1}}, {"ReduceProd", {1}},
       {"CumSum", {1}},
@@ -1045,6 +1047,11 @@ bool Importer::importUnary(StringRef op) {
       return true;
     }
   }
+  // The dialect has no rounding to integers: Floor and Ceil of values known
+  // at import (DeBERTa's log-bucketed relative positions) fold above.
+  if (op == "Floor" || op == "Ceil")
+    return fail(op.str() + " of a value computed by the graph is not "
+                           "supported (only of values known at import time)");
   Value v = valueOf(x);
   if (op == "Not") {
     if (x.kind != ElemKind::Bool)
@@ -1071,6 +1078,17 @@ bool Importer::importUnary(StringRef op) {
   }
   if (op == "Relu") {
     setOut(0, t.max(v, scalarLike(0.0, v)));
+    return true;
+  }
+  if (op == "Sign") {
+    // 1 above zero, -1 below, and x itself otherwise: a float's zeros keep
+    // their sign and NaN stays NaN, as ONNX's Sign gives them.
+    Value zero = scalarLike(0.0, v);
+    Value rest = isFloatKind(x.kind) ? v : zero;
+    Value below = t.select(t.compare(ComparePredicate::lt, v, zero),
+                           scalarLike(-1.0, v), rest);
+    setOut(0, t.select(t.compare(ComparePredicate::gt, v, zero),
+                       scalarLike(1.0, v), below));
     return true;
   }
   if (!requireFloat(x, "operand"))
@@ -1955,6 +1973,137 @@ bool Importer::importSplit() {
   return true;
 }
 
+bool Importer::importClip() {
+  // max(x, lo) then min(., hi), each bound optional: inputs from opset 11,
+  // attributes before. Known operands fold.
+  Val &x = in(0);
+  if (x.kind == ElemKind::Bool)
+    return fail("expected a numeric operand, got bool");
+  auto bound = [&](int k, StringRef attrName,
+                   std::optional<Val> &out) -> bool {
+    if (opset >= 11) {
+      if (has(k))
+        out = in(k);
+      return true;
+    }
+    if (!attr(attrName))
+      return true;
+    HostTensor h = HostTensor::zeros(x.kind, {});
+    h.setF(0, attrFloat(attrName, 0.0));
+    Val v;
+    v.kind = x.kind;
+    v.host = std::move(h);
+    out = std::move(v);
+    return true;
+  };
+  std::optional<Val> lo, hi;
+  if (!bound(1, "min", lo) || !bound(2, "max", hi))
+    return false;
+  for (const std::optional<Val> *b : {&lo, &hi})
+    if (*b && (!(*b)->shape.empty() || (*b)->kind != x.kind))
+      return fail("expected scalar bounds of the operand's type");
+  Val acc = x;
+  for (auto [b, op] : {std::pair{&lo, "Max"}, std::pair{&hi, "Min"}}) {
+    if (!*b)
+      continue;
+    Val &bv = **b;
+    if (acc.host && bv.host && acc.host->numel() <= kFoldLimit) {
+      if (auto r = foldBinary(op, *acc.host, *bv.host)) {
+        Val v;
+        v.kind = acc.kind;
+        v.shape = acc.shape;
+        v.host = std::move(*r);
+        acc = std::move(v);
+        continue;
+      }
+    }
+    Value r = emitBinary(op, valueOf(acc), valueOf(bv));
+    Val v;
+    v.kind = acc.kind;
+    v.shape = acc.shape;
+    v.value = r;
+    acc = std::move(v);
+  }
+  values[node->output(0)] = std::move(acc);
+  return true;
+}
+
+bool Importer::importGatherElements() {
+  // out[p] = x[p with p[axis] = idx[p]], idx of x's rank (negative indices
+  // count from the back). Known operands fold; otherwise a gather from x
+  // flattened at the flat positions the iotas of the other dims and the
+  // indices make.
+  Val &x = in(0), &idx = in(1);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis;
+  if (!normAxis(attrInt("axis", 0), rank, axis, "axis"))
+    return false;
+  if (idx.kind != ElemKind::I32 && idx.kind != ElemKind::I64)
+    return fail("expected i32 or i64 indices, got " +
+                std::string(kindName(idx.kind)));
+  if (static_cast<int64_t>(idx.shape.size()) != rank)
+    return fail("expected indices of the data's rank " + std::to_string(rank) +
+                ", got " + std::to_string(idx.shape.size()));
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && idx.shape[d] > x.shape[d])
+      return fail("expected indices within the data off the axis, got " +
+                  shapeStr(idx.shape) + " against " + shapeStr(x.shape));
+  int64_t dim = x.shape[axis];
+  SmallVector<int64_t, 4> strides = stridesOf(x.shape);
+  if (idx.host) {
+    for (int64_t v : idx.host->i)
+      if (v < -dim || v >= dim)
+        return fail("expected indices in [" + std::to_string(-dim) + ", " +
+                    std::to_string(dim) + "), got " + std::to_string(v));
+  }
+  if (x.host && idx.host && idx.host->numel() <= kFoldLimit) {
+    SmallVector<int64_t, 4> outStrides = stridesOf(idx.shape);
+    std::vector<int64_t> flat(idx.host->numel());
+    for (int64_t k = 0, n = idx.host->numel(); k < n; ++k) {
+      int64_t at = 0, rest = k;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t p = rest / outStrides[d];
+        rest %= outStrides[d];
+        if (d == axis) {
+          p = idx.host->i[k];
+          if (p < 0)
+            p += dim;
+        }
+        at += p * strides[d];
+      }
+      flat[k] = at;
+    }
+    HostTensor whole = *x.host;
+    whole.shape = {x.host->numel()};
+    setOut(0, foldGather(whole, HostTensor::fromInts(idx.shape, flat), 0));
+    return true;
+  }
+  Type i64 = mlirType(ElemKind::I64);
+  auto scaled = [&](Value v, int64_t stride) {
+    return stride == 1 ? v
+                       : t.mul(v, t.scalar(static_cast<double>(stride), i64));
+  };
+  Value at;
+  if (idx.host) {
+    HostTensor wrapped = *idx.host;
+    wrapped.kind = ElemKind::I64;
+    for (int64_t &v : wrapped.i)
+      v = (v < 0 ? v + dim : v) * strides[axis];
+    at = materialize(wrapped);
+  } else {
+    at = scaled(wrapIndices(t.convertIfNeeded(valueOf(idx), i64), dim),
+                strides[axis]);
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && x.shape[d] > 1)
+      at = t.add(at, scaled(t.iota(idx.shape, d, i64), strides[d]));
+  int64_t n = 1;
+  for (int64_t d : x.shape)
+    n *= d;
+  setOut(0, t.gather(t.reshape(valueOf(x), {n}), at, 0));
+  return true;
+}
+
 bool Importer::importGather() {
   Val &x = in(0), &idx = in(1);
   int64_t rank = static_cast<int64_t>(x.shape.size());
@@ -2290,6 +2439,10 @@ bool Importer::dispatchStandard(StringRef op) {
     return importSlice();
   if (op == "Split")
     return importSplit();
+  if (op == "GatherElements")
+    return importGatherElements();
+  if (op == "Clip")
+    return importClip();
   if (op == "Gather")
     return importGather();
   if (op == "Range")

@@ -176,6 +176,8 @@ private:
   bool importFlatten();
   bool importTranspose();
   bool importExpand();
+  bool importClip();
+  bool importGatherElements();
   bool importTwinSlice();
   bool importTile();
   bool importUnsqueeze();

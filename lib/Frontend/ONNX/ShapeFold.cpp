@@ -342,6 +342,8 @@ std::optional<HostTensor> foldUnary(StringRef op, const HostTensor &x) {
         out.setI(k, v == 0);
       else if (op == "Relu")
         out.setI(k, v < 0 ? 0 : v);
+      else if (op == "Sign")
+        out.setI(k, v > 0 ? 1 : (v < 0 ? -1 : 0));
       else if (op == "IsNaN")
         out.setI(k, 0);
       else
@@ -376,6 +378,8 @@ std::optional<HostTensor> foldUnary(StringRef op, const HostTensor &x) {
       r = std::ceil(v);
     else if (op == "Relu")
       r = v < 0 ? 0.0 : v;
+    else if (op == "Sign")
+      r = v > 0 ? 1.0 : (v < 0 ? -1.0 : v);
     else if (op == "IsNaN") {
       out.setI(k, std::isnan(v) ? 1 : 0);
       continue;
