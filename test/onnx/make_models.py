@@ -940,9 +940,13 @@ def more_ops():
              node("Floor", ["f"], ["ff"]),
              node("Ceil", ["f"], ["fc"]),
              node("Add", ["ff", "fc"], ["fs"]),
-             node("Add", ["x", "fs"], ["xf"])]
-    save("more_ops", nodes, [vi("x", F, [3, 4])],
-         [vi("g1", F, [2, 4]), vi("g0c", F, [1, 4]), vi("sg", F, [3, 4]),
+             node("Add", ["x", "fs"], ["xf"]),
+             # indices computed at run time: guarded, the run fails on one
+             # outside [-4, 4)
+             node("GatherElements", ["x", "gi"], ["gg"], axis=1)]
+    save("more_ops", nodes, [vi("x", F, [3, 4]), vi("gi", I64, [3, 2])],
+         [vi("gg", F, [3, 2]),
+          vi("g1", F, [2, 4]), vi("g0c", F, [1, 4]), vi("sg", F, [3, 4]),
           vi("c1", F, [3, 4]), vi("c2", F, [3, 4]), vi("c3", F, [3, 4]),
           vi("xf", F, [3, 4])],
          [const("i1", idx1), const("i0", idx0),

@@ -2091,8 +2091,13 @@ bool Importer::importGatherElements() {
       v = (v < 0 ? v + dim : v) * strides[axis];
     at = materialize(wrapped);
   } else {
-    at = scaled(wrapIndices(t.convertIfNeeded(valueOf(idx), i64), dim),
-                strides[axis]);
+    // An index outside [-dim, dim) would read another row (or past the
+    // data): guarded once wrapped, and the run fails on one, as GatherND's.
+    auto [clamped, ok] = t.indexGuard(
+        wrapIndices(t.convertIfNeeded(valueOf(idx), i64), dim), 0, dim - 1);
+    std::string label = node->name().empty() ? node->output(0) : node->name();
+    t.validationOutput(label + ".indices_in_range", ok);
+    at = scaled(clamped, strides[axis]);
   }
   for (int64_t d = 0; d < rank; ++d)
     if (d != axis && x.shape[d] > 1)
