@@ -230,14 +230,14 @@ std::optional<Band> readBand(ConstantOp c) {
 
 /// The start of a slice of `size` out of `dim` as dynamic_slice reads it:
 /// clamped into [0, dim - size], the clamp written out unless proven
-/// idle. As i64.
+/// idle. In the integer type `index`.
 Value effectiveStart(PatternRewriter &rewriter, Location loc, Value start,
-                     int64_t dim, int64_t size, Operation *at) {
-  Type i64 = rewriter.getI64Type();
+                     int64_t dim, int64_t size, Operation *at, Type index) {
+  Type i64 = index;
   auto scalar = RankedTensorType::get({}, i64);
   auto constant = [&](int64_t v) -> Value {
     return rewriter.create<ConstantOp>(
-        loc, DenseElementsAttr::get(scalar, rewriter.getI64IntegerAttr(v)));
+        loc, DenseElementsAttr::get(scalar, rewriter.getIntegerAttr(i64, v)));
   };
   int64_t hi = dim - size;
   if (hi == 0)
@@ -331,13 +331,19 @@ struct BandTableDynamicSlice : public OpRewritePattern<DynamicSliceOp> {
     auto out = op.getType();
     int64_t rank = xt.getRank();
     Location loc = op.getLoc();
-    Value row0 =
-        effectiveStart(rewriter, loc, op.getStarts()[rank - 2],
-                       xt.getDimSize(rank - 2), out.getDimSize(rank - 2), op);
-    Value col0 =
-        effectiveStart(rewriter, loc, op.getStarts()[rank - 1],
-                       xt.getDimSize(rank - 1), out.getDimSize(rank - 1), op);
-    rewriter.replaceOp(op, buildBand(rewriter, loc, *band, row0, col0, out));
+    // The rebuilt band computes in the starts' type (i32 where the graph
+    // was narrowed for a device without 64-bit integers), i64 where they
+    // differ.
+    Value r = op.getStarts()[rank - 2], k = op.getStarts()[rank - 1];
+    Type index = typeOf(r).getElementType();
+    if (index != typeOf(k).getElementType())
+      index = rewriter.getI64Type();
+    Value row0 = effectiveStart(rewriter, loc, r, xt.getDimSize(rank - 2),
+                                out.getDimSize(rank - 2), op, index);
+    Value col0 = effectiveStart(rewriter, loc, k, xt.getDimSize(rank - 1),
+                                out.getDimSize(rank - 1), op, index);
+    rewriter.replaceOp(op,
+                       buildBand(rewriter, loc, *band, row0, col0, out, index));
     return success();
   }
 };
@@ -357,14 +363,16 @@ struct BandTableSlice : public OpRewritePattern<SliceOp> {
     if (!band)
       return rewriter.notifyMatchFailure(op, "the table is not a band");
     Location loc = op.getLoc();
-    auto scalar = RankedTensorType::get({}, rewriter.getI64Type());
+    // Static starts and table dims fit i32, which every device has.
+    Type i32 = rewriter.getI32Type();
+    auto scalar = RankedTensorType::get({}, i32);
     auto constant = [&](int64_t v) -> Value {
       return rewriter.create<ConstantOp>(
-          loc, DenseElementsAttr::get(scalar, rewriter.getI64IntegerAttr(v)));
+          loc, DenseElementsAttr::get(scalar, rewriter.getI32IntegerAttr(v)));
     };
     rewriter.replaceOp(
         op, buildBand(rewriter, loc, *band, constant(op.getStart()[rank - 2]),
-                      constant(op.getStart()[rank - 1]), op.getType()));
+                      constant(op.getStart()[rank - 1]), op.getType(), i32));
     return success();
   }
 };
@@ -2092,9 +2100,11 @@ struct CompareOfBandTable : public OpRewritePattern<CompareOp> {
       Band truth = *band;
       truth.a = rewriter.getBoolAttr(ta);
       truth.b = rewriter.getBoolAttr(tb);
-      Value zero = splatConstant(rewriter, loc, rewriter.getI64Type(), 0);
+      // In i32, as BandTableInMask's (a table read here fits it).
+      Type i32 = rewriter.getI32Type();
+      Value zero = splatConstant(rewriter, loc, i32, 0);
       rewriter.replaceOp(
-          op, buildBand(rewriter, loc, truth, zero, zero, out));
+          op, buildBand(rewriter, loc, truth, zero, zero, out, i32));
       return success();
     }
     return rewriter.notifyMatchFailure(op, "not a compare of a band table");

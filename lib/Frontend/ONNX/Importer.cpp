@@ -1973,6 +1973,13 @@ bool Importer::importSplit() {
   return true;
 }
 
+std::string Importer::validationLabel() const {
+  // A run names a failed validation output and writes outputs as files,
+  // so the label is the node's name as a file name (weightFileName).
+  std::string label = node->name().empty() ? node->output(0) : node->name();
+  return StringRef(weightFileName(label)).drop_back(4).str();
+}
+
 bool Importer::importClip() {
   // max(x, lo) then min(., hi), each bound optional: inputs from opset 11,
   // attributes before. Known operands fold.
@@ -2095,8 +2102,7 @@ bool Importer::importGatherElements() {
     // data): guarded once wrapped, and the run fails on one, as GatherND's.
     auto [clamped, ok] = t.indexGuard(
         wrapIndices(t.convertIfNeeded(valueOf(idx), i64), dim), 0, dim - 1);
-    std::string label = node->name().empty() ? node->output(0) : node->name();
-    t.validationOutput(label + ".indices_in_range", ok);
+    t.validationOutput(validationLabel() + ".indices_in_range", ok);
     at = scaled(clamped, strides[axis]);
   }
   for (int64_t d = 0; d < rank; ++d)

@@ -176,6 +176,9 @@ private:
   bool importFlatten();
   bool importTranspose();
   bool importExpand();
+  /// The node's name (or first output's) as a file name, for the
+  /// validation outputs it adds.
+  std::string validationLabel() const;
   bool importClip();
   bool importGatherElements();
   bool importTwinSlice();

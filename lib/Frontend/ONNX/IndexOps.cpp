@@ -108,8 +108,7 @@ bool Importer::flatIndices(Val &data, Val &indices, int64_t batchDims,
     inRange = inRange ? t.logicalAnd(inRange, ok) : ok;
     push(clamped, dim);
   }
-  std::string label = node->name().empty() ? node->output(0) : node->name();
-  t.validationOutput(label + ".indices_in_range", inRange);
+  t.validationOutput(validationLabel() + ".indices_in_range", inRange);
   rows = reshapeTo(t, row, {product(lead)});
   return true;
 }

@@ -865,21 +865,21 @@ func.func @unit_reshape_of_condition(%x: tensor<2x6xi64>, %y: tensor<2x6xi64>) -
 // tabulates, t - (i + pos) <= 0, with pos's declared range proving the
 // start inside the table (no clamp). Sliced further than the range allows,
 // the clamp of dynamic_slice is written out. A table that is no band stays.
+// The indices are in the starts' type (i32 here: a device without 64-bit
+// integers reads them).
 // CHECK-LABEL: func.func @band_table
-// CHECK-DAG: %[[HI:.+]] = poot.constant dense<2> : tensor<i64>
-// CHECK-DAG: %[[ZERO:.+]] = poot.constant dense<0> : tensor<i64>
-// CHECK: %[[P:.+]] = poot.convert %arg0 : tensor<i32> -> tensor<i64>
-// CHECK: %[[T:.+]] = poot.iota {dim = 1 : i64} : tensor<1x4xi64>
-// CHECK: %[[I:.+]] = poot.iota {dim = 0 : i64} : tensor<2x1xi64>
-// CHECK: %[[QP:.+]] = poot.add %[[I]], %[[P]]
+// CHECK-DAG: %[[HI:.+]] = poot.constant dense<2> : tensor<i32>
+// CHECK-DAG: %[[ZERO:.+]] = poot.constant dense<0> : tensor<i32>
+// CHECK: %[[T:.+]] = poot.iota {dim = 1 : i64} : tensor<1x4xi32>
+// CHECK: %[[I:.+]] = poot.iota {dim = 0 : i64} : tensor<2x1xi32>
+// CHECK: %[[QP:.+]] = poot.add %[[I]], %arg0
 // CHECK: %[[D:.+]] = poot.sub %[[T]], %[[QP]]
-// CHECK: %[[A:.+]] = poot.compare le, %[[D]], %[[ZERO]] : tensor<2x4xi64>
-// CHECK: %[[F:.+]] = poot.convert %arg1 : tensor<i32> -> tensor<i64>
-// CHECK: %[[MIN:.+]] = poot.min %[[F]], %[[HI]]
+// CHECK: %[[A:.+]] = poot.compare le, %[[D]], %[[ZERO]] : tensor<2x4xi32>
+// CHECK: %[[MIN:.+]] = poot.min %arg1, %[[HI]]
 // CHECK: %[[MAX:.+]] = poot.max %[[MIN]], %[[ZERO]]
 // CHECK: %[[QF:.+]] = poot.add %{{.+}}, %[[MAX]]
 // CHECK: %[[DF:.+]] = poot.sub %{{.+}}, %[[QF]]
-// CHECK: %[[B:.+]] = poot.compare le, %[[DF]], %[[ZERO]] : tensor<2x4xi64>
+// CHECK: %[[B:.+]] = poot.compare le, %[[DF]], %[[ZERO]] : tensor<2x4xi32>
 // CHECK: %[[C:.+]] = poot.dynamic_slice
 // CHECK: return %[[A]], %[[B]], %[[C]]
 func.func @band_table(%pos: tensor<i32> {poot.range = array<i64: 0, 3>}, %far: tensor<i32> {poot.range = array<i64: 0, 4>}) -> (tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>) {

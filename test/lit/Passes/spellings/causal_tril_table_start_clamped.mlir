@@ -17,14 +17,14 @@
 // CHECK-LABEL: func.func @causal_tril_table_start_clamped
 // CHECK-SAME: %[[Q:[^:]+]]: tensor<1x2x4x96xf32>, %[[K:[^:]+]]: tensor<1x2x16x96xf32>, %[[V:[^:]+]]: tensor<1x2x16x96xf32>, %[[POS:[^:]+]]: tensor<i32>
 // the clamp dynamic_slice applies to its start: max(min(pos, 12), 0)
-// CHECK-DAG: %[[ZERO:.+]] = poot.constant dense<0> : tensor<i64>
-// CHECK-DAG: %[[HI:.+]] = poot.constant dense<12> : tensor<i64>
-// CHECK: %[[P64:.+]] = poot.convert %[[POS]] : tensor<i32> -> tensor<i64>
-// CHECK: %[[MIN:.+]] = poot.min %[[P64]], %[[HI]]
+// (in pos's own type)
+// CHECK-DAG: %[[ZERO:.+]] = poot.constant dense<0> : tensor<i32>
+// CHECK-DAG: %[[HI:.+]] = poot.constant dense<12> : tensor<i32>
+// CHECK: %[[MIN:.+]] = poot.min %[[POS]], %[[HI]]
 // CHECK: %[[START:.+]] = poot.max %[[MIN]], %[[ZERO]]
 // CHECK-NOT: poot.{{dynamic_slice|select}}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: %[[O:.+]] = poot.attention %[[Q]], %[[K]], %[[V]] pos(%[[START]] : tensor<i64>) {causal, n_rep = 1 : i64, scale = 0.102062{{[0-9]+}} : f64}
+// CHECK: %[[O:.+]] = poot.attention %[[Q]], %[[K]], %[[V]] pos(%[[START]] : tensor<i32>) {causal, n_rep = 1 : i64, scale = 0.102062{{[0-9]+}} : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
 // CHECK: return %[[O]]
 func.func @causal_tril_table_start_clamped(%q: tensor<1x2x4x96xf32>, %k: tensor<1x2x16x96xf32>,
