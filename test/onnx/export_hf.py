@@ -283,11 +283,36 @@ def families():
     out["esm"] = (t.EsmConfig(**enc, pad_token_id=1, mask_token_id=2,
                               position_embedding_type="rotary"),
                   t.EsmForMaskedLM, HEADS, "encoder, rotary, q scaled first")
+    # Encoder-decoders (prefill only, ENCODERS): each layer count is an
+    # encoder's and a decoder's, so 3 attentions a layer (manifest layers).
+    s2s = dict(vocab_size=VOCAB, d_model=HIDDEN, encoder_layers=LAYERS,
+               decoder_layers=LAYERS, encoder_attention_heads=HEADS,
+               decoder_attention_heads=HEADS, encoder_ffn_dim=FFN,
+               decoder_ffn_dim=FFN, max_position_embeddings=64,
+               pad_token_id=0, bos_token_id=1, eos_token_id=2,
+               decoder_start_token_id=1)
+    out["t5"] = (t.T5Config(vocab_size=VOCAB, d_model=HIDDEN, d_kv=HEAD_DIM,
+                            d_ff=FFN, num_layers=LAYERS, num_heads=HEADS,
+                            relative_attention_num_buckets=8,
+                            relative_attention_max_distance=16,
+                            pad_token_id=0, eos_token_id=2,
+                            decoder_start_token_id=0),
+                 t.T5ForConditionalGeneration, HEADS,
+                 "encoder-decoder, relative position buckets, no scale")
+    out["bart"] = (t.BartConfig(**s2s), t.BartForConditionalGeneration, HEADS,
+                   "encoder-decoder, q scaled first")
+    out["marian"] = (t.MarianConfig(**s2s), t.MarianMTModel, HEADS,
+                     "encoder-decoder, sinusoidal positions")
+    out["pegasus"] = (t.PegasusConfig(**s2s), t.PegasusForConditionalGeneration,
+                      HEADS, "encoder-decoder, pre-norm")
+    out["m2m100"] = (t.M2M100Config(**s2s), t.M2M100ForConditionalGeneration,
+                     HEADS, "encoder-decoder, sinusoidal positions")
     return out
 
 
 ENCODERS = {"bert", "roberta", "distilbert", "albert", "electra", "debertav2",
-            "mpnet", "modernbert", "roformer", "esm"}
+            "mpnet", "modernbert", "roformer", "esm", "t5", "bart", "marian",
+            "pegasus", "m2m100"}
 
 
 def redraw(model):
@@ -322,6 +347,15 @@ class Prefill(torch.nn.Module):
         self.model = model
 
     def forward(self, input_ids, attention_mask):
+        if self.model.config.is_encoder_decoder:
+            # The tokens decoded against themselves: the encoder's
+            # self-attention under the padding mask, the decoder's causal
+            # self-attention and its cross-attention to the encoder.
+            return self.model(input_ids=input_ids,
+                              attention_mask=attention_mask,
+                              decoder_input_ids=input_ids,
+                              decoder_attention_mask=attention_mask,
+                              use_cache=False).logits
         return self.model(input_ids=input_ids, attention_mask=attention_mask,
                           use_cache=False).logits
 
@@ -559,9 +593,13 @@ def main():
                      "attention_mask": np.ones((b, s), np.int64)}
                     for b, s in ((1, 6), (3, 2))])
                 written[file] = proto
+                # An encoder-decoder layer has three attentions (the
+                # encoder's, the decoder's self and cross attention).
+                attentions = 3 * LAYERS if config.is_encoder_decoder \
+                    else LAYERS
                 entries[file] = dict(file=file, family=name, exporter=exporter,
                                      phase="prefill", note=note,
-                                     layers=LAYERS, kv_heads=kv_heads,
+                                     layers=attentions, kv_heads=kv_heads,
                                      head_dim=head_dim)
                 print(f"exported {file} (ONNX Runtime vs PyTorch {err:.2g})")
             except Exception as e:  # noqa: BLE001 - reported, not fatal
