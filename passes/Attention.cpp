@@ -1880,6 +1880,221 @@ bool rowsKeepAKey(std::optional<int64_t> upper, std::optional<int64_t> lower,
   return true;
 }
 
+/// Interval reading of an integer or bool mask expression at one key column
+/// (the last axis, as the masks align to the scores), over every other
+/// index: an iota along the last axis is that column, along another axis
+/// its whole range, a constant its values there, anything else the range
+/// integer range analysis proves for it (an input's declared range).
+/// Elementwise ops broadcast (an operand whose last dim is 1 is read at its
+/// one column), reshapes that keep the last dim or make it 1, converts,
+/// +, -, *, min, max and division of a nonnegative value by a positive
+/// constant. Column -1 stands for every column.
+struct AtKeyColumn {
+  const RangeOracle &oracle;
+  using Range = std::pair<int64_t, int64_t>;
+  enum class Truth { False, True, Unknown };
+
+  static int64_t lastDim(Value v) {
+    auto t = typeOf(v);
+    return t.getRank() ? t.getDimSize(t.getRank() - 1) : 1;
+  }
+  /// The column of operand `x` that column `k` of a result reads.
+  static int64_t columnOf(Value x, int64_t k) {
+    return lastDim(x) == 1 ? 0 : k;
+  }
+  static std::optional<Range> checked(__int128 lo, __int128 hi) {
+    constexpr __int128 lim = static_cast<__int128>(1) << 62;
+    if (lo < -lim || hi > lim)
+      return std::nullopt;
+    return Range{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+  }
+
+  std::optional<Range> range(Value v, int64_t k, int depth = 0) const {
+    if (depth > 24)
+      return std::nullopt;
+    auto vt = typeOf(v);
+    if (!vt.getElementType().isSignlessInteger() ||
+        vt.getElementType().isInteger(1))
+      return std::nullopt;
+    Operation *def = v.getDefiningOp();
+    auto whole = [&]() -> std::optional<Range> {
+      if (auto r = oracle.rangeOf(v))
+        return Range{r->smin().getSExtValue(), r->smax().getSExtValue()};
+      return std::nullopt;
+    };
+    if (!def)
+      return whole();
+    if (auto c = dyn_cast<ConstantOp>(def)) {
+      auto dense = dyn_cast<DenseIntElementsAttr>(c.getValue());
+      if (!dense || dense.getNumElements() > (1 << 16))
+        return whole();
+      int64_t n = lastDim(v), at = 0;
+      std::optional<Range> r;
+      for (const APInt &x : dense.getValues<APInt>()) {
+        int64_t col = at++ % n;
+        if (k >= 0 && !dense.isSplat() && col != k % n)
+          continue;
+        int64_t e = x.getSExtValue();
+        r = r ? Range{std::min(r->first, e), std::max(r->second, e)}
+              : Range{e, e};
+        if (dense.isSplat())
+          break;
+      }
+      return r;
+    }
+    if (auto io = dyn_cast<IotaOp>(def)) {
+      int64_t dim = static_cast<int64_t>(io.getDim());
+      int64_t size = vt.getDimSize(dim);
+      if (dim == vt.getRank() - 1 && k >= 0)
+        return k < size ? std::optional<Range>(Range{k, k}) : std::nullopt;
+      return Range{0, size - 1};
+    }
+    if (auto bc = dyn_cast<BroadcastOp>(def))
+      return range(bc.getX(), columnOf(bc.getX(), k), depth + 1);
+    if (auto rs = dyn_cast<ReshapeOp>(def)) {
+      if (lastDim(v) == 1 || k < 0)
+        return range(rs.getX(), -1, depth + 1);
+      if (lastDim(rs.getX()) == lastDim(v))
+        return range(rs.getX(), k, depth + 1);
+      return whole();
+    }
+    if (auto cv = dyn_cast<ConvertOp>(def)) {
+      auto r = range(cv.getX(), columnOf(cv.getX(), k), depth + 1);
+      unsigned width = vt.getElementType().getIntOrFloatBitWidth();
+      if (r && width < 64 &&
+          (r->first < -(int64_t(1) << (width - 1)) ||
+           r->second >= (int64_t(1) << (width - 1))))
+        return whole();
+      return r ? r : whole();
+    }
+    if (isa<AddOp, SubOp, MulOp, MinOp, MaxOp, DivOp>(def)) {
+      Value x = def->getOperand(0), y = def->getOperand(1);
+      auto a = range(x, columnOf(x, k), depth + 1);
+      auto b = range(y, columnOf(y, k), depth + 1);
+      if (!a || !b)
+        return whole();
+      __int128 al = a->first, ah = a->second, bl = b->first, bh = b->second;
+      std::optional<Range> r;
+      if (isa<AddOp>(def))
+        r = checked(al + bl, ah + bh);
+      else if (isa<SubOp>(def))
+        r = checked(al - bh, ah - bl);
+      else if (isa<MinOp>(def))
+        r = Range{std::min(a->first, b->first), std::min(a->second, b->second)};
+      else if (isa<MaxOp>(def))
+        r = Range{std::max(a->first, b->first), std::max(a->second, b->second)};
+      else if (isa<MulOp>(def)) {
+        __int128 p[4] = {al * bl, al * bh, ah * bl, ah * bh};
+        r = checked(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
+      } else if (bl == bh && bl > 0 && al >= 0) {
+        r = Range{a->first / b->first, a->second / b->first};
+      }
+      return r ? r : whole();
+    }
+    return whole();
+  }
+
+  Truth truth(Value v, int64_t k, int depth = 0) const {
+    if (depth > 24 || !typeOf(v).getElementType().isInteger(1))
+      return Truth::Unknown;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return Truth::Unknown;
+    auto flip = [](Truth t) {
+      return t == Truth::True    ? Truth::False
+             : t == Truth::False ? Truth::True
+                                 : Truth::Unknown;
+    };
+    if (auto c = dyn_cast<ConstantOp>(def)) {
+      auto dense = dyn_cast<DenseIntElementsAttr>(c.getValue());
+      if (dense && dense.isSplat())
+        return dense.getSplatValue<bool>() ? Truth::True : Truth::False;
+      return Truth::Unknown;
+    }
+    if (auto bc = dyn_cast<BroadcastOp>(def))
+      return truth(bc.getX(), columnOf(bc.getX(), k), depth + 1);
+    if (auto rs = dyn_cast<ReshapeOp>(def)) {
+      if (lastDim(v) == 1 || k < 0)
+        return truth(rs.getX(), -1, depth + 1);
+      if (lastDim(rs.getX()) == lastDim(v))
+        return truth(rs.getX(), k, depth + 1);
+      return Truth::Unknown;
+    }
+    if (auto n = dyn_cast<NotOp>(def))
+      return flip(truth(n.getX(), columnOf(n.getX(), k), depth + 1));
+    if (isa<AndOp, OrOp>(def)) {
+      Value x = def->getOperand(0), y = def->getOperand(1);
+      Truth a = truth(x, columnOf(x, k), depth + 1);
+      Truth b = truth(y, columnOf(y, k), depth + 1);
+      bool isAnd = isa<AndOp>(def);
+      Truth absorbing = isAnd ? Truth::False : Truth::True;
+      if (a == absorbing || b == absorbing)
+        return absorbing;
+      if (a == b)
+        return a;
+      return Truth::Unknown;
+    }
+    if (auto cmp = dyn_cast<CompareOp>(def)) {
+      Value x = cmp.getLhs(), y = cmp.getRhs();
+      auto a = range(x, columnOf(x, k), depth + 1);
+      auto b = range(y, columnOf(y, k), depth + 1);
+      if (!a || !b)
+        return Truth::Unknown;
+      auto [al, ah] = *a;
+      auto [bl, bh] = *b;
+      bool yes = false, no = false;
+      switch (cmp.getPredicate()) {
+      case ComparePredicate::lt: yes = ah < bl; no = al >= bh; break;
+      case ComparePredicate::le: yes = ah <= bl; no = al > bh; break;
+      case ComparePredicate::gt: yes = al > bh; no = ah <= bl; break;
+      case ComparePredicate::ge: yes = al >= bh; no = ah < bl; break;
+      case ComparePredicate::eq:
+        yes = al == ah && bl == bh && al == bl;
+        no = ah < bl || bh < al;
+        break;
+      case ComparePredicate::ne:
+        yes = ah < bl || bh < al;
+        no = al == ah && bl == bh && al == bl;
+        break;
+      }
+      return yes ? Truth::True : no ? Truth::False : Truth::Unknown;
+    }
+    return Truth::Unknown;
+  }
+};
+
+/// Whether every mask kept as a tensor keeps key 0 visible on every row
+/// (a padding mask over lengths declared >= 1, a chunk mask whose first
+/// block starts at 0), and the band (if any) does too, with no live length:
+/// then no row is left without a visible key.
+bool tensorMasksKeepKeyZero(const MaskMeaning &m, const Scores &sc,
+                            func::FuncOp fn, int64_t lq, int64_t lk,
+                            bool liveLength) {
+  if (liveLength || m.lower || !m.alibi.empty())
+    return false;
+  if (m.upper && !rowsKeepAKey(m.upper, std::nullopt,
+                               m.posUsed ? m.pos : Value(), lq, lk, fn))
+    return false;
+  RangeOracle oracle(fn);
+  AtKeyColumn at{oracle};
+  using Truth = AtKeyColumn::Truth;
+  for (auto [c, inverted] : m.restConds)
+    if (at.truth(c, AtKeyColumn::columnOf(c, 0)) !=
+        (inverted ? Truth::False : Truth::True))
+      return false;
+  for (Value t : m.rest) {
+    auto fm = fillMask(t);
+    if (!fm || sc.biasFactor.count(t))
+      return false;
+    auto [c, visibleWhenTrue, fill] = *fm;
+    (void)fill;
+    if (at.truth(c, AtKeyColumn::columnOf(c, 0)) !=
+        (visibleWhenTrue ? Truth::True : Truth::False))
+      return false;
+  }
+  return true;
+}
+
 /// The least magnitude of a finite select fill that absorbs the scores:
 /// s + f rounds to f for |s| below half an ulp of f, which at 2^96 is
 /// 2^72 in f32 and 2^43 (about 9e12) in f64 (the oracle), far past any
@@ -2666,7 +2881,9 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   for (const RowGuard &g : rowGuards) {
     std::string risk;
     if (g.kind != RowGuard::NoVisibleKey) {
-      if (!meaning.rest.empty() || !meaning.restConds.empty())
+      if ((!meaning.rest.empty() || !meaning.restConds.empty()) &&
+          !tensorMasksKeepKeyZero(meaning, *peeled, fn, lq, lk,
+                                  static_cast<bool>(len)))
         risk = "a mask kept as a tensor may hide a whole row";
       else if (len && meaning.lower)
         risk = "a window under a live length may leave a row no key";

@@ -16,15 +16,11 @@
 // is the attention with the -inf mask as a tensor. B = 2, H = 2, T = 6,
 // d_k = 16.
 
-// Not fused yet: the strongest form is the fused op with the mask as a
-// tensor. The trailing masked_fill(mask, 0) never fires on a row with a
-// visible key, and key 0 is visible on every row over the declared range
-// of xs_lens [1, 7), but the matcher does not prove a row keeps a key from
-// an input's range, so it declines (soundly).
 // CHECK-LABEL: func.func @wenet_chunk_mask_masked_fill_twice_f32
-// CHECK-NOT: poot.attention
-// CHECK: return
-// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} zeroes the rows that have no visible key, where the fused op gives 0/0 (NaN), and they are not ruled out: a mask kept as a tensor may hide a whole row{{$}}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention {{.+}} mask({{.+}}) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask{{.*}}
 func.func @wenet_chunk_mask_masked_fill_twice_f32(
     %q: tensor<2x2x6x16xf32>, %k: tensor<2x2x6x16xf32>, %v: tensor<2x2x6x16xf32>,
     %xs_lens: tensor<2xi64> {poot.range = array<i64: 1, 7>}) -> tensor<2x6x32xf32> {

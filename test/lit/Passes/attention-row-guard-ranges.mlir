@@ -1,0 +1,67 @@
+// RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
+// RUN: poot-opt %s --poot-canonicalize --poot-attention=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir
+// RUN: poot-run %t.mlir --func=lengths_from_one --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=lengths_from_one --set=lens=1,1 --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=lengths_from_zero --check --ref=%s --quiet
+
+// A padding mask t < lens[b] with the probabilities zeroed again where it
+// hides (masked_fill(mask, -inf), softmax, masked_fill(mask, 0): ESPnet's
+// and WeNet's attention). The second fill changes no weight on a row that
+// keeps a key, and with lens declared in [1, 7) key 0 is visible on every
+// row, so it never fires: fused, the mask a tensor.
+// CHECK-LABEL: func.func @lengths_from_one
+// CHECK-NOT: poot.exp
+// CHECK: poot.attention %{{.+}} mask(%{{.+}}) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; the mask after the softmax changes no weight{{.*}}
+func.func @lengths_from_one(%q: tensor<2x2x6x16xf32>, %k: tensor<2x2x6x16xf32>, %v: tensor<2x2x6x16xf32>,
+    %lens: tensor<2xi64> {poot.name = "lens", poot.range = array<i64: 1, 7>}) -> tensor<2x2x6x16xf32> {
+  %t = poot.iota {dim = 1 : i64} : tensor<2x6xi64>
+  %l = poot.reshape %lens : tensor<2xi64> -> tensor<2x1xi64>
+  %pad = poot.compare ge, %t, %l : tensor<2x6xi64>, tensor<2x1xi64>
+  %hid = poot.reshape %pad : tensor<2x6xi1> -> tensor<2x1x1x6xi1>
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x6x16xf32>
+  %s0 = poot.matmul %q, %kt : tensor<2x2x6x16xf32>, tensor<2x2x16x6xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %s = poot.mul %s0, %c : tensor<2x2x6x6xf32>, tensor<f32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %sm = poot.select %hid, %ninf, %s : tensor<2x1x1x6xi1>, tensor<f32>, tensor<2x2x6x6xf32>
+  %m = poot.reduce_max %sm {axis = 3 : i64, keepdim} : tensor<2x2x6x6xf32>
+  %d = poot.sub %sm, %m : tensor<2x2x6x6xf32>, tensor<2x2x6x1xf32>
+  %e = poot.exp %d : tensor<2x2x6x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<2x2x6x6xf32>
+  %p = poot.div %e, %z : tensor<2x2x6x6xf32>, tensor<2x2x6x1xf32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %pg = poot.select %hid, %zero, %p : tensor<2x1x1x6xi1>, tensor<f32>, tensor<2x2x6x6xf32>
+  %o = poot.matmul %pg, %v : tensor<2x2x6x6xf32>, tensor<2x2x6x16xf32>
+  return %o : tensor<2x2x6x16xf32>
+}
+
+// The same with lens declared in [0, 7): a length of 0 hides every key of
+// its rows, where the graph gives 0 and the fused op 0/0. Declined.
+// CHECK-LABEL: func.func @lengths_from_zero
+// CHECK-NOT: poot.attention
+// CHECK: return
+// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} zeroes the rows that have no visible key, where the fused op gives 0/0 (NaN), and they are not ruled out: a mask kept as a tensor may hide a whole row{{$}}
+func.func @lengths_from_zero(%q: tensor<2x2x6x16xf32>, %k: tensor<2x2x6x16xf32>, %v: tensor<2x2x6x16xf32>,
+    %lens: tensor<2xi64> {poot.range = array<i64: 0, 7>}) -> tensor<2x2x6x16xf32> {
+  %t = poot.iota {dim = 1 : i64} : tensor<2x6xi64>
+  %l = poot.reshape %lens : tensor<2xi64> -> tensor<2x1xi64>
+  %pad = poot.compare ge, %t, %l : tensor<2x6xi64>, tensor<2x1xi64>
+  %hid = poot.reshape %pad : tensor<2x6xi1> -> tensor<2x1x1x6xi1>
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x6x16xf32>
+  %s0 = poot.matmul %q, %kt : tensor<2x2x6x16xf32>, tensor<2x2x16x6xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %s = poot.mul %s0, %c : tensor<2x2x6x6xf32>, tensor<f32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %sm = poot.select %hid, %ninf, %s : tensor<2x1x1x6xi1>, tensor<f32>, tensor<2x2x6x6xf32>
+  %m = poot.reduce_max %sm {axis = 3 : i64, keepdim} : tensor<2x2x6x6xf32>
+  %d = poot.sub %sm, %m : tensor<2x2x6x6xf32>, tensor<2x2x6x1xf32>
+  %e = poot.exp %d : tensor<2x2x6x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<2x2x6x6xf32>
+  %p = poot.div %e, %z : tensor<2x2x6x6xf32>, tensor<2x2x6x1xf32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %pg = poot.select %hid, %zero, %p : tensor<2x1x1x6xi1>, tensor<f32>, tensor<2x2x6x6xf32>
+  %o = poot.matmul %pg, %v : tensor<2x2x6x6xf32>, tensor<2x2x6x16xf32>
+  return %o : tensor<2x2x6x16xf32>
+}
