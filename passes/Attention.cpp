@@ -1881,26 +1881,49 @@ bool rowsKeepAKey(std::optional<int64_t> upper, std::optional<int64_t> lower,
 }
 
 /// Interval reading of an integer or bool mask expression at one key column
-/// (the last axis, as the masks align to the scores), over every other
-/// index: an iota along the last axis is that column, along another axis
-/// its whole range, a constant its values there, anything else the range
-/// integer range analysis proves for it (an input's declared range).
-/// Elementwise ops broadcast (an operand whose last dim is 1 is read at its
-/// one column), reshapes that keep the last dim or make it 1, converts,
-/// +, -, *, min, max and division of a nonnegative value by a positive
-/// constant. Column -1 stands for every column.
+/// and one query row (the last two axes, as the masks align to the scores),
+/// over every other index: an iota along the last axis is that column,
+/// along the row axis that row, along another axis its whole range, a
+/// constant its values there, anything else the range integer range
+/// analysis proves for it (an input's declared range). Elementwise ops
+/// broadcast (an operand whose last dim, or row dim, is 1 is read at its
+/// one column or row), reshapes that keep the last two dims or make them 1,
+/// converts, +, -, *, min, max and division of a nonnegative value by a
+/// positive constant. Column or row -1 stands for every one.
 struct AtKeyColumn {
   const RangeOracle &oracle;
   using Range = std::pair<int64_t, int64_t>;
   enum class Truth { False, True, Unknown };
+  struct At {
+    int64_t row, key;
+  };
 
-  static int64_t lastDim(Value v) {
+  static int64_t dimFromBack(Value v, int64_t i) {
     auto t = typeOf(v);
-    return t.getRank() ? t.getDimSize(t.getRank() - 1) : 1;
+    return t.getRank() > i ? t.getDimSize(t.getRank() - 1 - i) : 1;
   }
-  /// The column of operand `x` that column `k` of a result reads.
-  static int64_t columnOf(Value x, int64_t k) {
-    return lastDim(x) == 1 ? 0 : k;
+  /// The row and column of operand `x` that (row, key) of a result reads.
+  static At atOf(Value x, At at) {
+    return {dimFromBack(x, 1) == 1 ? 0 : at.row,
+            dimFromBack(x, 0) == 1 ? 0 : at.key};
+  }
+  /// The same position of a reshape's input, where the reshape keeps it.
+  static std::optional<At> throughReshape(ReshapeOp rs, At at) {
+    Value x = rs.getX(), v = rs.getResult();
+    bool keyKept = dimFromBack(x, 0) == dimFromBack(v, 0);
+    bool rowKept = keyKept && dimFromBack(x, 1) == dimFromBack(v, 1);
+    At in{-1, -1};
+    if (dimFromBack(v, 0) != 1 && at.key >= 0) {
+      if (!keyKept)
+        return std::nullopt;
+      in.key = at.key;
+    }
+    if (dimFromBack(v, 1) != 1 && at.row >= 0) {
+      if (!rowKept)
+        return std::nullopt;
+      in.row = at.row;
+    }
+    return in;
   }
   static std::optional<Range> checked(__int128 lo, __int128 hi) {
     constexpr __int128 lim = static_cast<__int128>(1) << 62;
@@ -1909,7 +1932,7 @@ struct AtKeyColumn {
     return Range{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
   }
 
-  std::optional<Range> range(Value v, int64_t k, int depth = 0) const {
+  std::optional<Range> range(Value v, At at, int depth = 0) const {
     if (depth > 24)
       return std::nullopt;
     auto vt = typeOf(v);
@@ -1924,15 +1947,19 @@ struct AtKeyColumn {
     };
     if (!def)
       return whole();
+    int64_t rank = vt.getRank();
     if (auto c = dyn_cast<ConstantOp>(def)) {
       auto dense = dyn_cast<DenseIntElementsAttr>(c.getValue());
       if (!dense || dense.getNumElements() > (1 << 16))
         return whole();
-      int64_t n = lastDim(v), at = 0;
+      int64_t n = dimFromBack(v, 0), m = dimFromBack(v, 1), idx = 0;
       std::optional<Range> r;
       for (const APInt &x : dense.getValues<APInt>()) {
-        int64_t col = at++ % n;
-        if (k >= 0 && !dense.isSplat() && col != k % n)
+        int64_t col = idx % n, row = (idx / n) % m;
+        ++idx;
+        if (!dense.isSplat() && ((at.key >= 0 && col != at.key % n) ||
+                                 (rank >= 2 && at.row >= 0 &&
+                                  row != at.row % m)))
           continue;
         int64_t e = x.getSExtValue();
         r = r ? Range{std::min(r->first, e), std::max(r->second, e)}
@@ -1945,21 +1972,21 @@ struct AtKeyColumn {
     if (auto io = dyn_cast<IotaOp>(def)) {
       int64_t dim = static_cast<int64_t>(io.getDim());
       int64_t size = vt.getDimSize(dim);
-      if (dim == vt.getRank() - 1 && k >= 0)
-        return k < size ? std::optional<Range>(Range{k, k}) : std::nullopt;
+      int64_t fixed = dim == rank - 1 ? at.key : dim == rank - 2 ? at.row : -1;
+      if (fixed >= 0)
+        return fixed < size ? std::optional<Range>(Range{fixed, fixed})
+                            : std::nullopt;
       return Range{0, size - 1};
     }
     if (auto bc = dyn_cast<BroadcastOp>(def))
-      return range(bc.getX(), columnOf(bc.getX(), k), depth + 1);
+      return range(bc.getX(), atOf(bc.getX(), at), depth + 1);
     if (auto rs = dyn_cast<ReshapeOp>(def)) {
-      if (lastDim(v) == 1 || k < 0)
-        return range(rs.getX(), -1, depth + 1);
-      if (lastDim(rs.getX()) == lastDim(v))
-        return range(rs.getX(), k, depth + 1);
+      if (auto in = throughReshape(rs, at))
+        return range(rs.getX(), *in, depth + 1);
       return whole();
     }
     if (auto cv = dyn_cast<ConvertOp>(def)) {
-      auto r = range(cv.getX(), columnOf(cv.getX(), k), depth + 1);
+      auto r = range(cv.getX(), atOf(cv.getX(), at), depth + 1);
       unsigned width = vt.getElementType().getIntOrFloatBitWidth();
       if (r && width < 64 &&
           (r->first < -(int64_t(1) << (width - 1)) ||
@@ -1969,8 +1996,8 @@ struct AtKeyColumn {
     }
     if (isa<AddOp, SubOp, MulOp, MinOp, MaxOp, DivOp>(def)) {
       Value x = def->getOperand(0), y = def->getOperand(1);
-      auto a = range(x, columnOf(x, k), depth + 1);
-      auto b = range(y, columnOf(y, k), depth + 1);
+      auto a = range(x, atOf(x, at), depth + 1);
+      auto b = range(y, atOf(y, at), depth + 1);
       if (!a || !b)
         return whole();
       __int128 al = a->first, ah = a->second, bl = b->first, bh = b->second;
@@ -1994,7 +2021,7 @@ struct AtKeyColumn {
     return whole();
   }
 
-  Truth truth(Value v, int64_t k, int depth = 0) const {
+  Truth truth(Value v, At at, int depth = 0) const {
     if (depth > 24 || !typeOf(v).getElementType().isInteger(1))
       return Truth::Unknown;
     Operation *def = v.getDefiningOp();
@@ -2012,22 +2039,19 @@ struct AtKeyColumn {
       return Truth::Unknown;
     }
     if (auto bc = dyn_cast<BroadcastOp>(def))
-      return truth(bc.getX(), columnOf(bc.getX(), k), depth + 1);
+      return truth(bc.getX(), atOf(bc.getX(), at), depth + 1);
     if (auto rs = dyn_cast<ReshapeOp>(def)) {
-      if (lastDim(v) == 1 || k < 0)
-        return truth(rs.getX(), -1, depth + 1);
-      if (lastDim(rs.getX()) == lastDim(v))
-        return truth(rs.getX(), k, depth + 1);
+      if (auto in = throughReshape(rs, at))
+        return truth(rs.getX(), *in, depth + 1);
       return Truth::Unknown;
     }
     if (auto n = dyn_cast<NotOp>(def))
-      return flip(truth(n.getX(), columnOf(n.getX(), k), depth + 1));
+      return flip(truth(n.getX(), atOf(n.getX(), at), depth + 1));
     if (isa<AndOp, OrOp>(def)) {
       Value x = def->getOperand(0), y = def->getOperand(1);
-      Truth a = truth(x, columnOf(x, k), depth + 1);
-      Truth b = truth(y, columnOf(y, k), depth + 1);
-      bool isAnd = isa<AndOp>(def);
-      Truth absorbing = isAnd ? Truth::False : Truth::True;
+      Truth a = truth(x, atOf(x, at), depth + 1);
+      Truth b = truth(y, atOf(y, at), depth + 1);
+      Truth absorbing = isa<AndOp>(def) ? Truth::False : Truth::True;
       if (a == absorbing || b == absorbing)
         return absorbing;
       if (a == b)
@@ -2036,8 +2060,8 @@ struct AtKeyColumn {
     }
     if (auto cmp = dyn_cast<CompareOp>(def)) {
       Value x = cmp.getLhs(), y = cmp.getRhs();
-      auto a = range(x, columnOf(x, k), depth + 1);
-      auto b = range(y, columnOf(y, k), depth + 1);
+      auto a = range(x, atOf(x, at), depth + 1);
+      auto b = range(y, atOf(y, at), depth + 1);
       if (!a || !b)
         return Truth::Unknown;
       auto [al, ah] = *a;
@@ -2063,35 +2087,51 @@ struct AtKeyColumn {
   }
 };
 
-/// Whether every mask kept as a tensor keeps key 0 visible on every row
-/// (a padding mask over lengths declared >= 1, a chunk mask whose first
-/// block starts at 0), and the band (if any) does too, with no live length:
-/// then no row is left without a visible key.
-bool tensorMasksKeepKeyZero(const MaskMeaning &m, const Scores &sc,
-                            func::FuncOp fn, int64_t lq, int64_t lk,
-                            bool liveLength) {
-  if (liveLength || m.lower || !m.alibi.empty())
-    return false;
-  if (m.upper && !rowsKeepAKey(m.upper, std::nullopt,
-                               m.posUsed ? m.pos : Value(), lq, lk, fn))
+/// Whether every mask kept as a tensor leaves every row a visible key it
+/// can name: key 0 on every row (a padding mask over lengths declared
+/// >= 1, a chunk mask whose first block starts at 0), or the row's own
+/// diagonal key i + Lk - Lq (a document mask beside causal), checked row by
+/// row; the band (if any) keeps that key too, with no live length. Then no
+/// row is left without a visible key.
+bool tensorMasksKeepAKey(const MaskMeaning &m, const Scores &sc,
+                         func::FuncOp fn, int64_t lq, int64_t lk,
+                         bool liveLength) {
+  if (liveLength || !m.alibi.empty())
     return false;
   RangeOracle oracle(fn);
-  AtKeyColumn at{oracle};
+  AtKeyColumn reader{oracle};
   using Truth = AtKeyColumn::Truth;
-  for (auto [c, inverted] : m.restConds)
-    if (at.truth(c, AtKeyColumn::columnOf(c, 0)) !=
-        (inverted ? Truth::False : Truth::True))
+  auto keeps = [&](AtKeyColumn::At at) {
+    for (auto [c, inverted] : m.restConds)
+      if (reader.truth(c, AtKeyColumn::atOf(c, at)) !=
+          (inverted ? Truth::False : Truth::True))
+        return false;
+    for (Value t : m.rest) {
+      auto fm = fillMask(t);
+      if (!fm || sc.biasFactor.count(t))
+        return false;
+      auto [c, visibleWhenTrue, fill] = *fm;
+      (void)fill;
+      if (reader.truth(c, AtKeyColumn::atOf(c, at)) !=
+          (visibleWhenTrue ? Truth::True : Truth::False))
+        return false;
+    }
+    return true;
+  };
+  // Key 0 on every row, where the band keeps it.
+  if (!m.lower &&
+      (!m.upper || rowsKeepAKey(m.upper, std::nullopt,
+                                m.posUsed ? m.pos : Value(), lq, lk, fn)) &&
+      keeps({-1, 0}))
+    return true;
+  // The diagonal, row by row: t = i + (Lk - Lq), which a band without pos
+  // (t - i in [lower, upper]) keeps where lower <= Lk - Lq <= upper.
+  if (m.posUsed || lq > 4096 || lk < lq ||
+      (m.upper && *m.upper < lk - lq) || (m.lower && *m.lower > lk - lq))
+    return false;
+  for (int64_t i = 0; i < lq; ++i)
+    if (!keeps({i, i + lk - lq}))
       return false;
-  for (Value t : m.rest) {
-    auto fm = fillMask(t);
-    if (!fm || sc.biasFactor.count(t))
-      return false;
-    auto [c, visibleWhenTrue, fill] = *fm;
-    (void)fill;
-    if (at.truth(c, AtKeyColumn::columnOf(c, 0)) !=
-        (visibleWhenTrue ? Truth::True : Truth::False))
-      return false;
-  }
   return true;
 }
 
@@ -2882,8 +2922,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     std::string risk;
     if (g.kind != RowGuard::NoVisibleKey) {
       if ((!meaning.rest.empty() || !meaning.restConds.empty()) &&
-          !tensorMasksKeepKeyZero(meaning, *peeled, fn, lq, lk,
-                                  static_cast<bool>(len)))
+          !tensorMasksKeepAKey(meaning, *peeled, fn, lq, lk,
+                               static_cast<bool>(len)))
         risk = "a mask kept as a tensor may hide a whole row";
       else if (len && meaning.lower)
         risk = "a window under a live length may leave a row no key";

@@ -4,6 +4,8 @@
 // RUN: poot-run %t.mlir --func=lengths_from_one --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=lengths_from_one --set=lens=1,1 --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=lengths_from_zero --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=window_of_input_width --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=window_of_input_width --set=w=1 --check --ref=%s --quiet
 
 // A padding mask t < lens[b] with the probabilities zeroed again where it
 // hides (masked_fill(mask, -inf), softmax, masked_fill(mask, 0): ESPnet's
@@ -64,4 +66,38 @@ func.func @lengths_from_zero(%q: tensor<2x2x6x16xf32>, %k: tensor<2x2x6x16xf32>,
   %pg = poot.select %hid, %zero, %p : tensor<2x1x1x6xi1>, tensor<f32>, tensor<2x2x6x6xf32>
   %o = poot.matmul %pg, %v : tensor<2x2x6x6xf32>, tensor<2x2x6x16xf32>
   return %o : tensor<2x2x6x16xf32>
+}
+
+// A window whose width is an input declared in [1, 8): t <= i is read as
+// causal, i - t < w stays a tensor mask (w is not known) that hides key 0
+// from some rows; but every row keeps its own key (i - i = 0 < w), checked
+// row by row, so the trailing where never fires.
+// CHECK-LABEL: func.func @window_of_input_width
+// CHECK-NOT: poot.exp
+// CHECK: poot.attention %{{.+}} mask(%{{.+}}) {causal
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask, causal; the mask after the softmax changes no weight{{$}}
+func.func @window_of_input_width(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x2x6x16xf32>,
+    %w: tensor<i32> {poot.name = "w", poot.range = array<i64: 1, 8>}) -> tensor<1x2x6x16xf32> {
+  %i = poot.iota {dim = 0 : i64} : tensor<6x6xi32>
+  %t = poot.iota {dim = 1 : i64} : tensor<6x6xi32>
+  %past = poot.compare le, %t, %i : tensor<6x6xi32>, tensor<6x6xi32>
+  %back = poot.sub %i, %t : tensor<6x6xi32>, tensor<6x6xi32>
+  %near = poot.compare lt, %back, %w : tensor<6x6xi32>, tensor<i32>
+  %keep = poot.and %past, %near : tensor<6x6xi1>, tensor<6x6xi1>
+  %hid = poot.not %keep : tensor<6x6xi1>
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x6x16xf32>
+  %s0 = poot.matmul %q, %kt : tensor<1x2x6x16xf32>, tensor<1x2x16x6xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %s = poot.mul %s0, %c : tensor<1x2x6x6xf32>, tensor<f32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %sm = poot.select %hid, %ninf, %s : tensor<6x6xi1>, tensor<f32>, tensor<1x2x6x6xf32>
+  %m = poot.reduce_max %sm {axis = 3 : i64, keepdim} : tensor<1x2x6x6xf32>
+  %d = poot.sub %sm, %m : tensor<1x2x6x6xf32>, tensor<1x2x6x1xf32>
+  %e = poot.exp %d : tensor<1x2x6x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x6x6xf32>
+  %p = poot.div %e, %z : tensor<1x2x6x6xf32>, tensor<1x2x6x1xf32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %pg = poot.select %hid, %zero, %p : tensor<6x6xi1>, tensor<f32>, tensor<1x2x6x6xf32>
+  %o = poot.matmul %pg, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32>
+  return %o : tensor<1x2x6x16xf32>
 }
