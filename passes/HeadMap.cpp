@@ -518,13 +518,15 @@ struct SinkHeadMap : public RewritePattern {
     if (!lead)
       return rewriter.notifyMatchFailure(op, "no operand is a head map");
     int64_t a = lead->axis, hin = lead->baseType.getDimSize(a);
-    SmallVector<Value> operands;
+    // Every check before the first op is built: a pattern that builds and
+    // then fails leaves dead ops the driver erases, and runs again.
+    SmallVector<std::optional<HeadMapLevel>> levels;
     bool tensorOther = unary, seenLead = false;
     for (Value v : op->getOperands()) {
       auto level = readHeadMap(v);
       if (level && level->axis == a && sameMap(*level, *lead) &&
           typeOf(v).getShape() == rt.getShape()) {
-        operands.push_back(level->materialize(rewriter, loc));
+        levels.push_back(level);
         tensorOther |= seenLead;
         seenLead = true;
         continue;
@@ -536,11 +538,14 @@ struct SinkHeadMap : public RewritePattern {
       // direction); it stays.
       if (!isSplatConstant(v))
         tensorOther = true;
-      operands.push_back(v);
+      levels.push_back(std::nullopt);
     }
     if (!tensorOther)
       return rewriter.notifyMatchFailure(op, "only splat operands besides "
                                              "the map");
+    SmallVector<Value> operands;
+    for (auto [v, level] : llvm::zip(op->getOperands(), levels))
+      operands.push_back(level ? level->materialize(rewriter, loc) : v);
     OperationState state(loc, op->getName());
     state.addOperands(operands);
     state.addAttributes(op->getAttrs());

@@ -1018,3 +1018,25 @@ func.func @normaliser_after_product(%s: tensor<1x2x6x6xf32>, %v: tensor<1x2x6x16
   %r = poot.reshape %n : tensor<1x6x2x16xf32> -> tensor<1x6x32xf32>
   return %r : tensor<1x6x32xf32>
 }
+
+// -----
+
+// A scaled value behind a head repeat: the layout ops hoist above the scale
+// (x * c moves after them) and the head map stays where it is; no pattern
+// builds ops and then declines (which would leave the driver erasing them
+// and running again until it gives up).
+// CHECK-LABEL: func.func @scale_behind_head_repeat
+// CHECK: %[[R:.+]] = poot.reshape %arg0 : tensor<2x5x3x4xf32> -> tensor<2x1x5x12xf32>
+// CHECK-NEXT: %[[B:.+]] = poot.broadcast %[[R]] {shape = array<i64: 2, 4, 5, 12>}
+// CHECK-NEXT: %[[M:.+]] = poot.reshape %[[B]] : tensor<2x4x5x12xf32> -> tensor<8x5x12xf32>
+// CHECK-NEXT: poot.div %{{.+}}, %[[M]]
+func.func @scale_behind_head_repeat(%x: tensor<2x5x3x4xf32>) -> tensor<8x5x12xi1> {
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %r = poot.div %one, %x : tensor<f32>, tensor<2x5x3x4xf32>
+  %flat = poot.reshape %r : tensor<2x5x3x4xf32> -> tensor<2x1x5x12xf32>
+  %rep = poot.broadcast %flat {shape = array<i64: 2, 4, 5, 12>} : tensor<2x1x5x12xf32>
+  %rep3 = poot.reshape %rep : tensor<2x4x5x12xf32> -> tensor<8x5x12xf32>
+  %half = poot.constant dense<0.5> : tensor<f32>
+  %lt = poot.compare lt, %rep3, %half : tensor<8x5x12xf32>, tensor<f32>
+  return %lt : tensor<8x5x12xi1>
+}
