@@ -462,6 +462,43 @@ std::optional<double> splatOf(Value v) {
   return std::nullopt;
 }
 
+/// Whether every element of `v` is >= 0 or NaN by construction: an exp, an
+/// abs, a sum, max, product or sum of such values, or a float convert of
+/// one.
+bool nonNegative(Value v, int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
+    return false;
+  if (isa<ExpOp, AbsOp>(def))
+    return true;
+  if (auto r = dyn_cast<ReduceSumOp>(def))
+    return nonNegative(r.getX(), depth + 1);
+  if (auto r = dyn_cast<ReduceMaxOp>(def))
+    return nonNegative(r.getX(), depth + 1);
+  if (auto c = dyn_cast<ConvertOp>(def))
+    return isa<FloatType>(typeOf(c.getX()).getElementType()) &&
+           nonNegative(c.getX(), depth + 1);
+  if (isa<AddOp, MulOp>(def))
+    return nonNegative(def->getOperand(0), depth + 1) &&
+           nonNegative(def->getOperand(1), depth + 1);
+  return false;
+}
+
+/// abs(x) is x where x is nonnegative by construction (the abs
+/// jax.scipy.special.logsumexp takes of its sum of exps), so the softmax
+/// readers see the sum itself.
+struct AbsOfNonNegative : public OpRewritePattern<AbsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AbsOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<FloatType>(op.getType().getElementType()) ||
+        !nonNegative(op.getX()))
+      return rewriter.notifyMatchFailure(op, "not nonnegative by construction");
+    rewriter.replaceOp(op, op.getX());
+    return success();
+  }
+};
+
 /// pow(x, -1) is 1 / x for every IEEE x (zeros, infinities and NaN
 /// included), and the softmax matcher reads a reciprocal.
 struct PowMinusOneToReciprocal : public OpRewritePattern<PowOp> {
@@ -832,6 +869,7 @@ void poot::populateCanonicalizePatterns(RewritePatternSet &patterns) {
       .add<ComposeTransposes, ComposeBroadcasts, FoldConstantConvert,
            CompareOfBroadcast, ConvertOfBroadcast,
            FoldConstantSlice, PowMinusOneToReciprocal, DivByPowerOfTwoToMul,
+           AbsOfNonNegative,
            HoistLayoutAboveScalarOp<TransposeOp>,
            HoistLayoutAboveScalarOp<ReshapeOp>,
            HoistLayoutAboveScalarOp<BroadcastOp>, ReduceKeepdim<ReduceSumOp>,

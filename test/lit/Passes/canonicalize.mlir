@@ -1040,3 +1040,22 @@ func.func @scale_behind_head_repeat(%x: tensor<2x5x3x4xf32>) -> tensor<8x5x12xi1
   %lt = poot.compare lt, %rep3, %half : tensor<8x5x12xf32>, tensor<f32>
   return %lt : tensor<8x5x12xi1>
 }
+
+// -----
+
+// abs of a sum of exps is the sum (jax.scipy.special.logsumexp takes it);
+// abs of a value of either sign stays.
+// CHECK-LABEL: func.func @abs_of_nonnegative
+// CHECK: %[[E:.+]] = poot.exp %arg0
+// CHECK-NEXT: %[[S:.+]] = poot.reduce_sum %[[E]]
+// CHECK-NEXT: %[[L:.+]] = poot.log %[[S]]
+// CHECK-NEXT: %[[A:.+]] = poot.abs %arg0
+// CHECK-NEXT: return %[[L]], %[[A]]
+func.func @abs_of_nonnegative(%x: tensor<2x8xf32>) -> (tensor<2x1xf32>, tensor<2x8xf32>) {
+  %e = poot.exp %x : tensor<2x8xf32>
+  %s = poot.reduce_sum %e {axis = 1 : i64, keepdim} : tensor<2x8xf32>
+  %a = poot.abs %s : tensor<2x1xf32>
+  %l = poot.log %a : tensor<2x1xf32>
+  %b = poot.abs %x : tensor<2x8xf32>
+  return %l, %b : tensor<2x1xf32>, tensor<2x8xf32>
+}
