@@ -2035,6 +2035,15 @@ bool Importer::importClip() {
   return true;
 }
 
+bool Importer::gatherAxis(int64_t rank, const Val &idx, int64_t &axis) {
+  if (!normAxis(attrInt("axis", 0), rank, axis, "axis"))
+    return false;
+  if (idx.kind != ElemKind::I32 && idx.kind != ElemKind::I64)
+    return fail("expected i32 or i64 indices, got " +
+                std::string(kindName(idx.kind)));
+  return true;
+}
+
 bool Importer::importGatherElements() {
   // out[p] = x[p with p[axis] = idx[p]], idx of x's rank (negative indices
   // count from the back). Known operands fold; otherwise a gather from x
@@ -2043,11 +2052,8 @@ bool Importer::importGatherElements() {
   Val &x = in(0), &idx = in(1);
   int64_t rank = static_cast<int64_t>(x.shape.size());
   int64_t axis;
-  if (!normAxis(attrInt("axis", 0), rank, axis, "axis"))
+  if (!gatherAxis(rank, idx, axis))
     return false;
-  if (idx.kind != ElemKind::I32 && idx.kind != ElemKind::I64)
-    return fail("expected i32 or i64 indices, got " +
-                std::string(kindName(idx.kind)));
   if (static_cast<int64_t>(idx.shape.size()) != rank)
     return fail("expected indices of the data's rank " + std::to_string(rank) +
                 ", got " + std::to_string(idx.shape.size()));
@@ -2119,11 +2125,8 @@ bool Importer::importGather() {
   Val &x = in(0), &idx = in(1);
   int64_t rank = static_cast<int64_t>(x.shape.size());
   int64_t axis;
-  if (!normAxis(attrInt("axis", 0), rank, axis, "axis"))
+  if (!gatherAxis(rank, idx, axis))
     return false;
-  if (idx.kind != ElemKind::I32 && idx.kind != ElemKind::I64)
-    return fail("expected i32 or i64 indices, got " +
-                std::string(kindName(idx.kind)));
   int64_t dim = x.shape[axis];
   if (idx.host) {
     // Negative indices count from the back; anything else outside the axis

@@ -181,6 +181,9 @@ private:
   std::string validationLabel() const;
   bool importClip();
   bool importGatherElements();
+  /// The Gather ops' axis attribute within `rank`, their indices i32 or
+  /// i64.
+  bool gatherAxis(int64_t rank, const Val &idx, int64_t &axis);
   bool importTwinSlice();
   bool importTile();
   bool importUnsqueeze();
