@@ -151,6 +151,9 @@ llvm::Expected<rt::Plan> poot::compileGraph(llvm::StringRef mlirText,
       report->push_back("device facts from this host: " + live->description);
   }
   MLIRContext ctx;
+  // Diagnostics name the location, not the op's IR (MLIR 19's printer
+  // crashes on some malformed attributes the verifier would print).
+  ctx.printOpOnDiagnostic(false);
   ctx.loadDialect<PootDialect, func::FuncDialect>();
   std::string diagnostics;
   llvm::raw_string_ostream diagOs(diagnostics);

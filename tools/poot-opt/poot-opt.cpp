@@ -49,6 +49,16 @@ int main(int argc, char **argv) {
   poot::registerPootCodegenPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "poot optimizer driver\n", registry));
+  // Diagnostics name the location, not the op's IR, unless asked: MLIR 19's
+  // printer crashes on some malformed attributes (an i1 dense array) that
+  // the verifier would print on its way to the error.
+  std::vector<char *> args(argv, argv + argc);
+  std::string quiet = "--mlir-print-op-on-diagnostic=false";
+  if (llvm::none_of(args, [](const char *a) {
+        return llvm::StringRef(a).contains("print-op-on-diagnostic");
+      }))
+    args.insert(args.begin() + 1, quiet.data());
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      static_cast<int>(args.size()), args.data(), "poot optimizer driver\n",
+      registry));
 }

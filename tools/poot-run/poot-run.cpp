@@ -246,6 +246,10 @@ int main(int argc, char **argv) {
   }
 
   mlir::MLIRContext ctx;
+  // Diagnostics name the location, not the op's IR: MLIR 19's printer
+  // crashes on some malformed attributes (an i1 dense array), which the
+  // verifier would otherwise print on its way to the error.
+  ctx.printOpOnDiagnostic(false);
   ctx.loadDialect<poot::PootDialect, mlir::func::FuncDialect>();
   auto graphOr = loadGraph(ctx, graphPath, /*forDevice=*/true);
   if (!graphOr)
