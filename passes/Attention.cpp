@@ -1489,6 +1489,16 @@ std::optional<std::pair<Value, bool>> selectMask(Value term) {
   return std::nullopt;
 }
 
+/// `x` in the float type `sem`, rounded toward zero: a fill as it reaches
+/// the scores through a narrowing convert, never lower than a device's
+/// convert gives.
+APFloat towardZero(double x, const llvm::fltSemantics &sem) {
+  APFloat a(x);
+  bool lost;
+  a.convert(sem, APFloat::rmTowardZero, &lost);
+  return a;
+}
+
 /// A mask term that hides keys where a condition says so: select(c, 0, f),
 /// select(c, f, 0), convert(c) * f or (1 - convert(c)) * f, with f negative
 /// (-inf only in the select forms: 0 * -inf is NaN). Returns the condition,
@@ -1509,12 +1519,8 @@ std::optional<std::tuple<Value, bool, double>> fillMask(Value term) {
     inner = stripAligned(cv.getX());
   }
   auto reaching = [&](double f) {
-    for (const llvm::fltSemantics *sem : llvm::reverse(through)) {
-      APFloat a(f);
-      bool lost;
-      a.convert(*sem, APFloat::rmTowardZero, &lost);
-      f = a.convertToDouble();
-    }
+    for (const llvm::fltSemantics *sem : llvm::reverse(through))
+      f = towardZero(f, *sem).convertToDouble();
     return f;
   };
   if (auto sel = inner.getDefiningOp<SelectOp>()) {
@@ -2186,12 +2192,7 @@ std::string absorbedFillRisk(const Scores &sc, const MaskMeaning &m,
   auto ft = dyn_cast<FloatType>(et);
   if (!ft)
     return "scores of no float type";
-  auto in = [&](double x) {
-    APFloat a(x);
-    bool lost;
-    a.convert(ft.getFloatSemantics(), APFloat::rmTowardZero, &lost);
-    return a;
-  };
+  auto in = [&](double x) { return towardZero(x, ft.getFloatSemantics()); };
   for (Value t : m.rest) {
     if (llvm::is_contained(within, t))
       continue;
@@ -2228,10 +2229,7 @@ bool clampMovesNothing(const Scores &sc, const MaskMeaning &m, Type et) {
     return false;
   double g = std::get<2>(*fm);
   auto in = [&](double x) {
-    APFloat a(x);
-    bool lost;
-    a.convert(ft.getFloatSemantics(), APFloat::rmTowardZero, &lost);
-    return a.convertToDouble();
+    return towardZero(x, ft.getFloatSemantics()).convertToDouble();
   };
   return std::isfinite(in(g)) && in(g) <= kAbsorbingFill &&
          in(*sc.clampFill) <= in(g);

@@ -233,11 +233,10 @@ std::optional<Band> readBand(ConstantOp c) {
 /// idle. In the integer type `index`.
 Value effectiveStart(PatternRewriter &rewriter, Location loc, Value start,
                      int64_t dim, int64_t size, Operation *at, Type index) {
-  Type i64 = index;
-  auto scalar = RankedTensorType::get({}, i64);
+  auto scalar = RankedTensorType::get({}, index);
   auto constant = [&](int64_t v) -> Value {
     return rewriter.create<ConstantOp>(
-        loc, DenseElementsAttr::get(scalar, rewriter.getIntegerAttr(i64, v)));
+        loc, DenseElementsAttr::get(scalar, rewriter.getIntegerAttr(index, v)));
   };
   int64_t hi = dim - size;
   if (hi == 0)
@@ -245,7 +244,7 @@ Value effectiveStart(PatternRewriter &rewriter, Location loc, Value start,
   if (auto k = splatNumber(start))
     return constant(std::min<int64_t>(std::max<int64_t>(*k, 0), hi));
   Value s = start;
-  if (typeOf(s).getElementType() != i64)
+  if (typeOf(s).getElementType() != index)
     s = rewriter.create<ConvertOp>(loc, scalar, s);
   bool inside = false;
   if (auto fn = at->getParentOfType<func::FuncOp>()) {

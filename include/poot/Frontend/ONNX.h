@@ -81,9 +81,12 @@ llvm::Expected<ImportResult> importModel(mlir::MLIRContext &ctx,
                                          const ::onnx::ModelProto &model,
                                          const ImportOptions &options);
 
-/// The file name a weight is written to in a weights directory: the name
-/// with every character outside [A-Za-z0-9._:-] replaced by '_', plus
-/// ".npy".
+/// `name` with every character outside [A-Za-z0-9._:-] replaced by '_'
+/// (and "_" before an empty, "." or ".." name): a file name, and the name a
+/// weight input is given.
+std::string fileSafeName(llvm::StringRef name);
+/// The file name a weight is written to in a weights directory:
+/// fileSafeName(name) + ".npy".
 std::string weightFileName(llvm::StringRef name);
 
 /// Adds the bindings "NAME=N" (N >= 1, each name once) of `specs` to

@@ -575,11 +575,11 @@ bool Importer::addWeight(const std::string &name,
       data[k] = h.getF(k);
     w.value = rt::Tensor(type, std::move(data));
   }
-  // The input is named as its weight file is (weightFileName), so a
+  // The input is named as its weight file is (fileSafeName), so a
   // weights directory binds by file name even where the exporter's name
   // holds '/' (TensorFlow scopes, a Constant node's output); a name taken
   // already (another weight's, a model input's) gets a numbered suffix.
-  std::string safe = StringRef(weightFileName(name)).drop_back(4).str();
+  std::string safe = fileSafeName(name);
   std::string inputName = safe;
   auto taken = [&] {
     return inputNames.count(inputName) ||
@@ -609,7 +609,7 @@ bool Importer::declareInitializers() {
   // An initializer whose name is a file name already keeps it; the others
   // are renamed around those (addWeight).
   for (const auto &init : graph.initializer())
-    if (weightFileName(init.name()) == init.name() + ".npy")
+    if (fileSafeName(init.name()) == init.name())
       fileSafeNames.insert(init.name());
   for (const auto &init : graph.initializer()) {
     if (!used.count(init.name()) || values.count(init.name()))
@@ -1975,9 +1975,9 @@ bool Importer::importSplit() {
 
 std::string Importer::validationLabel() const {
   // A run names a failed validation output and writes outputs as files,
-  // so the label is the node's name as a file name (weightFileName).
+  // so the label is the node's name as a file name (fileSafeName).
   std::string label = node->name().empty() ? node->output(0) : node->name();
-  return StringRef(weightFileName(label)).drop_back(4).str();
+  return fileSafeName(label);
 }
 
 bool Importer::importClip() {
@@ -2595,7 +2595,7 @@ llvm::Expected<ImportResult> importModelFile(MLIRContext &ctx, StringRef path,
   return importModel(ctx, model, withDir);
 }
 
-std::string weightFileName(StringRef name) {
+std::string fileSafeName(StringRef name) {
   std::string out;
   for (char c : name)
     out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
@@ -2604,7 +2604,11 @@ std::string weightFileName(StringRef name) {
                : '_';
   if (out.empty() || out == "." || out == "..")
     out = "_" + out;
-  return out + ".npy";
+  return out;
+}
+
+std::string weightFileName(StringRef name) {
+  return fileSafeName(name) + ".npy";
 }
 
 } // namespace poot::onnx

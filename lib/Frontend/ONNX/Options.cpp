@@ -37,7 +37,7 @@ llvm::Error poot::onnx::writeWeights(llvm::StringRef dir,
   std::vector<std::pair<std::string, const rt::Tensor *>> files;
   for (const Weight &w : result.weights)
     files.emplace_back(
-        llvm::StringRef(weightFileName(w.name)).drop_back(4).str(), &w.value);
+        fileSafeName(w.name), &w.value);
   if (rt::Status s = rt::writeNpyFiles(dir.str(), files); !s.isOk())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "writing weights: " + s.toString());

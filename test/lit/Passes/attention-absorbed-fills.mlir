@@ -5,6 +5,11 @@
 // RUN: poot-run %t.mlir --func=table_select_beside_padding --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=clamp_behind_padding --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=log_of_band --check --ref=%s --quiet
+// Rows the masks hide whole, where only the absorbing argument makes the
+// fused op agree with the graph (both average v over the row):
+// RUN: poot-run %t.mlir --func=bias_inside_select --set=keep=0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,1,1,0,0,0 --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=table_select_beside_padding --set=pad=0,0,0,0,1,0,1,1 --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=clamp_behind_padding --set=pad=0,0,0,0,0,1,1,0 --check --ref=%s --quiet
 
 // Finite fills that absorb the scores (|f| >= 2^96: s + f rounds back to
 // f), read as tensor masks that average a row the graph hides whole just
@@ -19,7 +24,7 @@
 // CHECK: poot.attention %{{.+}} mask(%{{.+}}) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
 // EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; the select fill -3.40282e+38 absorbs every score, so it is the additive mask of that fill{{$}}
 func.func @bias_inside_select(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x2x6x16xf32>,
-    %bias: tensor<2x1x6xf32>, %keep: tensor<1x1x4x6xi1>) -> tensor<1x2x4x16xf32> {
+    %bias: tensor<2x1x6xf32>, %keep: tensor<1x1x4x6xi1> {poot.name = "keep"}) -> tensor<1x2x4x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x6x16xf32>
   %s = poot.matmul %q, %kt : tensor<1x2x4x16xf32>, tensor<1x2x16x6xf32>
   %c = poot.constant dense<2.500000e-01> : tensor<f32>
@@ -69,7 +74,7 @@ func.func @bias_inside_select_small_fill(%q: tensor<1x2x4x16xf32>, %k: tensor<1x
 // CHECK: poot.attention %{{.+}} mask(%{{.+}}) {n_rep = 1 : i64, scale = 1.000000e+00 : f64}
 // EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 1, tensor mask; {{.*}}the select fill -3.40282e+38 absorbs every score, so it is the additive mask of that fill{{$}}
 func.func @table_select_beside_padding(%q: tensor<2x2x4x16xf32>, %k: tensor<2x2x4x16xf32>, %v: tensor<2x2x4x16xf32>,
-    %pad: tensor<2x1x1x4xi1>) -> tensor<2x2x4x16xf32> {
+    %pad: tensor<2x1x1x4xi1> {poot.name = "pad"}) -> tensor<2x2x4x16xf32> {
   %tril = poot.constant dense<[[[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]]]> : tensor<1x1x4x4xi1>
   %both = poot.and %tril, %pad : tensor<1x1x4x4xi1>, tensor<2x1x1x4xi1>
   %zero = poot.constant dense<0.0> : tensor<f32>
@@ -96,7 +101,7 @@ func.func @table_select_beside_padding(%q: tensor<2x2x4x16xf32>, %k: tensor<2x2x
 // CHECK: poot.attention %{{.+}} mask(%{{.+}}) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
 // EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask{{.*}}
 func.func @clamp_behind_padding(%q: tensor<2x2x4x16xf32>, %k: tensor<2x2x4x16xf32>, %v: tensor<2x2x4x16xf32>,
-    %pad: tensor<2x1x1x4xi1>) -> tensor<2x2x4x16xf32> {
+    %pad: tensor<2x1x1x4xi1> {poot.name = "pad"}) -> tensor<2x2x4x16xf32> {
   %zero = poot.constant dense<0.0> : tensor<f32>
   %min = poot.constant dense<-3.40282347E+38> : tensor<f32>
   %padm = poot.select %pad, %zero, %min : tensor<2x1x1x4xi1>, tensor<f32>, tensor<f32>
