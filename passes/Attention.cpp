@@ -1631,8 +1631,8 @@ std::optional<SmallVector<double>> alibiSlopes(Value term, int64_t hq,
   for (auto [a, b] : {std::pair{mul.getLhs(), mul.getRhs()},
                       std::pair{mul.getRhs(), mul.getLhs()}}) {
     auto cv = stripAligned(a).getDefiningOp<ConvertOp>();
-    auto cst = stripAligned(b).getDefiningOp<ConstantOp>();
-    if (!cv || !cst)
+    Value sv = stripAligned(b);
+    if (!cv)
       continue;
     auto lin = affineOf(cv.getX());
     bool flip;
@@ -1642,23 +1642,33 @@ std::optional<SmallVector<double>> alibiSlopes(Value term, int64_t hq,
     if (!lin || (!keyOnly && (lin->c != 0 || !asRelative(*lin, flip, probe, lq) ||
                               flip)))
       continue;
-    auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue());
-    auto ct = typeOf(cst.getResult());
-    if (!dense || ct.getRank() > 4)
+    // The slopes: a constant, or computed in the graph from a head arange
+    // (FlexAttention's exp2(-(h + 1) * 8 / H)), varying along the head axis
+    // (frame axis 1) only.
+    auto ct = typeOf(sv);
+    auto values = isa<FloatType>(ct.getElementType()) && ct.getRank() <= 4
+                      ? constantElements(sv)
+                      : std::nullopt;
+    if (!values)
       continue;
-    // The slopes vary along the head axis (frame axis 1) only.
-    int64_t off = 4 - ct.getRank();
+    int64_t rank = ct.getRank(), axis = 1 - (4 - rank); // the head axis
+    int64_t heads = axis >= 0 ? ct.getDimSize(axis) : 1;
+    if (heads != 1 && heads != hq)
+      continue;
+    // Head h's value is the element at (0, .., h, .., 0); every element
+    // must equal its head's.
+    int64_t stride = 1;
+    for (int64_t d = rank - 1; d > axis; --d)
+      stride *= ct.getDimSize(d);
+    SmallVector<double> slopes(heads);
+    for (int64_t h = 0; h < heads; ++h)
+      slopes[h] = (*values)[h * stride];
     bool headOnly = true;
-    for (int64_t i = 0; i < ct.getRank(); ++i)
-      if (i + off != 1 && ct.getDimSize(i) != 1)
-        headOnly = false;
-    int64_t n = ct.getNumElements();
-    if (!headOnly || (n != 1 && n != hq))
+    for (int64_t i = 0, e = values->size(); i < e && headOnly; ++i)
+      headOnly = (*values)[i] == slopes[heads == 1 ? 0 : (i / stride) % heads];
+    if (!headOnly)
       continue;
-    SmallVector<double> slopes;
-    for (const APFloat &f : dense.getValues<APFloat>())
-      slopes.push_back(f.convertToDouble());
-    if (n == 1)
+    if (heads == 1)
       slopes.assign(hq, slopes.front());
     vis = probe;
     return slopes;
@@ -1805,9 +1815,13 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
       vis = trial;
       if (isFinite)
         noteFill(finite->second);
-    } else if (!isFinite &&
+    } else if ((!isFinite || finiteHides) &&
                readConjuncts(c, !inverted, trial = vis, lq, unread)) {
+      // A finite fill read as hiding its keys splits as -inf does (the
+      // caller proves that exact, every row keeping a visible key).
       vis = trial;
+      if (isFinite)
+        noteFill(finite->second);
       llvm::append_range(out.restConds, unread);
     } else {
       out.restConds.push_back({c, inverted});
@@ -2027,6 +2041,56 @@ struct AtKeyColumn {
     return whole();
   }
 
+  /// The value a compare operand `x` views and the index it reads there at
+  /// a diagonal element of the compare (row index = key index), through
+  /// broadcasts and reshapes that only insert or drop unit dims: each entry
+  /// a frame axis (the row and key axes as one) or -1 for index 0. Two
+  /// operands that reach the same value at the same index are equal there.
+  static std::pair<Value, SmallVector<int64_t>> diagonalSource(Value x,
+                                                               int64_t frame) {
+    auto t = typeOf(x);
+    int64_t r = t.getRank();
+    SmallVector<int64_t> idx(r, -1);
+    for (int64_t d = 0; d < r; ++d)
+      if (t.getDimSize(d) != 1)
+        idx[d] = std::min(d + frame - r, frame - 2);
+    while (Operation *def = x.getDefiningOp()) {
+      if (auto bc = dyn_cast<BroadcastOp>(def)) {
+        auto ot = typeOf(bc.getX());
+        int64_t ro = ot.getRank(), rv = idx.size();
+        SmallVector<int64_t> in(ro, -1);
+        for (int64_t d = 0; d < ro; ++d)
+          if (ot.getDimSize(d) != 1)
+            in[d] = idx[d + rv - ro];
+        x = bc.getX();
+        idx = in;
+        continue;
+      }
+      auto rs = dyn_cast<ReshapeOp>(def);
+      if (!rs)
+        break;
+      auto it = typeOf(rs.getX()), vt = typeOf(x);
+      SmallVector<int64_t> pin, pout;
+      for (int64_t d = 0; d < it.getRank(); ++d)
+        if (it.getDimSize(d) != 1)
+          pin.push_back(d);
+      for (int64_t d = 0; d < vt.getRank(); ++d)
+        if (vt.getDimSize(d) != 1)
+          pout.push_back(d);
+      if (pin.size() != pout.size() ||
+          llvm::any_of(llvm::seq<size_t>(0, pin.size()), [&](size_t i) {
+            return it.getDimSize(pin[i]) != vt.getDimSize(pout[i]);
+          }))
+        break;
+      SmallVector<int64_t> in(it.getRank(), -1);
+      for (size_t i = 0; i < pin.size(); ++i)
+        in[pin[i]] = idx[pout[i]];
+      x = rs.getX();
+      idx = in;
+    }
+    return {x, idx};
+  }
+
   Truth truth(Value v, At at, int depth = 0) const {
     if (depth > 24 || !typeOf(v).getElementType().isInteger(1))
       return Truth::Unknown;
@@ -2066,6 +2130,20 @@ struct AtKeyColumn {
     }
     if (auto cmp = dyn_cast<CompareOp>(def)) {
       Value x = cmp.getLhs(), y = cmp.getRhs();
+      // On the diagonal, both sides one element of one value: a segment or
+      // document id compared with itself (RecurrentGemma's q_seg == k_seg).
+      int64_t frame = typeOf(v).getRank();
+      if (at.row >= 0 && at.row == at.key && frame >= 2 &&
+          diagonalSource(x, frame) == diagonalSource(y, frame)) {
+        switch (cmp.getPredicate()) {
+        case ComparePredicate::eq:
+        case ComparePredicate::le:
+        case ComparePredicate::ge:
+          return Truth::True;
+        default:
+          return Truth::False;
+        }
+      }
       auto a = range(x, atOf(x, at), depth + 1);
       auto b = range(y, atOf(y, at), depth + 1);
       if (!a || !b)
@@ -2099,6 +2177,89 @@ struct AtKeyColumn {
 /// diagonal key i + Lk - Lq (a document mask beside causal), checked row by
 /// row; the band (if any) keeps that key too, with no live length. Then no
 /// row is left without a visible key.
+/// Whether tensor masks that are constants (conditions computed from
+/// constants and iotas alone, FlexAttention's mask_mod over a trace-time
+/// table: Flamingo's image intervals) leave every row a key the band keeps
+/// too, checked element by element.
+bool constantMasksKeepAKey(const MaskMeaning &m, const Scores &sc, int64_t lq,
+                           int64_t lk) {
+  if (m.posUsed && (m.upper || m.lower))
+    return false;
+  struct Cond {
+    SmallVector<double> values;
+    SmallVector<int64_t> shape;
+    bool visibleWhenTrue;
+  };
+  SmallVector<Cond> conds;
+  auto add = [&](Value c, bool visibleWhenTrue) {
+    auto values = constantElements(c, int64_t(1) << 20);
+    if (!values)
+      return false;
+    conds.push_back({std::move(*values),
+                     SmallVector<int64_t>(typeOf(c).getShape()),
+                     visibleWhenTrue});
+    return true;
+  };
+  for (auto [c, inverted] : m.restConds)
+    if (!add(c, !inverted))
+      return false;
+  for (Value t : m.rest) {
+    auto fm = fillMask(t);
+    if (!fm || sc.biasFactor.count(t) || !add(std::get<0>(*fm),
+                                              std::get<1>(*fm)))
+      return false;
+  }
+  if (conds.empty())
+    return false;
+  // The frame: the conditions' leading dims broadcast, then [lq, lk].
+  SmallVector<int64_t> lead;
+  for (const Cond &c : conds) {
+    int64_t r = c.shape.size();
+    if ((r >= 1 && c.shape[r - 1] != 1 && c.shape[r - 1] != lk) ||
+        (r >= 2 && c.shape[r - 2] != 1 && c.shape[r - 2] != lq))
+      return false;
+    int64_t nl = std::max<int64_t>(r - 2, 0);
+    if (nl > static_cast<int64_t>(lead.size()))
+      lead.insert(lead.begin(), nl - lead.size(), 1);
+    for (int64_t d = 0; d < nl; ++d) {
+      int64_t &x = lead[lead.size() - nl + d];
+      if (x != 1 && c.shape[d] != 1 && x != c.shape[d])
+        return false;
+      x = std::max(x, c.shape[d]);
+    }
+  }
+  int64_t outer = 1;
+  for (int64_t d : lead)
+    outer *= d;
+  if (outer * lq * lk > (int64_t(1) << 22))
+    return false;
+  SmallVector<int64_t> at(lead.size() + 2);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t d = lead.size() - 1, r = o; d >= 0; --d) {
+      at[d] = r % lead[d];
+      r /= lead[d];
+    }
+    for (int64_t i = 0; i < lq; ++i) {
+      bool kept = false;
+      for (int64_t t = 0; t < lk && !kept; ++t) {
+        if ((m.upper && t - i > *m.upper) || (m.lower && t - i < *m.lower))
+          continue;
+        at[lead.size()] = i;
+        at[lead.size() + 1] = t;
+        kept = llvm::all_of(conds, [&](const Cond &c) {
+          int64_t off = at.size() - c.shape.size(), flat = 0;
+          for (size_t d = 0; d < c.shape.size(); ++d)
+            flat = flat * c.shape[d] + (c.shape[d] == 1 ? 0 : at[d + off]);
+          return (c.values[flat] != 0.0) == c.visibleWhenTrue;
+        });
+      }
+      if (!kept)
+        return false;
+    }
+  }
+  return true;
+}
+
 bool tensorMasksKeepAKey(const MaskMeaning &m, const Scores &sc,
                          func::FuncOp fn, int64_t lq, int64_t lk,
                          bool liveLength) {
@@ -2124,6 +2285,8 @@ bool tensorMasksKeepAKey(const MaskMeaning &m, const Scores &sc,
     }
     return true;
   };
+  if (constantMasksKeepAKey(m, sc, lq, lk))
+    return true;
   // Key 0 on every row, where the band keeps it.
   if (!m.lower &&
       (!m.upper || rowsKeepAKey(m.upper, std::nullopt,
@@ -2240,7 +2403,8 @@ bool clampMovesNothing(const Scores &sc, const MaskMeaning &m, Type et) {
 /// score at finfo.min-like fills), and every query row is proven to keep a
 /// visible key, so the only place the two differ (a row with no visible key:
 /// a finite fill averages it, -inf gives 0/0) never occurs.
-std::string finiteFillRisk(const MaskMeaning &m, int64_t lq, int64_t lk,
+std::string finiteFillRisk(const MaskMeaning &m, const Scores &sc,
+                           int64_t lq, int64_t lk, bool liveLength,
                            func::FuncOp fn) {
   double fill = *m.finiteFill;
   std::string f = llvm::formatv("{0}", llvm::format("%g", fill)).str();
@@ -2265,8 +2429,12 @@ std::string finiteFillRisk(const MaskMeaning &m, int64_t lq, int64_t lk,
   }
   std::string noKey = llvm::formatv(
       "finite mask fill {0} with rows that may have no visible key", f);
-  if (!m.rest.empty() || !m.restConds.empty() ||
-      !rowsKeepAKey(m.upper, m.lower, m.posUsed ? m.pos : Value(), lq, lk, fn))
+  // Tensor masks beside the band: each row must keep key 0 or its own
+  // diagonal key through all of them (a segment or document compare).
+  if (!m.rest.empty() || !m.restConds.empty()
+          ? !tensorMasksKeepAKey(m, sc, fn, lq, lk, liveLength)
+          : !rowsKeepAKey(m.upper, m.lower, m.posUsed ? m.pos : Value(), lq,
+                          lk, fn))
     return noKey;
   return "";
 }
@@ -2835,7 +3003,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     // A finite fill stands for -inf only where that is exact; otherwise the
     // masks are read again with finite fills as values (an additive one
     // stays a tensor, which computes the same sum).
-    std::string risk = finiteFillRisk(meaning, lq, lk, fn);
+    std::string risk = finiteFillRisk(meaning, *peeled, lq, lk,
+                                      static_cast<bool>(len), fn);
     finiteExact = risk.empty();
     if (!risk.empty()) {
       meaning = explainMasks(peeled->masks, selectConds, hq, lq, lk,
@@ -2871,7 +3040,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     probe.finiteFill = probe.finiteFill
                            ? std::max(*probe.finiteFill, *peeled->clampFill)
                            : *peeled->clampFill;
-    if (std::string risk = finiteFillRisk(probe, lq, lk, fn);
+    if (std::string risk = finiteFillRisk(probe, *peeled, lq, lk,
+                                          static_cast<bool>(len), fn);
         !risk.empty() && !clampMovesNothing(*peeled, meaning, et))
       return decline(rewriter, root,
                      llvm::formatv("the scores are clamped at {0}: {1}",

@@ -1525,9 +1525,18 @@ struct IndexForm {
 };
 
 struct IndexReader {
-  explicit IndexReader(const RangeOracle &oracle) : oracle(oracle) {}
-  const RangeOracle &oracle;
+  explicit IndexReader(func::FuncOp fn) : fn(fn) {}
+  func::FuncOp fn;
+  /// The declared and proven ranges, solved over the function the first
+  /// time a form has an atom (a form of iotas and constants needs none).
+  mutable std::unique_ptr<RangeOracle> oracle;
   mutable DenseMap<Value, std::optional<IndexForm>> memo;
+
+  std::optional<ConstantIntRanges> rangeOf(Value v) const {
+    if (!oracle)
+      oracle = std::make_unique<RangeOracle>(fn);
+    return oracle->rangeOf(v);
+  }
 
   /// The interval of a form over the grid and the atoms' ranges.
   std::optional<std::pair<int64_t, int64_t>> bounds(const IndexForm &f) const {
@@ -1546,7 +1555,7 @@ struct IndexReader {
     for (auto [x, a] : f.atoms) {
       if (!a)
         continue;
-      auto rg = oracle.rangeOf(x);
+      auto rg = rangeOf(x);
       if (!rg)
         return std::nullopt;
       if (!acc(a, rg->smin().getSExtValue(), rg->smax().getSExtValue()))
@@ -1756,8 +1765,7 @@ struct ImpliedCompare : public OpRewritePattern<OpTy> {
     auto fn = op->template getParentOfType<func::FuncOp>();
     if (!fn)
       return failure();
-    RangeOracle oracle(fn);
-    IndexReader reader(oracle);
+    IndexReader reader(fn);
     auto out = cast<RankedTensorType>(op.getType());
     for (auto [a, b] : {std::pair{l, r}, std::pair{r, l}}) {
       if (!reader.implies(a, b))
@@ -1770,6 +1778,102 @@ struct ImpliedCompare : public OpRewritePattern<OpTy> {
   }
 };
 
+
+/// and(a, b) and or(a, b) where compare `a` holds, or fails, on every
+/// element (its difference `A >= p` bounded over the grid entirely at or
+/// above p, or below it) and `b` is a band compare (varying along two
+/// axes): `a` is the constant it is. flash-attention's reference keeps keys
+/// with `col < row + sk - sq - w and col >= 0`, every column of an arange
+/// being >= 0. Only beside a band: a compare decided alone (a decode's
+/// `t <= pos` over every cached key) stays, so the band reader still reads
+/// it as the causal mask it was written as.
+template <typename OpTy, bool IsAnd>
+struct DecidedConjunct : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value l = op.getLhs(), r = op.getRhs();
+    if (!l.template getDefiningOp<CompareOp>() ||
+        !r.template getDefiningOp<CompareOp>())
+      return failure();
+    auto fn = op->template getParentOfType<func::FuncOp>();
+    if (!fn)
+      return failure();
+    IndexReader reader(fn);
+    auto axes = [](const IndexForm &f) {
+      return llvm::count_if(f.k, [](auto &x) { return x.second != 0; });
+    };
+    for (auto [a, b] : {std::pair{l, r}, std::pair{r, l}}) {
+      auto fa = reader.atLeast(a), fb = reader.atLeast(b);
+      // Positions would need the range solver over the whole function:
+      // only compares of iotas and constants are decided.
+      if (!fa || !fb || axes(fb->first) < 2 ||
+          llvm::any_of(fa->first.atoms, [](auto &x) { return x.second != 0; }))
+        continue;
+      auto bd = reader.bounds(fa->first);
+      if (!bd || (bd->first < fa->second && bd->second >= fa->second))
+        continue;
+      bool truth = bd->first >= fa->second;
+      auto out = cast<RankedTensorType>(op.getType());
+      // and(true, b) = b, and(false, b) = false; or alike.
+      if (truth == IsAnd)
+        rewriter.replaceOp(op, toShape(rewriter, op.getLoc(), b, out));
+      else
+        rewriter.replaceOp(op, boolConstant(rewriter, op.getLoc(), out, truth));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no side decided beside a band");
+  }
+};
+
+/// compare(x, min(a, b)) and compare(x, max(a, b)) of integers as two
+/// compares, each element's min being a or b, whichever is smaller:
+/// x > min(a, b) is x > a or x > b, x < min(a, b) is x < a and x < b (and
+/// >=, <= alike); max the other way round. A min or max on the left side
+/// is first moved right (x < y is y > x). flash-attention's reference
+/// bounds its band on the right by min(row + sk - sq, sk).
+struct CompareOfMinMax : public OpRewritePattern<CompareOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CompareOp op,
+                                PatternRewriter &rewriter) const override {
+    Type et = typeOf(op.getLhs()).getElementType();
+    if (!isIndexInt(et) || et.isInteger(1))
+      return failure();
+    ComparePredicate p = op.getPredicate();
+    Value x = op.getLhs(), y = op.getRhs();
+    auto isMinMax = [](Value v) {
+      return v.getDefiningOp<MinOp>() || v.getDefiningOp<MaxOp>();
+    };
+    auto mirror = [](ComparePredicate q) {
+      switch (q) {
+      case ComparePredicate::gt: return ComparePredicate::lt;
+      case ComparePredicate::ge: return ComparePredicate::le;
+      case ComparePredicate::lt: return ComparePredicate::gt;
+      case ComparePredicate::le: return ComparePredicate::ge;
+      default: return q;
+      }
+    };
+    if (p != ComparePredicate::gt && p != ComparePredicate::ge &&
+        p != ComparePredicate::lt && p != ComparePredicate::le)
+      return failure();
+    if (!isMinMax(y)) {
+      if (!isMinMax(x))
+        return failure();
+      std::swap(x, y);
+      p = mirror(p);
+    }
+    Operation *m = y.getDefiningOp();
+    bool isMin = isa<MinOp>(m);
+    bool above = p == ComparePredicate::gt || p == ComparePredicate::ge;
+    Location loc = op.getLoc();
+    Value c0 = rewriter.create<CompareOp>(loc, p, x, m->getOperand(0));
+    Value c1 = rewriter.create<CompareOp>(loc, p, x, m->getOperand(1));
+    Value r = isMin == above ? rewriter.create<OrOp>(loc, c0, c1).getResult()
+                             : rewriter.create<AndOp>(loc, c0, c1).getResult();
+    rewriter.replaceOp(op, toShape(rewriter, loc, r, typeOf(op.getResult())));
+    return success();
+  }
+};
 
 /// compare(a, b) of float index expressions: values built from float
 /// iotas, integer values converted to float, integer-valued splat
@@ -2300,7 +2404,8 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                SelectOfOwnIndicator, ScoresTimesIndicator<AddOp>,
                ScoresTimesIndicator<SubOp>, SubOfSplatSelect,
                ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>,
-               FloatIndexCompare,
+               DecidedConjunct<AndOp, true>, DecidedConjunct<OrOp, false>,
+               CompareOfMinMax, FloatIndexCompare,
                ConvertOfSelect, ConvertOfBoolConvert, BoolSelectOfConstant,
                CompareOfBandTable, ConditionToItsDependence<CompareOp>,
                ConditionToItsDependence<AndOp>, ConditionToItsDependence<OrOp>,

@@ -90,6 +90,254 @@ std::optional<double> poot::match::splatOf(Value v) {
   return std::nullopt;
 }
 
+//===----------------------------------------------------------------------===//
+// Constant expressions
+//===----------------------------------------------------------------------===//
+
+/// `x` rounded to element type `et` as a stored value of it is.
+static double roundTo(Type et, double x) {
+  if (auto ft = dyn_cast<FloatType>(et)) {
+    APFloat f(x);
+    bool lost;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return f.convertToDouble();
+  }
+  if (et.isInteger(1))
+    return x != 0.0 ? 1.0 : 0.0;
+  unsigned w = et.getIntOrFloatBitWidth();
+  if (w >= 64 || !std::isfinite(x))
+    return x;
+  return static_cast<double>(
+      APInt(64, static_cast<int64_t>(x), /*isSigned=*/true).sextOrTrunc(w)
+          .getSExtValue());
+}
+
+/// The flat index into an operand of shape `in`, right-aligned and
+/// broadcast against the result's multi-index `at`.
+static int64_t broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> at) {
+  int64_t off = at.size() - in.size(), flat = 0;
+  for (size_t d = 0; d < in.size(); ++d)
+    flat = flat * in[d] + (in[d] == 1 ? 0 : at[d + off]);
+  return flat;
+}
+
+static std::optional<SmallVector<double>>
+constantElementsOf(Value v, int64_t limit, int depth,
+                   DenseMap<Value, std::optional<SmallVector<double>>> &memo);
+
+static std::optional<SmallVector<double>>
+constantNode(Value v, int64_t limit, int depth,
+             DenseMap<Value, std::optional<SmallVector<double>>> &memo) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if (!t || !def || depth > 32 || t.getNumElements() > limit)
+    return std::nullopt;
+  Type et = t.getElementType();
+  int64_t n = t.getNumElements(), rank = t.getRank();
+  SmallVector<double> out(n);
+  auto multiIndex = [&](int64_t flat, SmallVector<int64_t> &at) {
+    at.assign(rank, 0);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      at[d] = flat % t.getDimSize(d);
+      flat /= t.getDimSize(d);
+    }
+  };
+  if (auto c = dyn_cast<ConstantOp>(def)) {
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    if (!dense)
+      return std::nullopt;
+    int64_t i = 0;
+    if (isa<FloatType>(et)) {
+      for (const APFloat &x : dense.getValues<APFloat>())
+        out[i++] = x.convertToDouble();
+    } else if (et.isInteger(1)) {
+      for (bool x : dense.getValues<bool>())
+        out[i++] = x ? 1.0 : 0.0;
+    } else {
+      for (const APInt &x : dense.getValues<APInt>())
+        out[i++] = static_cast<double>(x.getSExtValue());
+    }
+    if (dense.isSplat())
+      std::fill(out.begin(), out.end(), out.front());
+    return out;
+  }
+  if (auto iota = dyn_cast<IotaOp>(def)) {
+    SmallVector<int64_t> at;
+    for (int64_t i = 0; i < n; ++i) {
+      multiIndex(i, at);
+      out[i] = roundTo(et, static_cast<double>(at[iota.getDim()]));
+    }
+    return out;
+  }
+  if (isa<ReshapeOp>(def))
+    return constantElementsOf(def->getOperand(0), limit, depth + 1, memo);
+  if (auto sl = dyn_cast<SliceOp>(def)) {
+    auto x = constantElementsOf(sl.getX(), limit, depth + 1, memo);
+    if (!x)
+      return std::nullopt;
+    ArrayRef<int64_t> in = typeOf(sl.getX()).getShape();
+    SmallVector<int64_t> at;
+    for (int64_t i = 0; i < n; ++i) {
+      multiIndex(i, at);
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        flat = flat * in[d] + sl.getStart()[d] + at[d] * sl.getStep()[d];
+      out[i] = (*x)[flat];
+    }
+    return out;
+  }
+  if (auto g = dyn_cast<GatherOp>(def)) {
+    auto x = constantElementsOf(g.getX(), limit, depth + 1, memo);
+    auto idx = constantElementsOf(g.getIdx(), limit, depth + 1, memo);
+    if (!x || !idx)
+      return std::nullopt;
+    ArrayRef<int64_t> in = typeOf(g.getX()).getShape();
+    int64_t axis = g.getAxis(), ir = typeOf(g.getIdx()).getRank();
+    ArrayRef<int64_t> is = typeOf(g.getIdx()).getShape();
+    SmallVector<int64_t> at;
+    for (int64_t i = 0; i < n; ++i) {
+      multiIndex(i, at);
+      int64_t k = 0;
+      for (int64_t d = 0; d < ir; ++d)
+        k = k * is[d] + at[axis + d];
+      double row = (*idx)[k];
+      if (row < 0 || row >= in[axis])
+        return std::nullopt; // a run-time error, not a value
+      int64_t flat = 0;
+      for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
+        int64_t j = d < axis    ? at[d]
+                    : d == axis ? static_cast<int64_t>(row)
+                                : at[d - 1 + ir];
+        flat = flat * in[d] + j;
+      }
+      out[i] = (*x)[flat];
+    }
+    return out;
+  }
+  if (auto sel = dyn_cast<SelectOp>(def)) {
+    SmallVector<SmallVector<double>> args;
+    for (Value x : def->getOperands()) {
+      auto e = constantElementsOf(x, limit, depth + 1, memo);
+      if (!e)
+        return std::nullopt;
+      args.push_back(std::move(*e));
+    }
+    SmallVector<int64_t> at;
+    for (int64_t i = 0; i < n; ++i) {
+      multiIndex(i, at);
+      auto arg = [&](unsigned j) {
+        return args[j][broadcastIndex(typeOf(def->getOperand(j)).getShape(),
+                                      at)];
+      };
+      out[i] = arg(0) != 0.0 ? arg(1) : arg(2);
+    }
+    return out;
+  }
+  bool elementwise =
+      isa<BroadcastOp, ConvertOp, NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp,
+          SinOp, CosOp, TanhOp, AddOp, SubOp, MulOp, DivOp, PowOp, MinOp,
+          MaxOp, CompareOp, AndOp, OrOp, NotOp>(def);
+  if (!elementwise)
+    return std::nullopt;
+  if (auto cv = dyn_cast<ConvertOp>(def);
+      cv && isa<FloatType>(typeOf(cv.getX()).getElementType()) &&
+      !isa<FloatType>(et))
+    return std::nullopt; // float to integer: the rounding mode is the op's
+  SmallVector<SmallVector<double>> args;
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Value x : def->getOperands()) {
+    auto e = constantElementsOf(x, limit, depth + 1, memo);
+    if (!e)
+      return std::nullopt;
+    args.push_back(std::move(*e));
+    shapes.push_back(typeOf(x).getShape());
+  }
+  SmallVector<int64_t> at;
+  for (int64_t i = 0; i < n; ++i) {
+    multiIndex(i, at);
+    double a = args[0][broadcastIndex(shapes[0], at)];
+    double b = args.size() > 1 ? args[1][broadcastIndex(shapes[1], at)] : 0;
+    double r;
+    if (isa<BroadcastOp, ConvertOp>(def))
+      r = a;
+    else if (isa<NegOp>(def))
+      r = -a;
+    else if (isa<AbsOp>(def))
+      r = std::fabs(a);
+    else if (isa<ExpOp>(def))
+      r = std::exp(a);
+    else if (isa<LogOp>(def))
+      r = std::log(a);
+    else if (isa<SqrtOp>(def))
+      r = std::sqrt(a);
+    else if (isa<RsqrtOp>(def))
+      r = 1.0 / std::sqrt(a);
+    else if (isa<SinOp>(def))
+      r = std::sin(a);
+    else if (isa<CosOp>(def))
+      r = std::cos(a);
+    else if (isa<TanhOp>(def))
+      r = std::tanh(a);
+    else if (isa<AddOp>(def))
+      r = a + b;
+    else if (isa<SubOp>(def))
+      r = a - b;
+    else if (isa<MulOp>(def))
+      r = a * b;
+    else if (isa<DivOp>(def)) {
+      // Integer division truncates; by zero it is not a constant here.
+      if (!isa<FloatType>(et)) {
+        if (b == 0)
+          return std::nullopt;
+        r = std::trunc(a / b);
+      } else {
+        r = a / b;
+      }
+    } else if (isa<PowOp>(def)) {
+      r = std::pow(a, b);
+    } else if (isa<MinOp>(def)) {
+      r = std::min(a, b);
+    } else if (isa<MaxOp>(def)) {
+      r = std::max(a, b);
+    } else if (isa<AndOp>(def)) {
+      r = a != 0.0 && b != 0.0;
+    } else if (isa<OrOp>(def)) {
+      r = a != 0.0 || b != 0.0;
+    } else if (isa<NotOp>(def)) {
+      r = a == 0.0;
+    } else {
+      switch (cast<CompareOp>(def).getPredicate()) {
+      case ComparePredicate::eq: r = a == b; break;
+      case ComparePredicate::ne: r = a != b; break;
+      case ComparePredicate::lt: r = a < b; break;
+      case ComparePredicate::le: r = a <= b; break;
+      case ComparePredicate::gt: r = a > b; break;
+      case ComparePredicate::ge: r = a >= b; break;
+      }
+    }
+    if (!isa<FloatType>(et) && !(std::fabs(r) <= 0x1p53))
+      return std::nullopt; // past the exact integers of a double
+    out[i] = roundTo(et, r);
+  }
+  return out;
+}
+
+static std::optional<SmallVector<double>>
+constantElementsOf(Value v, int64_t limit, int depth,
+                   DenseMap<Value, std::optional<SmallVector<double>>> &memo) {
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  auto r = constantNode(v, limit, depth, memo);
+  memo[v] = r;
+  return r;
+}
+
+std::optional<SmallVector<double>>
+poot::match::constantElements(Value v, int64_t limit) {
+  DenseMap<Value, std::optional<SmallVector<double>>> memo;
+  return constantElementsOf(v, limit, 0, memo);
+}
+
 /// Whether a value of type `ct` is, right-aligned against `frame`, one
 /// value per row of it.
 static bool rowShaped(RankedTensorType ct, RankedTensorType frame) {

@@ -54,6 +54,15 @@ inline bool isSplat(mlir::Value v, double x) {
   return s && *s == x;
 }
 
+/// The elements of `v` (row-major) where it is computed from constants and
+/// iotas alone, by elementwise arithmetic, converts, broadcasts and
+/// reshapes, each result rounded to its element type; nullopt for anything
+/// else or past `limit` elements. ALiBi's slopes and a rotary table's
+/// frequencies are often computed so in the graph, from a head or channel
+/// arange.
+std::optional<llvm::SmallVector<double>> constantElements(mlir::Value v,
+                                                          int64_t limit = 4096);
+
 /// The key axis of a value of rank `rank`: its last.
 inline bool isLastAxis(int64_t axis, int64_t rank) {
   return axis == rank - 1 || axis == -1;

@@ -17,13 +17,11 @@
 // offset sk - sq = 6; every row keeps key i + 6 < sk, so the trailing
 // masked_fill never fires. GQA 6/2, B = 1, sq = 4, sk = 10, d = 64.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   causal and window 4 at offset 6, softcap 30, n_rep 3 (the fused op, the guard proven idle)
-// Today (sound, checked against the oracle):
 // CHECK-LABEL: func.func @flash_attn_ref_bottom_right_local_softcap_gqa_bf16
-// CHECK-NOT: poot.attention
-// CHECK: return
-// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} zeroes the rows that have no visible key, where the fused op gives 0/0 (NaN), and they are not ruled out: its condition is not read as a causal or window band{{$}}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention {{.+}} pos({{.+}}) {causal, n_rep = 3 : i64, scale = 1.250000e-01 : f64, softcap = 3.000000e+01 : f64, window = 4 : i64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 3, scale 0.125, softcap 30, causal, window 4 at offset 6; empty-row guard never fires{{$}}
 func.func @flash_attn_ref_bottom_right_local_softcap_gqa_bf16(
     %q0: tensor<1x4x6x64xbf16>, %k0: tensor<1x10x2x64xbf16>, %v0: tensor<1x10x2x64xbf16>) -> tensor<1x4x6x64xbf16> {
   // upcast

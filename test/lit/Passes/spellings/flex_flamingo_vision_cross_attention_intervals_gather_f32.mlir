@@ -15,13 +15,11 @@
 // image's interval, so the mask, a constant, leaves each row a key and the
 // guard never fires. B = 1, H = 1, 12 text queries, 9 image keys, D = 16.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v mask(...) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
-// Today (sound, checked against the oracle):
 // CHECK-LABEL: func.func @flex_flamingo_vision_cross_attention_intervals_gather_f32
-// CHECK-NOT: poot.attention
-// CHECK: return
-// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} zeroes the rows that have no visible key, where the fused op gives 0/0 (NaN), and they are not ruled out: a mask kept as a tensor may hide a whole row{{$}}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention {{.+}} mask({{.+}}) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; empty-row guard never fires{{$}}
 func.func @flex_flamingo_vision_cross_attention_intervals_gather_f32(
     %q: tensor<1x1x12x16xf32>, %k: tensor<1x1x9x16xf32>, %v: tensor<1x1x9x16xf32>) -> tensor<1x1x12x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x9x16xf32>

@@ -14,13 +14,12 @@
 // keeps its own key, diff = 0, so the guard never fires). % on the
 // non-negative diff is x - (x / 2) * 2. MHA, B = 1, H = 2, L = 10, D = 16.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v mask(...) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
-// Today (sound, checked against the oracle):
 // CHECK-LABEL: func.func @nm_flex_dilated_sliding_window_abs_mod_f32
-// CHECK-NOT: poot.attention
-// CHECK: return
-// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} zeroes the rows that have no visible key, where the fused op gives 0/0 (NaN), and they are not ruled out: a mask kept as a tensor may hide a whole row{{$}}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention {{.+}} mask({{.+}}) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK-NOT: causal
+// CHECK-NOT: window
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; empty-row guard never fires{{$}}
 func.func @nm_flex_dilated_sliding_window_abs_mod_f32(
     %q: tensor<1x2x10x16xf32>, %k: tensor<1x2x10x16xf32>, %v: tensor<1x2x10x16xf32>) -> tensor<1x2x10x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x10x16xf32>

@@ -21,12 +21,11 @@
 // hides exactly. cumsum is spelled as the masked row sum it computes.
 // MQA 4/1, B = 2, T = 8, head_dim = 32 (rotary over 16).
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v mask(...) {causal, n_rep = 4 : i64, scale = 0.1767... : f64, window = 5 : i64}
-// Today (sound, checked against the oracle):
 // CHECK-LABEL: func.func @recurrentgemma_local_attention_segment_pos_mqa_bf16
-// CHECK: poot.attention {{.+}} {n_rep = 4 : i64, scale = 0.1767578125 : f64}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 4, scale 0.176758, tensor mask; the select fill -2.37932e+38 absorbs every score, so it is the additive mask of that fill{{$}}
+// CHECK-NOT: poot.{{exp|reduce_max}}
+// CHECK: poot.attention {{.+}} mask({{.+}}) {causal, n_rep = 4 : i64, scale = 0.1767578125 : f64, window = 5 : i64}
+// CHECK-NOT: poot.{{exp|reduce_max}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 4, scale 0.176758, tensor mask, causal, window 5{{$}}
 func.func @recurrentgemma_local_attention_segment_pos_mqa_bf16(
     %q0: tensor<2x8x4x32xbf16>, %k0: tensor<2x8x1x32xbf16>, %v0: tensor<2x8x1x32xbf16>,
     %segment_pos: tensor<2x8xi32> {poot.range = array<i64: 0, 8>}) -> tensor<2x8x128xbf16> {
