@@ -44,6 +44,8 @@
 #include "ScoreLayout.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -850,13 +852,57 @@ struct GatherRepeatInterleave : public OpRewritePattern<GatherOp> {
   }
 };
 
+/// gather(x, idx, axis) with idx = [a + s i] (s >= 1), a compile-time
+/// arange inside the axis, is the strided slice x[a : a + s n : s] along
+/// it: gemma_pytorch takes its prefill mask rows as index_select(mask, 2,
+/// arange(L)), which the mask readers then read as a slice of the table.
+struct GatherOfArange : public OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    auto x = typeOf(op.getX());
+    int64_t axis = normAxis(op.getAxis(), x.getRank());
+    if (typeOf(op.getIdx()).getRank() != 1)
+      return rewriter.notifyMatchFailure(op, "index is not a vector");
+    auto idx = heads::evalIndex(op.getIdx());
+    if (!idx || idx->empty())
+      return rewriter.notifyMatchFailure(op, "index not known at compile "
+                                             "time");
+    int64_t n = idx->size(), a = (*idx)[0];
+    int64_t step = n > 1 ? (*idx)[1] - a : 1;
+    if (step < 1 || a < 0 || a + step * (n - 1) >= x.getDimSize(axis))
+      return rewriter.notifyMatchFailure(op, "not an increasing arange "
+                                             "inside the axis");
+    for (int64_t i = 0; i < n; ++i)
+      if ((*idx)[i] != a + step * i)
+        return rewriter.notifyMatchFailure(op, "not an arange");
+    SmallVector<int64_t> start(x.getRank(), 0), limit(x.getShape()),
+        steps(x.getRank(), 1);
+    start[axis] = a;
+    limit[axis] = a + step * (n - 1) + 1;
+    steps[axis] = step;
+    rewriter.replaceOpWithNewOp<SliceOp>(op, op.getX(), start, limit, steps);
+    return success();
+  }
+};
+
 struct CanonicalizePass
     : public poot::impl::CanonicalizeBase<CanonicalizePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateCanonicalizePatterns(patterns);
-    if (failed(
-            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), frozen)))
+      return signalPassFailure();
+    // Equal values built twice (a front end repeating the same view or
+    // slice on each path, or two patterns rebuilding one) are merged, so
+    // the readers after this pass see one value where the graph has one,
+    // then the patterns run again over what merging exposed.
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dom(getOperation());
+    bool changed = false;
+    eliminateCommonSubExpressions(rewriter, dom, getOperation(), &changed);
+    if (changed && failed(applyPatternsAndFoldGreedily(getOperation(), frozen)))
       return signalPassFailure();
   }
 };
@@ -874,7 +920,7 @@ void poot::populateCanonicalizePatterns(RewritePatternSet &patterns) {
            HoistLayoutAboveScalarOp<ReshapeOp>,
            HoistLayoutAboveScalarOp<BroadcastOp>, ReduceKeepdim<ReduceSumOp>,
            ReduceKeepdim<ReduceMaxOp>, ReduceKeepdim<ReduceMinOp>,
-           GatherRepeatInterleave, TransposeBetweenUnitReshapes,
+           GatherRepeatInterleave, GatherOfArange, TransposeBetweenUnitReshapes,
            TransposeOfMergedDims>(ctx);
   populateScoreLayoutPatterns(patterns);
   heads::populateHeadMapPatterns(patterns);

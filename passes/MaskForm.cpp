@@ -258,28 +258,11 @@ Value effectiveStart(PatternRewriter &rewriter, Location loc, Value start,
   return rewriter.create<MaxOp>(loc, s, constant(0));
 }
 
-/// The band of `table` read at rows row0 + i and columns col0 + t of a
-/// result of type `out`.
-Value buildBand(PatternRewriter &rewriter, Location loc, const Band &band,
-                Value row0, Value col0, RankedTensorType out,
-                Type index = nullptr) {
-  int64_t rank = out.getRank();
-  Type i64 = index ? index : rewriter.getI64Type();
-  SmallVector<int64_t> tShape(rank, 1), iShape(rank, 1);
-  tShape[rank - 1] = out.getDimSize(rank - 1);
-  iShape[rank - 2] = out.getDimSize(rank - 2);
-  Value t = rewriter.create<IotaOp>(loc, RankedTensorType::get(tShape, i64),
-                                    static_cast<uint64_t>(rank - 1));
-  Value i = rewriter.create<IotaOp>(loc, RankedTensorType::get(iShape, i64),
-                                    static_cast<uint64_t>(rank - 2));
-  auto isZero = [](Value v) {
-    auto s = splatNumber(v);
-    return s && *s == 0.0;
-  };
-  if (!isZero(col0))
-    t = rewriter.create<AddOp>(loc, t, col0);
-  if (!isZero(row0))
-    i = rewriter.create<AddOp>(loc, i, row0);
+/// The band of `table` read at rows `rows` and columns `cols` of a result
+/// of type `out` (index vectors [.., Lq, 1] and [.., 1, Lk] of type
+/// `index`).
+Value buildBandAt(PatternRewriter &rewriter, Location loc, const Band &band,
+                  Value i, Value t, RankedTensorType out, Type i64) {
   Value d = rewriter.create<SubOp>(loc, t, i);
   Value cond;
   auto bound = [&](ComparePredicate pred, int64_t v) {
@@ -315,6 +298,74 @@ Value buildBand(PatternRewriter &rewriter, Location loc, const Band &band,
       loc, DenseElementsAttr::get(RankedTensorType::get({}, et), band.b));
   return rewriter.create<SelectOp>(loc, cond, av, bv);
 }
+
+/// The rows (along `dim` of `out`, from the back: 1 rows, 0 columns) as an
+/// index vector of `out`'s rank: an iota plus `start`.
+Value bandIndex(PatternRewriter &rewriter, Location loc, RankedTensorType out,
+                int64_t fromBack, Value start, Type i64) {
+  int64_t rank = out.getRank();
+  SmallVector<int64_t> shape(rank, 1);
+  shape[rank - 1 - fromBack] = out.getDimSize(rank - 1 - fromBack);
+  Value x = rewriter.create<IotaOp>(loc, RankedTensorType::get(shape, i64),
+                                    static_cast<uint64_t>(rank - 1 - fromBack));
+  auto s = splatNumber(start);
+  if (!s || *s != 0.0)
+    x = rewriter.create<AddOp>(loc, x, start);
+  return x;
+}
+
+/// The band of `table` read at rows row0 + i and columns col0 + t of a
+/// result of type `out`.
+Value buildBand(PatternRewriter &rewriter, Location loc, const Band &band,
+                Value row0, Value col0, RankedTensorType out,
+                Type index = nullptr) {
+  Type i64 = index ? index : rewriter.getI64Type();
+  Value t = bandIndex(rewriter, loc, out, 0, col0, i64);
+  Value i = bandIndex(rewriter, loc, out, 1, row0, i64);
+  return buildBandAt(rewriter, loc, band, i, t, out, i64);
+}
+
+/// gather(table, idx) of a band table along its rows or its columns, idx
+/// a vector of run-time indices (a gather outside the axis is a run-time
+/// error, so each is a row or column of the table): element j of the
+/// gathered axis is the band at index idx[j]. litgpt reads its causal mask
+/// as mask_cache.index_select(2, input_pos).
+struct BandTableGather : public OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    auto c = op.getX().getDefiningOp<ConstantOp>();
+    auto xt = typeOf(op.getX());
+    int64_t rank = xt.getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    auto it = typeOf(op.getIdx());
+    if (!c || rank < 2 || it.getRank() != 1 || axis < rank - 2)
+      return rewriter.notifyMatchFailure(op, "not a row or column gather of "
+                                             "a constant");
+    auto band = readBand(c);
+    if (!band)
+      return rewriter.notifyMatchFailure(op, "the table is not a band");
+    auto out = op.getType();
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    int64_t fromBack = rank - 1 - axis;
+    SmallVector<int64_t> shape(rank, 1);
+    shape[axis] = it.getDimSize(0);
+    Value idx = op.getIdx();
+    if (it.getElementType() != i64)
+      idx = rewriter.create<ConvertOp>(
+          loc, RankedTensorType::get(it.getShape(), i64), idx);
+    Value gathered = rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get(shape, i64), idx);
+    Value zero = splatConstant(rewriter, loc, i64, 0);
+    Value other = bandIndex(rewriter, loc, out, 1 - fromBack, zero, i64);
+    Value rows = fromBack == 1 ? gathered : other;
+    Value cols = fromBack == 1 ? other : gathered;
+    rewriter.replaceOp(op,
+                       buildBandAt(rewriter, loc, *band, rows, cols, out, i64));
+    return success();
+  }
+};
 
 struct BandTableDynamicSlice : public OpRewritePattern<DynamicSliceOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -1111,6 +1162,95 @@ struct ConcatOfIndexExpr : public OpRewritePattern<ConcatOp> {
   }
 };
 
+/// A unit-step slice of an index expression (or of a select of two splats
+/// over one), along one axis at a time: the expression rebuilt over the
+/// sliced range, its iotas offset by the start. Persimmon builds its mask
+/// one key wider than the keys and slices it to them; gemma_pytorch slices
+/// the rows it needs out of its table.
+struct SliceOfIndexExpr : public OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getX();
+    auto in = typeOf(x);
+    int64_t rank = in.getRank(), axis = -1;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (op.getStep()[d] != 1)
+        return rewriter.notifyMatchFailure(op, "a strided slice");
+      if (axis < 0 &&
+          (op.getStart()[d] != 0 || op.getLimit()[d] != in.getDimSize(d)))
+        axis = d;
+    }
+    if (axis < 0)
+      return failure();
+    // Behind a reshape that only inserts or drops unit dims (HF's
+    // mask[None, None] before the slice): the slice moves to its input.
+    if (auto re = x.getDefiningOp<ReshapeOp>()) {
+      int64_t inAxis = reshapeInputAxis(re, axis);
+      bool only = true;
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis &&
+            (op.getStart()[d] != 0 || op.getLimit()[d] != in.getDimSize(d)))
+          only = false;
+      auto yt = typeOf(re.getX());
+      bool indexLike = isIndexInt(yt.getElementType()) ||
+                       re.getX().getDefiningOp<SelectOp>();
+      if (inAxis < 0 || !only || !indexLike)
+        return rewriter.notifyMatchFailure(op, "slice behind a reshape");
+      SmallVector<int64_t> st(yt.getRank(), 0), li(yt.getShape()),
+          sp(yt.getRank(), 1);
+      st[inAxis] = op.getStart()[axis];
+      li[inAxis] = op.getLimit()[axis];
+      Value sl = rewriter.create<SliceOp>(op.getLoc(), re.getX(), st, li, sp);
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), sl);
+      return success();
+    }
+    Value cond = x;
+    Attribute onTrue, onFalse;
+    if (!isIndexInt(in.getElementType())) {
+      auto sel = x.getDefiningOp<SelectOp>();
+      if (!sel)
+        return rewriter.notifyMatchFailure(op, "not an index expression");
+      cond = sel.getCond();
+      onTrue = splatAttr(sel.getOnTrue());
+      onFalse = splatAttr(sel.getOnFalse());
+      if (!onTrue || !onFalse)
+        return rewriter.notifyMatchFailure(op, "select of non-splats");
+    }
+    int64_t start = op.getStart()[axis];
+    int64_t size = op.getLimit()[axis] - start;
+    int64_t condAxis = operandAxis(axis, rank, cond);
+    ShiftMemo memo;
+    // A condition that does not vary along the axis is kept whole.
+    if (condAxis >= 0 && !evalShifted(cond, condAxis, -start, size, memo))
+      return rewriter.notifyMatchFailure(op, "not an index expression");
+    Location loc = op.getLoc();
+    Value c = buildShifted(rewriter, cond, condAxis, -start, size, memo);
+    Value r = c;
+    if (onTrue) {
+      auto scalar = RankedTensorType::get({}, in.getElementType());
+      Value a = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalar, onTrue));
+      Value b = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalar, onFalse));
+      r = rewriter.create<SelectOp>(loc, c, a, b);
+    }
+    // The axis sliced, the others whole: brought to that shape, then the
+    // slice of the remaining axes.
+    SmallVector<int64_t> shape(in.getShape());
+    shape[axis] = size;
+    r = toShape(rewriter, loc,
+                r, RankedTensorType::get(shape, in.getElementType()));
+    SmallVector<int64_t> rs(op.getStart()), rl(op.getLimit());
+    rs[axis] = 0;
+    rl[axis] = size;
+    if (RankedTensorType::get(shape, in.getElementType()) != op.getType())
+      r = rewriter.create<SliceOp>(loc, r, rs, rl, op.getStep());
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
 /// Whether two values are provably equal element for element: the same
 /// value, or splat constants of the same element (bitwise).
 bool sameSplatOrValue(Value a, Value b) {
@@ -1338,6 +1478,157 @@ Value indicatorCondOf(PatternRewriter &rewriter, Location loc, Value v) {
   }
   return c;
 }
+
+/// `v` as a select of two constants (selectOfConstants) behind reshapes and
+/// broadcasts: the layout ops and the select's parts. No op is built.
+struct LayoutSelect {
+  SmallVector<Operation *> layout; ///< from `v` inwards
+  Value cond, inner;               ///< the select's condition and result
+  double onTrue, onFalse;
+};
+std::optional<LayoutSelect> layoutSelectOf(Value v) {
+  LayoutSelect out;
+  Value x = v;
+  while (Operation *def = x.getDefiningOp()) {
+    if (!isa<BroadcastOp, ReshapeOp>(def))
+      break;
+    out.layout.push_back(def);
+    x = def->getOperand(0);
+  }
+  auto s = selectOfConstants(x);
+  if (!s)
+    return std::nullopt;
+  std::tie(out.cond, out.onTrue, out.onFalse) = *s;
+  out.inner = x;
+  return out;
+}
+
+/// The condition of `ls` at every element of the value it was read from:
+/// the select's condition brought to the select's shape, then through the
+/// same reshapes and broadcasts.
+Value layoutCond(PatternRewriter &rewriter, Location loc,
+                 const LayoutSelect &ls) {
+  auto it = typeOf(ls.inner);
+  Value c = toShape(rewriter, loc, ls.cond,
+                    RankedTensorType::get(it.getShape(), rewriter.getI1Type()));
+  for (Operation *op : llvm::reverse(ls.layout)) {
+    auto shape = typeOf(op->getResult(0)).getShape();
+    if (isa<ReshapeOp>(op))
+      c = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(shape, rewriter.getI1Type()), c);
+    else
+      c = rewriter.create<BroadcastOp>(loc, c, shape);
+  }
+  return c;
+}
+
+/// compare(layout(select(c, A, B)), K) with constants A, B, K: c, !c or a
+/// constant (CompareOfSelect without the layout). Transformer-XL compares
+/// its bool mask, converted to an integer and viewed, with 1.
+struct CompareOfLayoutSelect : public OpRewritePattern<CompareOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CompareOp op,
+                                PatternRewriter &rewriter) const override {
+    for (bool left : {true, false}) {
+      Value x = left ? op.getLhs() : op.getRhs();
+      Value k = left ? op.getRhs() : op.getLhs();
+      auto ls = layoutSelectOf(x);
+      auto kv = splatNumber(k);
+      if (!ls || ls->layout.empty() || !kv)
+        continue;
+      auto test = [&](double v) {
+        return left ? holds(op.getPredicate(), v, *kv)
+                    : holds(op.getPredicate(), *kv, v);
+      };
+      bool a = test(ls->onTrue), b = test(ls->onFalse);
+      Value c = a == b ? Value() : layoutCond(rewriter, op.getLoc(), *ls);
+      rewriter.replaceOp(op, boolOf(rewriter, op.getLoc(), c, a, b,
+                                    op.getType()));
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// The product of two 0/1 indicators (a bool converted to a number, or a
+/// select of 1 and 0, behind reshapes and broadcasts) is the indicator of
+/// their and: 1 * 1 = 1, and any 0 gives 0 (no sign: both are
+/// non-negative). gemma_pytorch's triu(ones) * tril(ones) band, compared
+/// with 1.
+struct ProductOfIndicators : public OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto zeroOne = [](const std::optional<LayoutSelect> &ls) {
+      return ls && ((ls->onTrue == 1.0 && ls->onFalse == 0.0) ||
+                    (ls->onTrue == 0.0 && ls->onFalse == 1.0));
+    };
+    auto l = layoutSelectOf(op.getLhs()), r = layoutSelectOf(op.getRhs());
+    if (!zeroOne(l) || !zeroOne(r))
+      return failure();
+    Location loc = op.getLoc();
+    auto truthOf = [&](const LayoutSelect &ls) -> Value {
+      Value c = layoutCond(rewriter, loc, ls);
+      return ls.onTrue == 1.0 ? c : rewriter.create<NotOp>(loc, c).getResult();
+    };
+    Value both = rewriter.create<AndOp>(loc, truthOf(*l), truthOf(*r));
+    auto out = op.getType();
+    Type et = out.getElementType();
+    Value one = splatConstant(rewriter, loc, et, 1.0);
+    Value zero = splatConstant(rewriter, loc, et, 0.0);
+    Value sel = rewriter.create<SelectOp>(loc, both, one, zero);
+    rewriter.replaceOp(op, toShape(rewriter, loc, sel, out));
+    return success();
+  }
+};
+
+/// select(c, X, select(c, Y, Z)) is select(c, X, Z), and select(c,
+/// select(c, Y, Z), X) is select(c, Y, X): the inner select is read only
+/// where c already decided it. litgpt fills its 0/1 band table in place,
+/// select(c, -inf, select(c, 1, 0)).
+struct SelectOfSameCondition : public OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    // Views that keep every element's right-aligned position: broadcasts
+    // and reshapes that add or drop leading unit dims.
+    auto strip = [](Value v) {
+      while (Operation *def = v.getDefiningOp()) {
+        if (!isa<BroadcastOp, ReshapeOp>(def))
+          break;
+        auto in = typeOf(def->getOperand(0));
+        auto trimmed = [](ArrayRef<int64_t> x) {
+          while (!x.empty() && x.front() == 1)
+            x = x.drop_front();
+          return x;
+        };
+        if (!isa<BroadcastOp>(def) &&
+            !(isa<ReshapeOp>(def) &&
+              trimmed(in.getShape()) == trimmed(typeOf(v).getShape())))
+          break;
+        v = def->getOperand(0);
+      }
+      return v;
+    };
+    Value c = strip(op.getCond());
+    for (bool innerOnFalse : {true, false}) {
+      Value side = innerOnFalse ? op.getOnFalse() : op.getOnTrue();
+      auto inner = side.getDefiningOp<SelectOp>();
+      if (!inner || strip(inner.getCond()) != c)
+        continue;
+      // The same condition at every element: the inner select's condition
+      // must broadcast as the outer one's does (right-aligned from the
+      // same value, through unit reshapes only).
+      Value keep = innerOnFalse ? inner.getOnFalse() : inner.getOnTrue();
+      Value t = innerOnFalse ? op.getOnTrue() : keep;
+      Value f = innerOnFalse ? keep : op.getOnFalse();
+      Value r = rewriter.create<SelectOp>(op.getLoc(), op.getCond(), t, f);
+      rewriter.replaceOp(op, toShape(rewriter, op.getLoc(), r, op.getType()));
+      return success();
+    }
+    return failure();
+  }
+};
 
 /// The two spellings of a fill over the complement of an indicator `ind`:
 /// F * (1 - ind) or (1 - ind) * F with F a finite nonzero splat: F where
@@ -2397,10 +2688,13 @@ struct ConditionToItsDependence : public OpRewritePattern<OpTy> {
 
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
   patterns.add<ArangeToIota, BandTableDynamicSlice, BandTableSlice,
+               BandTableGather,
                BandTableInMask, LogOfSelect,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
+               CompareOfLayoutSelect, ProductOfIndicators, SliceOfIndexExpr,
+               SelectOfSameCondition,
                SelectOfOwnIndicator, ScoresTimesIndicator<AddOp>,
                ScoresTimesIndicator<SubOp>, SubOfSplatSelect,
                ImpliedCompare<AndOp, true>, ImpliedCompare<OrOp, false>,

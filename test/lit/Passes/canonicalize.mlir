@@ -232,18 +232,18 @@ func.func @reduce_reshaped_elsewhere(%x: tensor<2x3x4xf32>) -> tensor<3x2x1xf32>
 // CHECK: %[[R:.+]] = poot.reshape %arg0 : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
 // CHECK: %[[B:.+]] = poot.broadcast %[[R]] {shape = array<i64: 1, 2, 2, 8, 16>}
 // CHECK: %[[K:.+]] = poot.reshape %[[B]] : tensor<1x2x2x8x16xf32> -> tensor<1x4x8x16xf32>
-// CHECK: %[[R2:.+]] = poot.reshape %arg0 : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
+// CHECK: %[[R2:.+]] = poot.reshape %arg1 : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
 // CHECK: %[[B2:.+]] = poot.broadcast %[[R2]] {shape = array<i64: 1, 2, 2, 8, 16>}
 // CHECK: %[[K2:.+]] = poot.reshape %[[B2]] : tensor<1x2x2x8x16xf32> -> tensor<1x4x8x16xf32>
 // CHECK-NOT: poot.gather
 // CHECK: return %[[K]], %[[K2]]
-func.func @gather_repeat_interleave(%k: tensor<1x2x8x16xf32>) -> (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>) {
+func.func @gather_repeat_interleave(%k: tensor<1x2x8x16xf32>, %k2: tensor<1x2x8x16xf32>) -> (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>) {
   %heads = poot.constant dense<[0, 0, 1, 1]> : tensor<4xi32>
   %a = poot.gather %k[%heads] {axis = 1 : i64} : tensor<1x2x8x16xf32>, tensor<4xi32>
   %h = poot.iota {dim = 0 : i64} : tensor<4xi64>
   %n = poot.constant dense<2> : tensor<i64>
   %map = poot.div %h, %n : tensor<4xi64>, tensor<i64>
-  %b = poot.gather %k[%map] {axis = -3 : i64} : tensor<1x2x8x16xf32>, tensor<4xi64>
+  %b = poot.gather %k2[%map] {axis = -3 : i64} : tensor<1x2x8x16xf32>, tensor<4xi64>
   return %a, %b : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
 }
 
@@ -726,8 +726,7 @@ func.func @reshape_splits_gather(%k: tensor<4x8x16xf32>) -> (tensor<2x4x8x16xf32
 // CHECK: %[[U:.+]] = poot.reshape %arg0 : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
 // CHECK: %[[A:.+]] = poot.broadcast %[[U]] {shape = array<i64: 1, 2, 3, 8, 16>}
 // CHECK: %[[B:.+]] = poot.gather %arg0[%[[TILE]]] {axis = 1 : i64}
-// CHECK: %[[R:.+]] = poot.reshape %arg0 : tensor<1x2x8x16xf32> -> tensor<1x2x1x8x16xf32>
-// CHECK: %[[RB:.+]] = poot.broadcast %[[R]] {shape = array<i64: 1, 2, 2, 8, 16>}
+// CHECK: %[[RB:.+]] = poot.broadcast %[[U]] {shape = array<i64: 1, 2, 2, 8, 16>}
 // CHECK: %[[C:.+]] = poot.reshape %[[RB]] : tensor<1x2x2x8x16xf32> -> tensor<1x4x8x16xf32>
 // CHECK: %[[D:.+]] = poot.concat %arg0, %arg1 {axis = 1 : i64}
 // CHECK: return %[[A]], %[[B]], %[[C]], %[[D]]
