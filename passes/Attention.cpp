@@ -138,6 +138,27 @@ bool reachesMatmul(Value v, int depth = 0) {
   });
 }
 
+/// Whether `v` is computed from a matmul of its own shape through the ops
+/// a score transform uses, every value on the way of that shape: the
+/// scores' product, not a bias read from another product through a
+/// broadcast (a one-hot row of a bias table) or a layout op (a relative
+/// shift).
+bool reachesMatmulWhole(Value v, int depth = 0) {
+  if (depth > 24)
+    return false;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<MatmulOp>(def))
+    return true;
+  if (!isa<AddOp, SubOp, MulOp, DivOp, SelectOp, ConvertOp, TanhOp>(def))
+    return false;
+  return llvm::any_of(def->getOperands(), [&](Value operand) {
+    return typeOf(operand).getShape() == typeOf(v).getShape() &&
+           reachesMatmulWhole(operand, depth + 1);
+  });
+}
+
 /// The layout op nearest `v` on a path to a matmul through the score
 /// ops and layout ops, when `v` reaches one only through layout ops: the
 /// scores left in another layout (named in a decline).
@@ -584,6 +605,14 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
     }
     if (auto add = dyn_cast<AddOp>(def)) {
       bool l = reachesMatmul(add.getLhs()), r = reachesMatmul(add.getRhs());
+      // Both sides computed from products: the scores are the side that is
+      // its product's output elementwise, the other a bias read from a
+      // product of another shape (which side is taken only decides what
+      // the fused op multiplies: any tensor added is a mask it takes).
+      if (l && r) {
+        l = reachesMatmulWhole(add.getLhs());
+        r = reachesMatmulWhole(add.getRhs());
+      }
       if (l == r) {
         why = "an add whose sides both (or neither) come from the scores";
         return failure();

@@ -550,6 +550,74 @@ struct DivByPowerOfTwoToMul : public OpRewritePattern<DivOp> {
   }
 };
 
+/// x - c * y -> x + (-c) * y for a float splat c: IEEE rounding is
+/// symmetric, so (-c) * y is exactly -(c * y), and x - p is exactly
+/// x + (-p) (infinities and NaN included). A penalty subtracted from the
+/// scores (Funnel's `scores - 1e6 * (1 - mask)`, XLNet's
+/// `scores - 1e30 * mask`) is then the additive mask the matcher reads.
+struct SubOfScaled : public OpRewritePattern<SubOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SubOp op,
+                                PatternRewriter &rewriter) const override {
+    auto mul = op.getRhs().getDefiningOp<MulOp>();
+    if (!mul || !isa<FloatType>(op.getType().getElementType()))
+      return rewriter.notifyMatchFailure(op, "rhs is not a float product");
+    for (unsigned i = 0; i < 2; ++i) {
+      Value c = mul->getOperand(i), y = mul->getOperand(1 - i);
+      auto v = splatOf(c);
+      // A splat of both sides is folded by the constant folder instead.
+      if (!v || splatOf(y))
+        continue;
+      auto ct = cast<RankedTensorType>(c.getType());
+      auto et = cast<FloatType>(ct.getElementType());
+      Value neg = rewriter.create<ConstantOp>(
+          mul.getLoc(),
+          DenseElementsAttr::get(ct, rewriter.getFloatAttr(et, -*v)));
+      Value p = rewriter.create<MulOp>(mul.getLoc(), mul.getType(),
+                                       i == 0 ? neg : y, i == 0 ? y : neg);
+      rewriter.replaceOpWithNewOp<AddOp>(op, op.getType(), op.getLhs(), p);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no splat factor");
+  }
+};
+
+/// convert(x * c) -> convert(x) * c for a widening float convert and a
+/// splat c = +-2^k: x * c is exact in both types wherever it is a normal
+/// number of the narrow one, so the two agree there; where x * c falls
+/// below the narrow type's normals the narrow product rounds and the wide
+/// one does not (the rewrite is the more exact, by at most half a
+/// subnormal step). A query scaled before it is upcast (flaxformer's
+/// query / sqrt(depth) in bf16, then f32 logits) is then the scale the
+/// fused op applies to its f32 scores.
+struct ConvertOfPowerOfTwoScale : public OpRewritePattern<ConvertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertOp op,
+                                PatternRewriter &rewriter) const override {
+    auto from = dyn_cast<FloatType>(typeOf(op.getX()).getElementType());
+    auto to = dyn_cast<FloatType>(op.getType().getElementType());
+    auto mul = op.getX().getDefiningOp<MulOp>();
+    if (!from || !to || to.getWidth() <= from.getWidth() || !mul ||
+        !mul->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a widened product");
+    for (unsigned i = 0; i < 2; ++i) {
+      Value c = mul->getOperand(i), x = mul->getOperand(1 - i);
+      auto v = splatOf(c);
+      int exp = 0;
+      if (!v || *v == 0.0 || std::frexp(std::fabs(*v), &exp) != 0.5 ||
+          x.getType() != mul.getType())
+        continue;
+      Value wide = rewriter.create<ConvertOp>(op.getLoc(), op.getType(), x);
+      Value cst = rewriter.create<ConstantOp>(
+          op.getLoc(), DenseElementsAttr::get(RankedTensorType::get({}, to),
+                                              rewriter.getFloatAttr(to, *v)));
+      rewriter.replaceOpWithNewOp<MulOp>(op, op.getType(), wide, cst);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no power-of-two splat factor");
+  }
+};
+
 /// layout(x op c) -> layout(x) op c for a splat c: an elementwise op with a
 /// constant commutes with data movement, and the matchers find a scale or a
 /// reciprocal next to the op that consumes it rather than behind a permute.
@@ -915,7 +983,7 @@ void poot::populateCanonicalizePatterns(RewritePatternSet &patterns) {
       .add<ComposeTransposes, ComposeBroadcasts, FoldConstantConvert,
            CompareOfBroadcast, ConvertOfBroadcast,
            FoldConstantSlice, PowMinusOneToReciprocal, DivByPowerOfTwoToMul,
-           AbsOfNonNegative,
+           AbsOfNonNegative, SubOfScaled, ConvertOfPowerOfTwoScale,
            HoistLayoutAboveScalarOp<TransposeOp>,
            HoistLayoutAboveScalarOp<ReshapeOp>,
            HoistLayoutAboveScalarOp<BroadcastOp>, ReduceKeepdim<ReduceSumOp>,

@@ -1763,8 +1763,7 @@ struct SubOfSplatSelect : public OpRewritePattern<SubOp> {
     Value r = rewriter.create<SelectOp>(
         loc, sel.getCond(), negated(fa, sel.getOnTrue()),
         negated(fb, sel.getOnFalse()));
-    if (typeOf(r) != typeOf(sel.getResult()))
-      return rewriter.notifyMatchFailure(op, "select broadcasts its sides");
+    // The negated sides keep the sides' types, so r has the select's.
     rewriter.replaceOpWithNewOp<AddOp>(op, op.getLhs(), r);
     return success();
   }

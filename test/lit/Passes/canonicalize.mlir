@@ -1058,3 +1058,48 @@ func.func @abs_of_nonnegative(%x: tensor<2x8xf32>) -> (tensor<2x1xf32>, tensor<2
   %b = poot.abs %x : tensor<2x8xf32>
   return %l, %b : tensor<2x1xf32>, tensor<2x8xf32>
 }
+
+// -----
+
+// A penalty subtracted from the scores, x - c * y with a splat c, is the sum
+// x + (-c) * y (exact); a product of two tensors stays a subtraction.
+// CHECK-LABEL: func.func @sub_of_scaled
+// CHECK-DAG: %[[C:.+]] = poot.constant dense<-1.000000e+06> : tensor<f32>
+// CHECK: %[[P:.+]] = poot.mul %[[C]], %arg1
+// CHECK: %[[A:.+]] = poot.add %arg0, %[[P]]
+// CHECK: %[[Q:.+]] = poot.mul %arg1, %arg1
+// CHECK: %[[B:.+]] = poot.sub %arg0, %[[Q]]
+// CHECK: return %[[A]], %[[B]]
+func.func @sub_of_scaled(%s: tensor<2x4x4xf32>, %m: tensor<2x1x4xf32>) -> (tensor<2x4x4xf32>, tensor<2x4x4xf32>) {
+  %big = poot.constant dense<1.0e+06> : tensor<f32>
+  %pen = poot.mul %big, %m : tensor<f32>, tensor<2x1x4xf32>
+  %a = poot.sub %s, %pen : tensor<2x4x4xf32>, tensor<2x1x4xf32>
+  %sq = poot.mul %m, %m : tensor<2x1x4xf32>, tensor<2x1x4xf32>
+  %b = poot.sub %s, %sq : tensor<2x4x4xf32>, tensor<2x1x4xf32>
+  return %a, %b : tensor<2x4x4xf32>, tensor<2x4x4xf32>
+}
+
+// -----
+
+// A power-of-two scale before a widening convert moves after it; a scale
+// of 1/3 (rounded in bf16) and a narrowing convert stay.
+// CHECK-LABEL: func.func @convert_of_power_of_two_scale
+// CHECK: %[[W:.+]] = poot.convert %arg0 : tensor<4x8xbf16> -> tensor<4x8xf32>
+// CHECK: %[[A:.+]] = poot.mul %[[W]], %{{.+}} : tensor<4x8xf32>, tensor<f32>
+// CHECK: %[[T:.+]] = poot.mul %arg0, %{{.+}} : tensor<4x8xbf16>, tensor<bf16>
+// CHECK: %[[B:.+]] = poot.convert %[[T]] : tensor<4x8xbf16> -> tensor<4x8xf32>
+// CHECK: %[[N:.+]] = poot.mul %arg1, %{{.+}} : tensor<4x8xf32>, tensor<f32>
+// CHECK: %[[C:.+]] = poot.convert %[[N]] : tensor<4x8xf32> -> tensor<4x8xbf16>
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @convert_of_power_of_two_scale(%q: tensor<4x8xbf16>, %x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xbf16>) {
+  %quarter = poot.constant dense<0.25> : tensor<bf16>
+  %qs = poot.mul %q, %quarter : tensor<4x8xbf16>, tensor<bf16>
+  %a = poot.convert %qs : tensor<4x8xbf16> -> tensor<4x8xf32>
+  %third = poot.constant dense<0.333333343> : tensor<bf16>
+  %qt = poot.mul %q, %third : tensor<4x8xbf16>, tensor<bf16>
+  %b = poot.convert %qt : tensor<4x8xbf16> -> tensor<4x8xf32>
+  %half = poot.constant dense<0.5> : tensor<f32>
+  %xs = poot.mul %x, %half : tensor<4x8xf32>, tensor<f32>
+  %c = poot.convert %xs : tensor<4x8xf32> -> tensor<4x8xbf16>
+  return %a, %b, %c : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xbf16>
+}

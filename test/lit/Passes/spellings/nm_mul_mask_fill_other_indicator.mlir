@@ -12,7 +12,7 @@
 
 // CHECK-LABEL: func.func @nm_mul_mask_fill_other_indicator
 // CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: 'poot.sub' at line {{[0-9]+}} subtracts a value that varies along the key axis: not a per-row shift of the scores
+// EXPLAIN: remark: attention declined: 'poot.mul' at line {{[0-9]+}} scales the scores by a factor that is not a constant: no scale the fused op takes{{$}}
 func.func @nm_mul_mask_fill_other_indicator(%q: tensor<1x2x5x40xf32>, %k: tensor<1x2x5x40xf32>,
                                            %v: tensor<1x2x5x40xf32>) -> tensor<1x2x5x40xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x40xf32>
