@@ -2208,8 +2208,9 @@ struct AtKeyColumn {
 /// row is left without a visible key.
 /// Whether tensor masks that are constants (conditions computed from
 /// constants and iotas alone, FlexAttention's mask_mod over a trace-time
-/// table: Flamingo's image intervals) leave every row a key the band keeps
-/// too, checked element by element.
+/// table: Flamingo's image intervals), or constant tables added to the
+/// scores (diffusers' perturbed-attention identity mask of 0 and -inf),
+/// leave every row a key the band keeps too, checked element by element.
 bool constantMasksKeepAKey(const MaskMeaning &m, const Scores &sc, int64_t lq,
                            int64_t lk) {
   if (m.posUsed && (m.upper || m.lower))
@@ -2218,24 +2219,45 @@ bool constantMasksKeepAKey(const MaskMeaning &m, const Scores &sc, int64_t lq,
     SmallVector<double> values;
     SmallVector<int64_t> shape;
     bool visibleWhenTrue;
+    /// Values added to the scores rather than a condition: a key counts as
+    /// kept where the value is finite and no lower than -1e4, so the sum
+    /// with a score stays finite in any float type (a larger finite
+    /// penalty may overflow to -inf in f16, and is not counted as kept).
+    bool additive = false;
+    bool keeps(int64_t flat) const {
+      double v = values[flat];
+      if (additive)
+        return std::isfinite(v) && v >= -1e4;
+      return (v != 0.0) == visibleWhenTrue;
+    }
   };
   SmallVector<Cond> conds;
-  auto add = [&](Value c, bool visibleWhenTrue) {
+  auto add = [&](Value c, bool visibleWhenTrue, bool additive = false) {
     auto values = constantElements(c, int64_t(1) << 20);
     if (!values)
       return false;
     conds.push_back({std::move(*values),
                      SmallVector<int64_t>(typeOf(c).getShape()),
-                     visibleWhenTrue});
+                     visibleWhenTrue, additive});
     return true;
   };
   for (auto [c, inverted] : m.restConds)
     if (!add(c, !inverted))
       return false;
   for (Value t : m.rest) {
+    // A bias scaled into the scores by a positive factor keeps its finite
+    // values finite and its -inf -inf, so the additive reading holds for it.
     auto fm = fillMask(t);
-    if (!fm || sc.biasFactor.count(t) || !add(std::get<0>(*fm),
-                                              std::get<1>(*fm)))
+    if (fm && !sc.biasFactor.count(t)) {
+      if (!add(std::get<0>(*fm), std::get<1>(*fm)))
+        return false;
+      continue;
+    }
+    auto ft = dyn_cast<FloatType>(typeOf(t).getElementType());
+    auto factor = sc.biasFactor.find(t);
+    if (!ft || (factor != sc.biasFactor.end() &&
+                !(factor->second > 0 && factor->second <= 1)) ||
+        !add(t, true, /*additive=*/true))
       return false;
   }
   if (conds.empty())
@@ -2279,7 +2301,7 @@ bool constantMasksKeepAKey(const MaskMeaning &m, const Scores &sc, int64_t lq,
           int64_t off = at.size() - c.shape.size(), flat = 0;
           for (size_t d = 0; d < c.shape.size(); ++d)
             flat = flat * c.shape[d] + (c.shape[d] == 1 ? 0 : at[d + off]);
-          return (c.values[flat] != 0.0) == c.visibleWhenTrue;
+          return c.keeps(flat);
         });
       }
       if (!kept)

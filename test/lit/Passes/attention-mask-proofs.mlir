@@ -8,6 +8,9 @@
 // RUN: poot-run %t.mlir --func=segment_two_sources --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=slopes_vary_by_row --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=slopes_computed_scaled --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=const_additive_rows_kept --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=const_additive_row_empty --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=const_additive_huge_penalty --check --ref=%s --quiet
 
 // The mask proofs beside the band: constant masks checked row by row under
 // an empty-row guard, a band bounded through min/max, a segment compare
@@ -255,4 +258,100 @@ func.func @slopes_computed_scaled(%q: tensor<1x4x5x16xf32>, %k: tensor<1x4x5x16x
   %p = poot.div %e, %zs : tensor<1x4x5x5xf32>, tensor<1x4x5x1xf32>
   %o = poot.matmul %p, %v : tensor<1x4x5x5xf32>, tensor<1x4x5x16xf32>
   return %o : tensor<1x4x5x16xf32>
+}
+
+
+// A constant table added to the scores (0, small biases and -inf) under the
+// empty-row guard: every row keeps a key with a finite bias, so the guard
+// never fires and the table is the fused op's mask.
+// CHECK-LABEL: func.func @const_additive_rows_kept
+// CHECK: poot.attention {{.+}} mask({{.+}}) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK-NOT: poot.exp
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; empty-row guard never fires{{$}}
+func.func @const_additive_rows_kept(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x16xf32>,
+    %v: tensor<1x1x5x16xf32>) -> tensor<1x1x4x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x5x16xf32>
+  %s0 = poot.matmul %q, %kt : tensor<1x1x4x16xf32>, tensor<1x1x16x5xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %s1 = poot.mul %s0, %c : tensor<1x1x4x5xf32>, tensor<f32>
+  %tab = poot.constant dense<[[0.0, 0xFF800000, 0xFF800000, -2.0, 0xFF800000], [0xFF800000, 0.5, 0xFF800000, 0xFF800000, 0xFF800000], [0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0.0], [1.0, 0.0, 0xFF800000, 0.0, -3.0]]> : tensor<4x5xf32>
+  %x = poot.add %s1, %tab : tensor<1x1x4x5xf32>, tensor<4x5xf32>
+  %mx = poot.reduce_max %x {axis = 3 : i64, keepdim} : tensor<1x1x4x5xf32>
+  %d = poot.sub %x, %mx : tensor<1x1x4x5xf32>, tensor<1x1x4x1xf32>
+  %e = poot.exp %d : tensor<1x1x4x5xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x1x4x5xf32>
+  %p = poot.div %e, %z : tensor<1x1x4x5xf32>, tensor<1x1x4x1xf32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %masked = poot.compare eq, %x, %ninf : tensor<1x1x4x5xf32>, tensor<f32>
+  %mf = poot.convert %masked : tensor<1x1x4x5xi1> -> tensor<1x1x4x5xf32>
+  %all = poot.reduce_min %mf {axis = 3 : i64, keepdim} : tensor<1x1x4x5xf32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %rows = poot.compare eq, %all, %one : tensor<1x1x4x1xf32>, tensor<f32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %ps = poot.select %rows, %zero, %p : tensor<1x1x4x1xi1>, tensor<f32>, tensor<1x1x4x5xf32>
+  %o = poot.matmul %ps, %v : tensor<1x1x4x5xf32>, tensor<1x1x5x16xf32>
+  return %o : tensor<1x1x4x16xf32>
+}
+
+// The same table with row 1 all -inf: the guard zeroes that row, where the
+// fused op would give NaN, so it must not fuse.
+// CHECK-LABEL: func.func @const_additive_row_empty
+// CHECK-NOT: poot.attention
+// CHECK: return
+// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} zeroes the rows that have no visible key, where the fused op gives 0/0 (NaN), and they are not ruled out: a mask kept as a tensor may hide a whole row{{$}}
+func.func @const_additive_row_empty(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x16xf32>,
+    %v: tensor<1x1x5x16xf32>) -> tensor<1x1x4x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x5x16xf32>
+  %s0 = poot.matmul %q, %kt : tensor<1x1x4x16xf32>, tensor<1x1x16x5xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %s1 = poot.mul %s0, %c : tensor<1x1x4x5xf32>, tensor<f32>
+  %tab = poot.constant dense<[[0.0, 0xFF800000, 0xFF800000, -2.0, 0xFF800000], [0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0.0], [1.0, 0.0, 0xFF800000, 0.0, -3.0]]> : tensor<4x5xf32>
+  %x = poot.add %s1, %tab : tensor<1x1x4x5xf32>, tensor<4x5xf32>
+  %mx = poot.reduce_max %x {axis = 3 : i64, keepdim} : tensor<1x1x4x5xf32>
+  %d = poot.sub %x, %mx : tensor<1x1x4x5xf32>, tensor<1x1x4x1xf32>
+  %e = poot.exp %d : tensor<1x1x4x5xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x1x4x5xf32>
+  %p = poot.div %e, %z : tensor<1x1x4x5xf32>, tensor<1x1x4x1xf32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %masked = poot.compare eq, %x, %ninf : tensor<1x1x4x5xf32>, tensor<f32>
+  %mf = poot.convert %masked : tensor<1x1x4x5xi1> -> tensor<1x1x4x5xf32>
+  %all = poot.reduce_min %mf {axis = 3 : i64, keepdim} : tensor<1x1x4x5xf32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %rows = poot.compare eq, %all, %one : tensor<1x1x4x1xf32>, tensor<f32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %ps = poot.select %rows, %zero, %p : tensor<1x1x4x1xi1>, tensor<f32>, tensor<1x1x4x5xf32>
+  %o = poot.matmul %ps, %v : tensor<1x1x4x5xf32>, tensor<1x1x5x16xf32>
+  return %o : tensor<1x1x4x16xf32>
+}
+
+// Row 1 keeps one key only through a -1e30 penalty: finite in f32, but a
+// penalty that large is not counted as keeping a key (in f16 it would
+// overflow to -inf), so the proof fails and the graph stays unfused.
+// CHECK-LABEL: func.func @const_additive_huge_penalty
+// CHECK-NOT: poot.attention
+// CHECK: return
+// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} zeroes the rows that have no visible key, where the fused op gives 0/0 (NaN), and they are not ruled out: a mask kept as a tensor may hide a whole row{{$}}
+func.func @const_additive_huge_penalty(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x16xf32>,
+    %v: tensor<1x1x5x16xf32>) -> tensor<1x1x4x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x5x16xf32>
+  %s0 = poot.matmul %q, %kt : tensor<1x1x4x16xf32>, tensor<1x1x16x5xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %s1 = poot.mul %s0, %c : tensor<1x1x4x5xf32>, tensor<f32>
+  %tab = poot.constant dense<[[0.0, 0xFF800000, 0xFF800000, -2.0, 0xFF800000], [0xFF800000, -1.0e+30, 0xFF800000, 0xFF800000, 0xFF800000], [0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0.0], [1.0, 0.0, 0xFF800000, 0.0, -3.0]]> : tensor<4x5xf32>
+  %x = poot.add %s1, %tab : tensor<1x1x4x5xf32>, tensor<4x5xf32>
+  %mx = poot.reduce_max %x {axis = 3 : i64, keepdim} : tensor<1x1x4x5xf32>
+  %d = poot.sub %x, %mx : tensor<1x1x4x5xf32>, tensor<1x1x4x1xf32>
+  %e = poot.exp %d : tensor<1x1x4x5xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x1x4x5xf32>
+  %p = poot.div %e, %z : tensor<1x1x4x5xf32>, tensor<1x1x4x1xf32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %masked = poot.compare eq, %x, %ninf : tensor<1x1x4x5xf32>, tensor<f32>
+  %mf = poot.convert %masked : tensor<1x1x4x5xi1> -> tensor<1x1x4x5xf32>
+  %all = poot.reduce_min %mf {axis = 3 : i64, keepdim} : tensor<1x1x4x5xf32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %rows = poot.compare eq, %all, %one : tensor<1x1x4x1xf32>, tensor<f32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %ps = poot.select %rows, %zero, %p : tensor<1x1x4x1xi1>, tensor<f32>, tensor<1x1x4x5xf32>
+  %o = poot.matmul %ps, %v : tensor<1x1x4x5xf32>, tensor<1x1x5x16xf32>
+  return %o : tensor<1x1x4x16xf32>
 }

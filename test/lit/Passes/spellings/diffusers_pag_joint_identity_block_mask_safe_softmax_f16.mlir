@@ -18,17 +18,11 @@
 // .to(f16), then split at the sample length into the two streams. B = 1,
 // 4 image tokens, 3 text tokens, 2 heads of 16, hidden 32.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v mask(... : tensor<1x1x7x7xf16>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
-//   with the _safe_softmax guard proved never to fire
-// Today (sound, checked against the oracle):
-// declined. The constant full_mask keeps every row's own diagonal key at 0,
-// but a mask kept as a tensor is not read row by row, so the rows the
-// _safe_softmax select zeroes are not ruled out.
 // CHECK-LABEL: func.func @diffusers_pag_joint_identity_block_mask_safe_softmax_f16
-// CHECK-NOT: poot.attention
-// CHECK: return
-// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} zeroes the rows that have no visible key, where the fused op gives 0/0 (NaN), and they are not ruled out: a mask kept as a tensor may hide a whole row{{$}}
+// CHECK-NOT: poot.exp
+// CHECK: poot.attention {{.+}} mask({{.+}} : tensor<1x1x7x7xf16>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum|reduce_min}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; empty-row guard never fires{{$}}
 func.func @diffusers_pag_joint_identity_block_mask_safe_softmax_f16(
     %hs: tensor<1x4x32xf16>, %ehs: tensor<1x3x32xf16>,
     %wq: tensor<32x32xf16>, %bq: tensor<32xf16>, %wk: tensor<32x32xf16>, %bk: tensor<32xf16>,
