@@ -28,11 +28,12 @@
 // Not the strongest form yet; the strongest, from the source, was:
 //   poot.attention q, k, v mask(...) pos(...) {causal, n_rep = 1 : i64, scale = 2.500000e-01 : f64, window = 6 : i64}
 // Today (sound, checked against the oracle):
-// declined. The BD relative-position term is a bias tensor beside the band;
-// with the finite fill -65504 every row must be proved to keep a visible
-// key, and with a tensor beside the band that proof reads each tensor term
-// as a mask, which the plain bias is not, so the band's own proof (every
-// row keeps keys i - 1 .. i + 4) is not used.
+// declined. The band keeps keys i - 1 .. i + 4 on every row, but the fill
+// -65504 stands for -inf only where a kept key's score lies far above it,
+// and the BD relative-position term added there is a product of run-time
+// values: an f16 product may itself be near -65504, where the graph gives
+// the hidden keys weight and the fused op would not. No bound on it is
+// proved, so the finite fill stays unread.
 // CHECK-LABEL: func.func @hf_transfo_xl_same_length_mems_ijbn_softmax_dim1_f16
 // CHECK-NOT: poot.attention
 // CHECK: return
