@@ -654,6 +654,45 @@ struct NotNot : public OpRewritePattern<NotOp> {
   }
 };
 
+/// reshape(broadcast(c)) of a condition, the reshape only inserting or
+/// dropping unit dims: broadcast(reshape'(c)), c laid out as the result
+/// first. TF's tf.tile of a mask row over the batch followed by
+/// expand_dims(mask, 1) so reaches the readers as a compare in the frame of
+/// the scores, broadcast over the batch as any mask is.
+struct UnitReshapeOfBroadcastCond : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto bc = op.getX().getDefiningOp<BroadcastOp>();
+    auto in = typeOf(op.getX()), out = op.getType();
+    if (!bc || !in.getElementType().isInteger(1))
+      return rewriter.notifyMatchFailure(op, "not a broadcast condition");
+    SmallVector<int64_t> pin, pout;
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      if (in.getDimSize(d) != 1)
+        pin.push_back(d);
+    for (int64_t d = 0; d < out.getRank(); ++d)
+      if (out.getDimSize(d) != 1)
+        pout.push_back(d);
+    if (pin.size() != pout.size())
+      return rewriter.notifyMatchFailure(op, "moves non-unit dims");
+    for (size_t i = 0; i < pin.size(); ++i)
+      if (in.getDimSize(pin[i]) != out.getDimSize(pout[i]))
+        return rewriter.notifyMatchFailure(op, "moves non-unit dims");
+    auto xt = typeOf(bc.getX());
+    SmallVector<int64_t> padded(in.getRank() - xt.getRank(), 1);
+    llvm::append_range(padded, xt.getShape());
+    SmallVector<int64_t> shape(out.getRank(), 1);
+    for (size_t i = 0; i < pin.size(); ++i)
+      shape[pout[i]] = padded[pin[i]];
+    Location loc = op.getLoc();
+    Value x = rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get(shape, xt.getElementType()), bc.getX());
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, x, out.getShape());
+    return success();
+  }
+};
+
 /// reshape(op(x, y)) for a compare or a logic op, the reshape only
 /// inserting or dropping unit dims (not just leading ones): op(reshape'(x),
 /// reshape'(y)), each operand laid out as the result (its broadcast dims
@@ -1479,6 +1518,59 @@ Value indicatorCondOf(PatternRewriter &rewriter, Location loc, Value v) {
   return c;
 }
 
+/// Whether `v` is convert(c : i1) behind reshapes and broadcasts of any
+/// size: what indicatorCondOf rebuilds as a condition of `v`'s shape.
+bool indicatorBehindLayout(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<BroadcastOp, ReshapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  auto cv = v.getDefiningOp<ConvertOp>();
+  return cv && typeOf(cv.getX()).getElementType().isInteger(1) &&
+         typeOf(cv.getX()).getShape() == typeOf(v).getShape();
+}
+
+/// F * (1 - b) for a finite nonzero splat F and a 0/1 indicator b =
+/// convert(c): select(c, 0, F). Where c holds the product is F * 0, a zero
+/// (-0 for a negative F, which the mask readers and a sum with a score
+/// take as the select's +0); elsewhere it is F * 1 = F exactly. Keras'
+/// MaskedSoftmax and TF BERT write their additive mask so:
+/// (1 - cast(mask)) * large_negative.
+struct FillTimesComplement : public OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    if (!isa<FloatType>(out.getElementType()))
+      return failure();
+    for (auto [f, r] : {std::pair{op.getLhs(), op.getRhs()},
+                        std::pair{op.getRhs(), op.getLhs()}}) {
+      auto fv = splatNumber(f);
+      auto sub = r.getDefiningOp<SubOp>();
+      if (!fv || !std::isfinite(*fv) || *fv == 0.0 || !splatAttr(f) || !sub)
+        continue;
+      auto one = splatNumber(sub.getLhs());
+      if (!one || *one != 1.0 || !indicatorBehindLayout(sub.getRhs()))
+        continue;
+      // Built only once every check has passed: indicatorCondOf fails
+      // before it builds anything.
+      Location loc = op.getLoc();
+      Value c = indicatorCondOf(rewriter, loc, sub.getRhs());
+      if (!c)
+        continue;
+      auto scalar = RankedTensorType::get({}, out.getElementType());
+      Value fill = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalar, splatAttr(f)));
+      Value zero = splatConstant(rewriter, loc, out.getElementType(), 0.0);
+      Value sel = rewriter.create<SelectOp>(loc, c, zero, fill);
+      rewriter.replaceOp(op, toShape(rewriter, loc, sel, out));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a fill times a complement");
+  }
+};
+
 /// `v` as a select of two constants (selectOfConstants) behind reshapes and
 /// broadcasts: the layout ops and the select's parts. No op is built.
 struct LayoutSelect {
@@ -1634,6 +1726,36 @@ struct SelectOfSameCondition : public OpRewritePattern<SelectOp> {
 /// F * (1 - ind) or (1 - ind) * F with F a finite nonzero splat: F where
 /// ind is 0 and (+-)0 where it is 1. The fill F, or nullopt.
 std::optional<Attribute> fillOverComplement(Value t, Value ind) {
+  // select(c, 0, F), as FillTimesComplement leaves F * (1 - b) for
+  // b = convert(c), behind the broadcast to the product's shape.
+  if (auto b = t.getDefiningOp<BroadcastOp>())
+    t = b.getX();
+  if (auto sel = t.getDefiningOp<SelectOp>()) {
+    auto z = splatNumber(sel.getOnTrue()), f = splatNumber(sel.getOnFalse());
+    // The condition must be the indicator's own, through the same chain of
+    // reshapes and broadcasts (shape by shape), so it is true exactly where
+    // the indicator is 1.
+    auto chain = [](Value v, bool throughConvert) {
+      SmallVector<ArrayRef<int64_t>> shapes;
+      while (Operation *def = v.getDefiningOp()) {
+        if (!isa<BroadcastOp, ReshapeOp>(def))
+          break;
+        shapes.push_back(typeOf(v).getShape());
+        v = def->getOperand(0);
+      }
+      if (throughConvert)
+        if (auto cv = v.getDefiningOp<ConvertOp>())
+          v = cv.getX();
+      return std::pair{v, shapes};
+    };
+    auto [ci, si] = chain(ind, true);
+    auto [cs, ss] = chain(sel.getCond(), false);
+    bool same = indicatorOf(ind) && ci == cs && si == ss;
+    if (same && z && *z == 0.0 && f &&
+        std::isfinite(*f) && *f != 0.0 && splatAttr(sel.getOnFalse()))
+      return splatAttr(sel.getOnFalse());
+    return std::nullopt;
+  }
   auto mul = t.getDefiningOp<MulOp>();
   if (!mul)
     return std::nullopt;
@@ -2691,7 +2813,9 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                BandTableInMask, LogOfSelect,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
+               UnitReshapeOfBroadcastCond,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
+               FillTimesComplement,
                CompareOfLayoutSelect, ProductOfIndicators, SliceOfIndexExpr,
                SelectOfSameCondition,
                SelectOfOwnIndicator, ScoresTimesIndicator<AddOp>,

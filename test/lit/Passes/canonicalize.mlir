@@ -1103,3 +1103,30 @@ func.func @convert_of_power_of_two_scale(%q: tensor<4x8xbf16>, %x: tensor<4x8xf3
   %c = poot.convert %xs : tensor<4x8xf32> -> tensor<4x8xbf16>
   return %a, %b, %c : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xbf16>
 }
+
+// -----
+
+// (1 - convert(c)) * F is select(c, 0, F); a reshape inserting a unit dim
+// behind a broadcast condition moves under the broadcast. A complement of
+// a float tensor that is no indicator stays arithmetic.
+// CHECK-LABEL: func.func @fill_times_complement
+// CHECK: %[[C:.+]] = poot.compare le, %arg0, %arg1
+// CHECK: %[[R:.+]] = poot.reshape %[[C]] : tensor<1x1x8xi1> -> tensor<1x1x1x8xi1>
+// CHECK: %[[B:.+]] = poot.broadcast %[[R]] {shape = array<i64: 2, 1, 1, 8>}
+// CHECK: %[[S:.+]] = poot.select %[[B]], %{{.+}}, %{{.+}} : tensor<2x1x1x8xi1>, tensor<f16>, tensor<f16>
+// CHECK: %[[N:.+]] = poot.sub %{{.+}}, %arg2
+// CHECK: %[[M:.+]] = poot.mul %[[N]], %{{.+}}
+// CHECK: return %[[S]], %[[M]]
+func.func @fill_times_complement(%t: tensor<1x1x8xi32>, %p: tensor<1x1x1xi32>, %f: tensor<2x1x1x8xf16>) -> (tensor<2x1x1x8xf16>, tensor<2x1x1x8xf16>) {
+  %c = poot.compare le, %t, %p : tensor<1x1x8xi32>, tensor<1x1x1xi32>
+  %b = poot.broadcast %c {shape = array<i64: 2, 1, 8>} : tensor<1x1x8xi1>
+  %bf = poot.convert %b : tensor<2x1x8xi1> -> tensor<2x1x8xf16>
+  %b4 = poot.reshape %bf : tensor<2x1x8xf16> -> tensor<2x1x1x8xf16>
+  %one = poot.constant dense<1.0> : tensor<f16>
+  %inv = poot.sub %one, %b4 : tensor<f16>, tensor<2x1x1x8xf16>
+  %min = poot.constant dense<-6.550400e+04> : tensor<f16>
+  %a = poot.mul %inv, %min : tensor<2x1x1x8xf16>, tensor<f16>
+  %finv = poot.sub %one, %f : tensor<f16>, tensor<2x1x1x8xf16>
+  %m = poot.mul %finv, %min : tensor<2x1x1x8xf16>, tensor<f16>
+  return %a, %m : tensor<2x1x1x8xf16>, tensor<2x1x1x8xf16>
+}

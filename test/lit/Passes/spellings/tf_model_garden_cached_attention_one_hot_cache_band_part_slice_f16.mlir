@@ -20,19 +20,11 @@
 // the new token iff t <= i: causal at position i. B = 2, S = 8, N = 2,
 // H = 16, i in [0, 8).
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v pos(...) {causal, n_rep = 1 : i64, scale = 2.500000e-01 : f64}
-// Today (sound, checked against the oracle):
-// the fused op with the mask kept as a tensor. The mask row is a dynamic
-// slice, at the loop index, of a constant lower-triangular table; the
-// compiler does not read a constant table row picked by a runtime index as
-// the compare t <= i, so it is not causal from pos.
 // CHECK-LABEL: func.func @tf_model_garden_cached_attention_one_hot_cache_band_part_slice_f16
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask({{.+}} : tensor<2x1x1x8xf16>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} pos(%{{.+}}) {causal, n_rep = 1 : i64, scale = 2.500000e-01 : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: return
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask{{$}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, causal from pos
 func.func @tf_model_garden_cached_attention_one_hot_cache_band_part_slice_f16(
     %query: tensor<2x1x2x16xf16>, %key_new: tensor<2x1x2x16xf16>, %value_new: tensor<2x1x2x16xf16>,
     %cache_key: tensor<2x8x2x16xf16>, %cache_value: tensor<2x8x2x16xf16>,
