@@ -2311,9 +2311,74 @@ bool constantMasksKeepAKey(const MaskMeaning &m, const Scores &sc, int64_t lq,
   return true;
 }
 
+/// Whether the mask term `v` is a bias computed from the graph's products
+/// the way the scores are: from matmuls through data movement and
+/// arithmetic, with no constant above 1 in magnitude (zeros a relative
+/// shift pads with, 0/1 tables, scales), and no tensor from outside. The
+/// fill rules bound the scores' magnitude (docs/numerics.md); such a bias
+/// is held to the same bound, so it moves a kept key no further than a
+/// score does and hides nothing (Transformer-XL's BD term). A constant
+/// like finfo.min, a -inf, or an input (which may hold either) makes it a
+/// mask again.
+static bool biasLikeTheScores(Value v, int depth = 0) {
+  if (depth > 32)
+    return false;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<MatmulOp>(def))
+    return true;
+  if (auto c = dyn_cast<ConstantOp>(def)) {
+    auto dense = dyn_cast<DenseFPElementsAttr>(c.getValue());
+    auto small = [](const APFloat &x) {
+      return x.isFinite() && std::fabs(x.convertToDouble()) <= 1.0;
+    };
+    if (!dense)
+      return false;
+    if (dense.isSplat())
+      return small(dense.getSplatValue<APFloat>());
+    return dense.getNumElements() <= (int64_t(1) << 20) &&
+           llvm::all_of(dense.getValues<APFloat>(), small);
+  }
+  auto all = [&](ValueRange xs) {
+    return llvm::all_of(
+        xs, [&](Value x) { return biasLikeTheScores(x, depth + 1); });
+  };
+  if (isa<ReshapeOp, TransposeOp, BroadcastOp, SliceOp, ConcatOp, AddOp,
+          SubOp, MulOp, MaxOp, MinOp, NegOp, AbsOp, TanhOp>(def))
+    return all(def->getOperands());
+  // A float convert that widens keeps a value as it is.
+  if (auto cv = dyn_cast<ConvertOp>(def)) {
+    auto from = dyn_cast<FloatType>(typeOf(cv.getX()).getElementType());
+    auto to = dyn_cast<FloatType>(cv.getType().getElementType());
+    return from && to && to.getWidth() >= from.getWidth() && all(cv.getX());
+  }
+  if (auto g = dyn_cast<GatherOp>(def))
+    return all(g->getOperand(0));
+  if (auto sel = dyn_cast<SelectOp>(def))
+    return all({sel.getOnTrue(), sel.getOnFalse()});
+  return false;
+}
+
+/// The mask terms left as tensors that biasLikeTheScores holds, reaching the
+/// scores at a factor of at most 1.
+static SmallVector<Value> scoreLikeBiases(const MaskMeaning &m,
+                                          const Scores &sc) {
+  SmallVector<Value> out;
+  for (Value t : m.rest) {
+    auto factor = sc.biasFactor.find(t);
+    if ((factor == sc.biasFactor.end() ||
+         (factor->second > 0 && factor->second <= 1)) &&
+        biasLikeTheScores(t))
+      out.push_back(t);
+  }
+  return out;
+}
+
 bool tensorMasksKeepAKey(const MaskMeaning &m, const Scores &sc,
                          func::FuncOp fn, int64_t lq, int64_t lk,
                          bool liveLength) {
+  SmallVector<Value> biases = scoreLikeBiases(m, sc);
   if (liveLength || !m.alibi.empty())
     return false;
   RangeOracle oracle(fn);
@@ -2325,6 +2390,8 @@ bool tensorMasksKeepAKey(const MaskMeaning &m, const Scores &sc,
           (inverted ? Truth::False : Truth::True))
         return false;
     for (Value t : m.rest) {
+      if (llvm::is_contained(biases, t))
+        continue;
       auto fm = fillMask(t);
       if (!fm || sc.biasFactor.count(t))
         return false;
@@ -2478,6 +2545,14 @@ std::string finiteFillRisk(const MaskMeaning &m, const Scores &sc,
                            "may outgrow it",
                            f);
   }
+  // Each bias held to the scores' bound widens the range a row's values
+  // span as one more score would: the fill must hide keys under that many
+  // (kHidingFill is twice the score bound plus exp's underflow margin).
+  if (size_t n = scoreLikeBiases(m, sc).size();
+      n && fill > kHidingFill * static_cast<double>(1 + n))
+    return llvm::formatv("finite mask fill {0} beside {1} bias(es) computed "
+                         "from products, which may outgrow it",
+                         f, n);
   std::string noKey = llvm::formatv(
       "finite mask fill {0} with rows that may have no visible key", f);
   // Tensor masks beside the band: each row must keep key 0 or its own

@@ -11,6 +11,8 @@
 // RUN: poot-run %t.mlir --func=const_additive_rows_kept --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=const_additive_row_empty --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=const_additive_huge_penalty --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=product_bias_fill_hides --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=product_bias_fill_too_small --check --ref=%s --quiet
 
 // The mask proofs beside the band: constant masks checked row by row under
 // an empty-row guard, a band bounded through min/max, a segment compare
@@ -354,4 +356,66 @@ func.func @const_additive_huge_penalty(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x
   %ps = poot.select %rows, %zero, %p : tensor<1x1x4x1xi1>, tensor<f32>, tensor<1x1x4x5xf32>
   %o = poot.matmul %ps, %v : tensor<1x1x4x5xf32>, tensor<1x1x5x16xf32>
   return %o : tensor<1x1x4x16xf32>
+}
+
+// A relative-position bias computed from a product (a slice of q . r^T,
+// as Transformer-XL's BD term) beside a causal select with a finite fill: the
+// bias is held to the scores' own bound, so a fill that hides keys under
+// two such terms (-1e9) stands for -inf and the mask is causal.
+// CHECK-LABEL: func.func @product_bias_fill_hides
+// CHECK: poot.attention {{.+}} mask({{.+}}) {causal, n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask, causal; a bias added before the scale, multiplied by it{{$}}
+func.func @product_bias_fill_hides(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6x16xf32>,
+    %v: tensor<1x2x6x16xf32>, %r: tensor<8x16xf32>) -> tensor<1x2x6x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x6x16xf32>
+  %ac = poot.matmul %q, %kt : tensor<1x2x6x16xf32>, tensor<1x2x16x6xf32>
+  %rt = poot.transpose %r {perm = array<i64: 1, 0>} : tensor<8x16xf32>
+  %bd0 = poot.matmul %q, %rt : tensor<1x2x6x16xf32>, tensor<16x8xf32>
+  %bd = poot.slice %bd0 {start = array<i64: 0, 0, 0, 2>, limit = array<i64: 1, 2, 6, 8>, step = array<i64: 1, 1, 1, 1>} : tensor<1x2x6x8xf32>
+  %sum = poot.add %ac, %bd : tensor<1x2x6x6xf32>, tensor<1x2x6x6xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %s = poot.mul %sum, %c : tensor<1x2x6x6xf32>, tensor<f32>
+  %i = poot.iota {dim = 0 : i64} : tensor<6x1xi64>
+  %t = poot.iota {dim = 1 : i64} : tensor<1x6xi64>
+  %keep = poot.compare le, %t, %i : tensor<1x6xi64>, tensor<6x1xi64>
+  %fill = poot.constant dense<-1.000000e+09> : tensor<f32>
+  %x = poot.select %keep, %s, %fill : tensor<6x6xi1>, tensor<1x2x6x6xf32>, tensor<f32>
+  %mx = poot.reduce_max %x {axis = 3 : i64, keepdim} : tensor<1x2x6x6xf32>
+  %d = poot.sub %x, %mx : tensor<1x2x6x6xf32>, tensor<1x2x6x1xf32>
+  %e = poot.exp %d : tensor<1x2x6x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x6x6xf32>
+  %p = poot.div %e, %z : tensor<1x2x6x6xf32>, tensor<1x2x6x1xf32>
+  %o = poot.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32>
+  return %o : tensor<1x2x6x16xf32>
+}
+
+// The same with a fill of -1e4: enough beside the scores alone, but not
+// beside a bias that may move a kept key as far again, so it is not read
+// as -inf and the graph is declined with that reason.
+// CHECK-LABEL: func.func @product_bias_fill_too_small
+// CHECK-NOT: poot.attention
+// CHECK: return
+// EXPLAIN: remark: attention declined: finite mask fill -10000 beside 1 bias(es) computed from products, which may outgrow it{{$}}
+func.func @product_bias_fill_too_small(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6x16xf32>,
+    %v: tensor<1x2x6x16xf32>, %r: tensor<8x16xf32>) -> tensor<1x2x6x16xf32> {
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x6x16xf32>
+  %ac = poot.matmul %q, %kt : tensor<1x2x6x16xf32>, tensor<1x2x16x6xf32>
+  %rt = poot.transpose %r {perm = array<i64: 1, 0>} : tensor<8x16xf32>
+  %bd0 = poot.matmul %q, %rt : tensor<1x2x6x16xf32>, tensor<16x8xf32>
+  %bd = poot.slice %bd0 {start = array<i64: 0, 0, 0, 2>, limit = array<i64: 1, 2, 6, 8>, step = array<i64: 1, 1, 1, 1>} : tensor<1x2x6x8xf32>
+  %sum = poot.add %ac, %bd : tensor<1x2x6x6xf32>, tensor<1x2x6x6xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %s = poot.mul %sum, %c : tensor<1x2x6x6xf32>, tensor<f32>
+  %i = poot.iota {dim = 0 : i64} : tensor<6x1xi64>
+  %t = poot.iota {dim = 1 : i64} : tensor<1x6xi64>
+  %keep = poot.compare le, %t, %i : tensor<1x6xi64>, tensor<6x1xi64>
+  %fill = poot.constant dense<-1.000000e+04> : tensor<f32>
+  %x = poot.select %keep, %s, %fill : tensor<6x6xi1>, tensor<1x2x6x6xf32>, tensor<f32>
+  %mx = poot.reduce_max %x {axis = 3 : i64, keepdim} : tensor<1x2x6x6xf32>
+  %d = poot.sub %x, %mx : tensor<1x2x6x6xf32>, tensor<1x2x6x1xf32>
+  %e = poot.exp %d : tensor<1x2x6x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<1x2x6x6xf32>
+  %p = poot.div %e, %z : tensor<1x2x6x6xf32>, tensor<1x2x6x1xf32>
+  %o = poot.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32>
+  return %o : tensor<1x2x6x16xf32>
 }
