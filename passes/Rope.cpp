@@ -371,6 +371,24 @@ private:
         return flipped(resolve(sub.getRhs(), depth + 1));
       return nullptr;
     }
+    // convert(y) where x is itself convert(x0) between the same float
+    // types: y read as a rearrangement of x0. Rounding commutes with
+    // negation and with moving elements, so convert(rot(x0)) is rot(x):
+    // CogVideoX rotates x in f16 and upcasts x and its rotation each
+    // (x.float() * cos + x_rotated.float() * sin).
+    if (auto cv = dyn_cast<ConvertOp>(def)) {
+      auto bcv = base.getDefiningOp<ConvertOp>();
+      if (!bcv || typeOf(cv.getX()).getElementType() !=
+                      typeOf(bcv.getX()).getElementType() ||
+          t.getElementType() != typeOf(base).getElementType() ||
+          !isa<FloatType>(t.getElementType()) ||
+          !isa<FloatType>(typeOf(cv.getX()).getElementType()))
+        return nullptr;
+      if (!inner)
+        inner = std::make_unique<LaneResolver>(bcv.getX());
+      const SmallVector<Lane> *in = inner->resolve(cv.getX(), depth + 1);
+      return in ? std::make_unique<SmallVector<Lane>>(*in) : nullptr;
+    }
     auto sources = sourcesOf(def, lead.size());
     if (!sources)
       return nullptr;
@@ -389,6 +407,8 @@ private:
   }
 
   DenseMap<Value, std::unique_ptr<SmallVector<Lane>>> memo;
+  /// The resolver over the operand of x's own convert, when x is one.
+  std::unique_ptr<LaneResolver> inner;
 };
 
 //===----------------------------------------------------------------------===//
@@ -444,8 +464,14 @@ bool collectProducts(Value v, bool negated, RankedTensorType leafType,
 /// Whether a product factor looks like a rearranged x (the rotated operand
 /// or a half of x), as opposed to an activation or a score.
 bool looksRearranged(Value v) {
-  while (auto r = v.getDefiningOp<ReshapeOp>())
-    v = r.getX();
+  // Through reshapes, and float converts (a rotation upcast before its
+  // product).
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<ReshapeOp, ConvertOp>(def) ||
+        !isa<FloatType>(typeOf(def->getOperand(0)).getElementType()))
+      break;
+    v = def->getOperand(0);
+  }
   Operation *def = v.getDefiningOp();
   if (!def)
     return false;

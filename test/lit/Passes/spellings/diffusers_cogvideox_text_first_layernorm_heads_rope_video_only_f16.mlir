@@ -20,20 +20,11 @@
 // transpose(1, 2).reshape(B, -1, C), split back into [text, video].
 // B = 1, 3 text + 4 video tokens, 2 heads of 16.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.rope x2 {rotary_dim = 16 : i64, style = "interleaved"} on the video
-//   rows of q and k, then poot.attention {n_rep = 1 : i64,
-//   scale = 2.500000e-01 : f64} : tensor<1x2x7x16xf16> (x3)
-// Today (sound, checked against the oracle):
-// the attention fuses, but both rotations stay primitive. apply_rotary_emb
-// upcasts x and its rotation to f32 (x.float()) before the cos and sin
-// products, and the rotation matcher does not look through that convert, so
-// the sum is not taken for a rotation at all.
 // CHECK-LABEL: func.func @diffusers_cogvideox_text_first_layernorm_heads_rope_video_only_f16
-// CHECK-NOT: poot.{{rope|exp}}
+// CHECK-COUNT-2: poot.rope {{.+}} {rotary_dim = 16 : i64, style = "interleaved"}
+// CHECK-NOT: poot.exp
 // CHECK: poot.attention {{.+}} {n_rep = 1 : i64, scale = 2.500000e-01 : f64} : tensor<1x2x7x16xf16>, tensor<1x2x7x16xf16>, tensor<1x2x7x16xf16>
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: return
 // EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25{{$}}
 func.func @diffusers_cogvideox_text_first_layernorm_heads_rope_video_only_f16(
     %hs: tensor<1x4x32xf16>, %ehs: tensor<1x3x32xf16>,
