@@ -1139,7 +1139,20 @@ struct ConcatOfIndexExpr : public OpRewritePattern<ConcatOp> {
     Value cond = x;
     Attribute onTrue, onFalse;
     if (!isIndexInt(typeOf(x).getElementType())) {
-      auto sel = x.getDefiningOp<SelectOp>();
+      // A select behind a broadcast that only adds leading unit dims (the
+      // [bsz, 1, n, n] view of an [n, n] table): the same cells, right
+      // aligned.
+      Value sx = x;
+      if (auto b = sx.getDefiningOp<BroadcastOp>()) {
+        auto in = typeOf(b.getX()), bt = typeOf(b.getResult());
+        int64_t off = bt.getRank() - in.getRank();
+        if (off >= 0 &&
+            bt.getShape().drop_front(off) == in.getShape() &&
+            llvm::all_of(bt.getShape().take_front(off),
+                         [](int64_t d) { return d == 1; }))
+          sx = b.getX();
+      }
+      auto sel = sx.getDefiningOp<SelectOp>();
       if (!sel)
         return rewriter.notifyMatchFailure(op, "not an index expression");
       cond = sel.getCond();
@@ -1517,6 +1530,110 @@ Value indicatorCondOf(PatternRewriter &rewriter, Location loc, Value v) {
   }
   return c;
 }
+
+/// Whether a value of type `in` broadcasts into `out` without growing it
+/// (right-aligned, each dim 1 or out's).
+bool broadcastsInto(RankedTensorType in, RankedTensorType out) {
+  if (in.getRank() > out.getRank())
+    return false;
+  int64_t off = out.getRank() - in.getRank();
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (in.getDimSize(d) != 1 && in.getDimSize(d) != out.getDimSize(d + off))
+      return false;
+  return true;
+}
+
+/// min(x, select(c, A, B)) with each of A, B a bound of x's float type:
+/// the top (+inf, or the largest finite value) leaves x, the bottom (-inf,
+/// or the lowest finite value) is that bottom. So it is select(c, x, B)
+/// for A the top and B the bottom (or the mirror). Exact for min(x, -inf)
+/// and min(x, +inf) on every x; the largest finite top takes x to be
+/// finite (as the scores are), and the lowest finite bottom is taken only
+/// where x is a clamp max(y, L) with L no lower, so x is never below it.
+/// MLC-LLM's first Llama applies its causal table so:
+/// minimum(maximum(s, f16 min), select(t > i, f16 min, f16 max)).
+struct MinOfBoundSelect : public OpRewritePattern<MinOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MinOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    auto ft = dyn_cast<FloatType>(out.getElementType());
+    if (!ft)
+      return failure();
+    double largest =
+        APFloat::getLargest(ft.getFloatSemantics()).convertToDouble();
+    for (auto [x, m] : {std::pair{op.getLhs(), op.getRhs()},
+                        std::pair{op.getRhs(), op.getLhs()}}) {
+      // Broadcasts align on the right as the select's operands do, so a
+      // broadcast select is the select of its condition.
+      while (auto b = m.getDefiningOp<BroadcastOp>())
+        m = b.getX();
+      auto sel = m.getDefiningOp<SelectOp>();
+      if (!sel || typeOf(x) != out)
+        continue;
+      auto a = splatNumber(sel.getOnTrue()), b = splatNumber(sel.getOnFalse());
+      if (!a || !b)
+        continue;
+      // The clamp below x, if any.
+      std::optional<double> floor;
+      if (auto mx = x.getDefiningOp<MaxOp>())
+        for (Value side : {mx.getLhs(), mx.getRhs()})
+          if (auto l = splatNumber(side))
+            floor = floor ? std::max(*floor, *l) : *l;
+      auto isTop = [&](double v) { return v == INFINITY || v == largest; };
+      auto isBottom = [&](double v) {
+        return v == -INFINITY || (v == -largest && floor && *floor >= v);
+      };
+      bool topTrue = isTop(*a) && isBottom(*b);
+      if (!topTrue && !(isBottom(*a) && isTop(*b)))
+        continue;
+      // The condition must not broadcast past x.
+      if (!broadcastsInto(typeOf(sel.getCond()), out))
+        continue;
+      Location loc = op.getLoc();
+      Value bottom = splatConstant(rewriter, loc, ft, topTrue ? *b : *a);
+      Value r = rewriter.create<SelectOp>(loc, sel.getCond(),
+                                          topTrue ? x : bottom,
+                                          topTrue ? bottom : x);
+      rewriter.replaceOp(op, r);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a min with a bound select");
+  }
+};
+
+/// select(c, max(x, L), L) with splat L is max(select(c, x, L), L): where c
+/// holds both are max(x, L); elsewhere L against max(L, L) = L. The clamp
+/// of the scores then sits outside the mask, where the matcher reads it.
+struct SelectOfClamp : public OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<FloatType>(op.getType().getElementType()))
+      return failure();
+    for (bool onTrue : {true, false}) {
+      Value side = onTrue ? op.getOnTrue() : op.getOnFalse();
+      Value other = onTrue ? op.getOnFalse() : op.getOnTrue();
+      auto mx = side.getDefiningOp<MaxOp>();
+      auto l = splatNumber(other);
+      if (!mx || !l || typeOf(side) != op.getType())
+        continue;
+      for (auto [x, bound] : {std::pair{mx.getLhs(), mx.getRhs()},
+                              std::pair{mx.getRhs(), mx.getLhs()}}) {
+        auto lb = splatNumber(bound);
+        if (!lb || *lb != *l || typeOf(x) != op.getType())
+          continue;
+        Location loc = op.getLoc();
+        Value sel = rewriter.create<SelectOp>(loc, op.getCond(),
+                                              onTrue ? x : other,
+                                              onTrue ? other : x);
+        rewriter.replaceOpWithNewOp<MaxOp>(op, op.getType(), sel, bound);
+        return success();
+      }
+    }
+    return rewriter.notifyMatchFailure(op, "no clamp under the select");
+  }
+};
 
 /// Whether `v` is convert(c : i1) behind reshapes and broadcasts of any
 /// size: what indicatorCondOf rebuilds as a condition of `v`'s shape.
@@ -2815,7 +2932,7 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
                UnitReshapeOfBroadcastCond,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
-               FillTimesComplement,
+               FillTimesComplement, MinOfBoundSelect, SelectOfClamp,
                CompareOfLayoutSelect, ProductOfIndicators, SliceOfIndexExpr,
                SelectOfSameCondition,
                SelectOfOwnIndicator, ScoresTimesIndicator<AddOp>,

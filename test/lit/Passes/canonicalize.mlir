@@ -1130,3 +1130,32 @@ func.func @fill_times_complement(%t: tensor<1x1x8xi32>, %p: tensor<1x1x1xi32>, %
   %m = poot.mul %finv, %min : tensor<2x1x1x8xf16>, tensor<f16>
   return %a, %m : tensor<2x1x1x8xf16>, tensor<2x1x1x8xf16>
 }
+
+// -----
+
+// A min with a select of the type's bounds is the select: the top leaves
+// the scores, the bottom replaces them (the lowest finite bottom only
+// under a clamp at it, so no score lies below). Without the clamp the
+// lowest finite bottom stays a min (a -inf score would become -65504).
+// A select of a clamp and its bound takes the clamp outside.
+// (The first then takes its clamp outside as the third does.)
+// CHECK-LABEL: func.func @min_of_bound_select
+// CHECK: %[[L:.+]] = poot.constant dense<-6.550400e+04> : tensor<f16>
+// CHECK: %[[S:.+]] = poot.select %arg1, %[[L]], %arg0
+// CHECK: %[[A:.+]] = poot.max %[[S]], %[[L]]
+// CHECK: %[[N:.+]] = poot.min %arg0, %{{.+}}
+// CHECK: %[[T:.+]] = poot.select %arg1, %arg0, %[[L]]
+// CHECK: %[[C:.+]] = poot.max %[[T]], %[[L]]
+// CHECK: return %[[A]], %[[N]], %[[C]]
+func.func @min_of_bound_select(%s: tensor<2x4x4xf16>, %c: tensor<4x4xi1>) -> (tensor<2x4x4xf16>, tensor<2x4x4xf16>, tensor<2x4x4xf16>) {
+  %lo = poot.constant dense<-6.550400e+04> : tensor<f16>
+  %hi = poot.constant dense<6.550400e+04> : tensor<f16>
+  %t = poot.select %c, %lo, %hi : tensor<4x4xi1>, tensor<f16>, tensor<f16>
+  %tb = poot.broadcast %t {shape = array<i64: 1, 4, 4>} : tensor<4x4xf16>
+  %m = poot.max %s, %lo : tensor<2x4x4xf16>, tensor<f16>
+  %a = poot.min %m, %tb : tensor<2x4x4xf16>, tensor<1x4x4xf16>
+  %b = poot.min %s, %tb : tensor<2x4x4xf16>, tensor<1x4x4xf16>
+  %cl = poot.max %s, %lo : tensor<2x4x4xf16>, tensor<f16>
+  %d = poot.select %c, %cl, %lo : tensor<4x4xi1>, tensor<2x4x4xf16>, tensor<f16>
+  return %a, %b, %d : tensor<2x4x4xf16>, tensor<2x4x4xf16>, tensor<2x4x4xf16>
+}
