@@ -618,6 +618,105 @@ struct ConvertOfPowerOfTwoScale : public OpRewritePattern<ConvertOp> {
   }
 };
 
+/// slice(convert(concat(..))) -> convert(slice(concat(..))): a convert is
+/// elementwise, so it commutes with picking elements, and the slice then
+/// meets the concat (a slice inside one piece is that piece). Gemma's
+/// PyTorch rotary stacks the rotated halves as (real, imag) pairs in f32,
+/// casts them (type_as) and takes the halves back apart by slices.
+struct SliceOfConvertedConcat : public OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto cv = op.getX().getDefiningOp<ConvertOp>();
+    if (!cv || !cv.getX().getDefiningOp<ConcatOp>())
+      return rewriter.notifyMatchFailure(op, "not a slice of a converted "
+                                             "concat");
+    Value inner = rewriter.create<SliceOp>(op.getLoc(), cv.getX(),
+                                           op.getStart(), op.getLimit(),
+                                           op.getStep());
+    rewriter.replaceOpWithNewOp<ConvertOp>(op, op.getType(), inner);
+    return success();
+  }
+};
+
+/// concat(convert(a), convert(b), ..) of converts between the same types
+/// -> convert(concat(a, b, ..)): elementwise, either order.
+struct ConcatOfConverts : public OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Value> inputs;
+    Type from;
+    for (Value in : op.getInputs()) {
+      auto cv = in.getDefiningOp<ConvertOp>();
+      if (!cv)
+        return rewriter.notifyMatchFailure(op, "a piece is no convert");
+      Type t = typeOf(cv.getX()).getElementType();
+      if (from && t != from)
+        return rewriter.notifyMatchFailure(op, "converts from two types");
+      from = t;
+      inputs.push_back(cv.getX());
+    }
+    auto out = op.getType();
+    Value cat = rewriter.create<ConcatOp>(op.getLoc(), inputs, op.getAxis());
+    rewriter.replaceOpWithNewOp<ConvertOp>(op, out, cat);
+    return success();
+  }
+};
+
+/// reshape(convert(concat(..))) -> convert(reshape(concat(..))), and
+/// concat(reshape(a), reshape(b), ..) where each reshape only appends unit
+/// dims and the concat is along an earlier axis -> the concat of a, b, ..
+/// reshaped: the element order is the same. With the two above, a rotation
+/// written as stacked pairs taken apart again is its concat of halves.
+struct ReshapeOfConvertedConcat : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto cv = op.getX().getDefiningOp<ConvertOp>();
+    if (!cv || !cv.getX().getDefiningOp<ConcatOp>())
+      return rewriter.notifyMatchFailure(op, "not a converted concat");
+    auto in = typeOf(cv.getX());
+    Value r = rewriter.create<ReshapeOp>(
+        op.getLoc(),
+        RankedTensorType::get(op.getType().getShape(), in.getElementType()),
+        cv.getX());
+    rewriter.replaceOpWithNewOp<ConvertOp>(op, op.getType(), r);
+    return success();
+  }
+};
+
+struct ConcatOfUnitReshapes : public OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    int64_t rank = out.getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    SmallVector<Value> inputs;
+    int64_t innerRank = -1;
+    for (Value in : op.getInputs()) {
+      auto r = in.getDefiningOp<ReshapeOp>();
+      if (!r)
+        return rewriter.notifyMatchFailure(op, "a piece is no reshape");
+      auto a = typeOf(r.getX()), b = typeOf(r.getResult());
+      int64_t ar = a.getRank();
+      if (ar <= axis || (innerRank >= 0 && ar != innerRank) ||
+          b.getShape().take_front(ar) != a.getShape() ||
+          !llvm::all_of(b.getShape().drop_front(ar),
+                        [](int64_t d) { return d == 1; }))
+        return rewriter.notifyMatchFailure(op, "not a trailing unit reshape");
+      innerRank = ar;
+      inputs.push_back(r.getX());
+    }
+    if (innerRank < 0 || innerRank == rank)
+      return rewriter.notifyMatchFailure(op, "nothing appended");
+    Value cat = rewriter.create<ConcatOp>(op.getLoc(), inputs, op.getAxis());
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, out, cat);
+    return success();
+  }
+};
+
 /// layout(x op c) -> layout(x) op c for a splat c: an elementwise op with a
 /// constant commutes with data movement, and the matchers find a scale or a
 /// reciprocal next to the op that consumes it rather than behind a permute.
@@ -984,6 +1083,8 @@ void poot::populateCanonicalizePatterns(RewritePatternSet &patterns) {
            CompareOfBroadcast, ConvertOfBroadcast,
            FoldConstantSlice, PowMinusOneToReciprocal, DivByPowerOfTwoToMul,
            AbsOfNonNegative, SubOfScaled, ConvertOfPowerOfTwoScale,
+           SliceOfConvertedConcat, ConcatOfConverts, ReshapeOfConvertedConcat,
+           ConcatOfUnitReshapes,
            HoistLayoutAboveScalarOp<TransposeOp>,
            HoistLayoutAboveScalarOp<ReshapeOp>,
            HoistLayoutAboveScalarOp<BroadcastOp>, ReduceKeepdim<ReduceSumOp>,

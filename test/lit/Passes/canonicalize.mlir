@@ -1159,3 +1159,28 @@ func.func @min_of_bound_select(%s: tensor<2x4x4xf16>, %c: tensor<4x4xi1>) -> (te
   %d = poot.select %c, %cl, %lo : tensor<4x4xi1>, tensor<2x4x4xf16>, tensor<f16>
   return %a, %b, %d : tensor<2x4x4xf16>, tensor<2x4x4xf16>, tensor<2x4x4xf16>
 }
+
+// -----
+
+// Halves stacked as (real, imag) pairs, converted, then taken apart by
+// slices and put back in half order: the concat of the halves, converted.
+// A concat of converts from two types stays.
+// CHECK-LABEL: func.func @stacked_pairs_taken_apart
+// CHECK: %[[C:.+]] = poot.concat %arg0, %arg1 {axis = 2 : i64} : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+// CHECK: %[[V:.+]] = poot.convert %[[C]] : tensor<2x3x8xf32> -> tensor<2x3x8xbf16>
+// CHECK: %[[M:.+]] = poot.concat %{{.+}}, %{{.+}} {axis = 2 : i64} : tensor<2x3x4xbf16>, tensor<2x3x4xbf16>
+// CHECK: return %[[V]], %[[M]]
+func.func @stacked_pairs_taken_apart(%re: tensor<2x3x4xf32>, %im: tensor<2x3x4xf32>, %h: tensor<2x3x4xf16>) -> (tensor<2x3x8xbf16>, tensor<2x3x8xbf16>) {
+  %re5 = poot.reshape %re : tensor<2x3x4xf32> -> tensor<2x3x4x1xf32>
+  %im5 = poot.reshape %im : tensor<2x3x4xf32> -> tensor<2x3x4x1xf32>
+  %st = poot.concat %re5, %im5 {axis = 3 : i64} : tensor<2x3x4x1xf32>, tensor<2x3x4x1xf32>
+  %sb = poot.convert %st : tensor<2x3x4x2xf32> -> tensor<2x3x4x2xbf16>
+  %a = poot.slice %sb {start = array<i64: 0, 0, 0, 0>, limit = array<i64: 2, 3, 4, 1>, step = array<i64: 1, 1, 1, 1>} : tensor<2x3x4x2xbf16>
+  %b = poot.slice %sb {start = array<i64: 0, 0, 0, 1>, limit = array<i64: 2, 3, 4, 2>, step = array<i64: 1, 1, 1, 1>} : tensor<2x3x4x2xbf16>
+  %c = poot.concat %a, %b {axis = 2 : i64} : tensor<2x3x4x1xbf16>, tensor<2x3x4x1xbf16>
+  %r = poot.reshape %c : tensor<2x3x8x1xbf16> -> tensor<2x3x8xbf16>
+  %x = poot.convert %re : tensor<2x3x4xf32> -> tensor<2x3x4xbf16>
+  %y = poot.convert %h : tensor<2x3x4xf16> -> tensor<2x3x4xbf16>
+  %m = poot.concat %x, %y {axis = 2 : i64} : tensor<2x3x4xbf16>, tensor<2x3x4xbf16>
+  return %r, %m : tensor<2x3x8xbf16>, tensor<2x3x8xbf16>
+}

@@ -23,21 +23,11 @@
 // @ v; transpose(1, 2).view(B, L, -1). B = 1, L = 5, cache S = 8, GQA 4/2,
 // D = 16, query_pre_attn_scalar = 64, sliding_window_size W = 3.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.rope x2 {rotary_dim = 16 : i64, style = "half"} on q and k, then
-//   poot.attention q, k, v {causal, n_rep = 2 : i64, scale = 1.250000e-01 : f64,
-//   softcap = 5.000000e+01 : f64, window = 3 : i64}
-// Today (sound, checked against the oracle):
-// the attention fuses in full, but both rotations stay primitive. The
-// rotated halves are stacked as (real, imag) pairs (view_as_real), cast to
-// bf16, and only then put back in half order by slices of the pair axis and
-// a concat; the rotation matcher does not follow a chain through those
-// slices, so it sees each half's sum alone and declines it.
 // CHECK-LABEL: func.func @gemma_pytorch_local_sliding_triu_tril_ones_like_softcap_cache_bf16
-// CHECK-NOT: poot.{{rope|exp|reduce_max|reduce_sum}}
+// CHECK-COUNT-2: poot.rope {{.+}} {rotary_dim = 16 : i64, style = "half"}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
 // CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} {causal, n_rep = 2 : i64, scale = 1.250000e-01 : f64, softcap = 5.000000e+01 : f64, window = 3 : i64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: return
 // EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 0.125, softcap 50, causal, window 3{{$}}
 func.func @gemma_pytorch_local_sliding_triu_tril_ones_like_softcap_cache_bf16(
     %qkv: tensor<1x5x128xbf16>, %freqs_re: tensor<5x8xf32>, %freqs_im: tensor<5x8xf32>,
