@@ -889,7 +889,36 @@ struct AttentionFusion : public OpRewritePattern<MatmulOp> {
   /// are candidates worth explaining.
   static bool isCandidate(MatmulOp root) {
     return isProbabilities(root.getLhs()) ||
-           (probabilitiesLayout(root.getLhs()) != nullptr);
+           (probabilitiesLayout(root.getLhs()) != nullptr) ||
+           reachesSummedExp(root.getLhs());
+  }
+
+  /// Whether `p` is computed, through a few elementwise and layout ops,
+  /// from an exp that is also summed (a softmax's numerator under other
+  /// ops: a mask applied after the exp, weights sliced and mixed). Such a
+  /// product is explained when it declines; an exp nobody sums (SiLU in a
+  /// gated MLP) is not a softmax and stays silent.
+  static bool reachesSummedExp(Value p, int depth = 0) {
+    if (depth > 6)
+      return false;
+    Operation *def = p.getDefiningOp();
+    if (!def)
+      return false;
+    if (auto exp = dyn_cast<ExpOp>(def)) {
+      return llvm::any_of(exp->getUsers(), [](Operation *u) {
+        if (isa<ConvertOp>(u))
+          return llvm::any_of(u->getUsers(), [](Operation *w) {
+            return isa<ReduceSumOp>(w);
+          });
+        return isa<ReduceSumOp>(u);
+      });
+    }
+    if (!isa<MulOp, DivOp, SelectOp, ConvertOp, ConcatOp, SliceOp, ReshapeOp,
+             TransposeOp, AddOp>(def))
+      return false;
+    return llvm::any_of(def->getOperands(), [&](Value v) {
+      return reachesSummedExp(v, depth + 1);
+    });
   }
 
   /// Is `p` softmax-shaped at all?
