@@ -1562,3 +1562,26 @@ func.func @positions_batch(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x8x16xf32>, %
   %o = poot.matmul %p, %v : tensor<3x2x1x8xf32>, tensor<1x2x8x16xf32>
   return %o : tensor<3x2x1x16xf32>
 }
+
+// -----
+
+// A gated MLP: SiLU's exp is not summed, so the down projection is no
+// candidate and says nothing (this case is last: no remark may follow the
+// previous case's).
+// CHECK-LABEL: func.func @silu_mlp_silent
+// CHECK: poot.exp
+// CHECK-NOT: poot.attention
+// EXPLAIN-NOT: remark
+func.func @silu_mlp_silent(%x: tensor<4x16xf32>, %wg: tensor<16x32xf32>, %wu: tensor<16x32xf32>, %wd: tensor<32x16xf32>) -> tensor<4x16xf32> {
+  %g = poot.matmul %x, %wg : tensor<4x16xf32>, tensor<16x32xf32>
+  %u = poot.matmul %x, %wu : tensor<4x16xf32>, tensor<16x32xf32>
+  %ng = poot.neg %g : tensor<4x32xf32>
+  %e = poot.exp %ng : tensor<4x32xf32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %den = poot.add %e, %one : tensor<4x32xf32>, tensor<f32>
+  %sig = poot.div %one, %den : tensor<f32>, tensor<4x32xf32>
+  %silu = poot.mul %g, %sig : tensor<4x32xf32>, tensor<4x32xf32>
+  %h = poot.mul %silu, %u : tensor<4x32xf32>, tensor<4x32xf32>
+  %o = poot.matmul %h, %wd : tensor<4x32xf32>, tensor<32x16xf32>
+  return %o : tensor<4x16xf32>
+}
