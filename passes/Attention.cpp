@@ -122,8 +122,11 @@ Value stripAligned(Value v) {
 }
 
 /// Whether `v` is computed from a matmul through the ops a score transform
-/// uses (so it is the score side of an add or select, not the mask).
-bool reachesMatmul(Value v, int depth = 0) {
+/// uses (so it is the score side of an add or select, not the mask). With
+/// `whole`, every value on the way has `v`'s shape: the scores' product,
+/// not a bias read from another product through a broadcast (a one-hot row
+/// of a bias table).
+bool reachesMatmul(Value v, int depth = 0, bool whole = false) {
   if (depth > 24)
     return false;
   Operation *def = v.getDefiningOp();
@@ -134,28 +137,8 @@ bool reachesMatmul(Value v, int depth = 0) {
   if (!isa<AddOp, SubOp, MulOp, DivOp, SelectOp, ConvertOp, TanhOp>(def))
     return false;
   return llvm::any_of(def->getOperands(), [&](Value operand) {
-    return reachesMatmul(operand, depth + 1);
-  });
-}
-
-/// Whether `v` is computed from a matmul of its own shape through the ops
-/// a score transform uses, every value on the way of that shape: the
-/// scores' product, not a bias read from another product through a
-/// broadcast (a one-hot row of a bias table) or a layout op (a relative
-/// shift).
-bool reachesMatmulWhole(Value v, int depth = 0) {
-  if (depth > 24)
-    return false;
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return false;
-  if (isa<MatmulOp>(def))
-    return true;
-  if (!isa<AddOp, SubOp, MulOp, DivOp, SelectOp, ConvertOp, TanhOp>(def))
-    return false;
-  return llvm::any_of(def->getOperands(), [&](Value operand) {
-    return typeOf(operand).getShape() == typeOf(v).getShape() &&
-           reachesMatmulWhole(operand, depth + 1);
+    return (!whole || typeOf(operand).getShape() == typeOf(v).getShape()) &&
+           reachesMatmul(operand, depth + 1, whole);
   });
 }
 
@@ -610,8 +593,8 @@ FailureOr<Scores> peelScores(Value s, std::string &why,
       // product of another shape (which side is taken only decides what
       // the fused op multiplies: any tensor added is a mask it takes).
       if (l && r) {
-        l = reachesMatmulWhole(add.getLhs());
-        r = reachesMatmulWhole(add.getRhs());
+        l = reachesMatmul(add.getLhs(), 0, /*whole=*/true);
+        r = reachesMatmul(add.getRhs(), 0, /*whole=*/true);
       }
       if (l == r) {
         why = "an add whose sides both (or neither) come from the scores";
