@@ -1571,12 +1571,117 @@ struct NormaliserAfterProduct : public OpRewritePattern<DivOp> {
 
 } // namespace
 
+namespace {
+
+/// Whether `v` is a score before its softmax: a matmul's output, or an
+/// elementwise op of one (scale, softcap, converts, masks), with no exp,
+/// reduction or layout op on the way.
+bool isRawScores(Value v, int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 16)
+    return false;
+  if (isa<MatmulOp>(def))
+    return true;
+  if (!isa<AddOp, SubOp, MulOp, DivOp, TanhOp, ConvertOp, SelectOp, MaxOp,
+           MinOp, NegOp>(def))
+    return false;
+  return llvm::any_of(def->getOperands(), [&](Value x) {
+    return typeOf(x).getShape() == typeOf(v).getShape() &&
+           isRawScores(x, depth + 1);
+  });
+}
+
+/// slice(op(x, y, ..)) of the raw scores, the op elementwise and read only
+/// by the slice: op(slice'(x), slice'(y), ..), each operand sliced on the
+/// dims it does not broadcast (right-aligned); and slice(matmul(a, b)):
+/// the product of a sliced on its rows and batch dims with b sliced on its
+/// columns and batch dims. Elementwise ops commute with taking elements,
+/// and each element of a product is the same dot product whatever else is
+/// computed, so both are exact. The slice so reaches the keys and values:
+/// exllamav2 keeps a sliding window as the scores' last W columns (and the
+/// values' last W rows).
+struct SliceOfScoreChain : public OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getX();
+    Operation *def = x.getDefiningOp();
+    if (!def || !x.hasOneUse() || !isRawScores(x) ||
+        !isa<FloatType>(typeOf(x).getElementType()) ||
+        !feedsExp(op.getResult()))
+      return rewriter.notifyMatchFailure(op, "not a slice of raw scores");
+    // A slice met by other scores (a relative bias cut to the keys of the
+    // product it is added to) is a bias, not the scores' own window: the
+    // matcher reads it as a mask where it is.
+    for (Operation *user : op->getUsers())
+      for (Value other : user->getOperands())
+        if (other != op.getResult() && isRawScores(other))
+          return rewriter.notifyMatchFailure(op, "a bias beside the scores");
+    auto xt = typeOf(x);
+    int64_t rank = xt.getRank();
+    ArrayRef<int64_t> start = op.getStart(), limit = op.getLimit(),
+                      step = op.getStep();
+    Location loc = op.getLoc();
+    // The slice of operand `v` of the op: its own dims right-aligned, a
+    // broadcast (size 1 where the result is not) dim kept whole.
+    auto sliceOperand = [&](Value v, ArrayRef<int64_t> dims) -> Value {
+      auto vt = typeOf(v);
+      SmallVector<int64_t> s(vt.getRank(), 0), l(vt.getShape()),
+          st(vt.getRank(), 1);
+      bool any = false;
+      for (int64_t d = 0; d < vt.getRank(); ++d) {
+        int64_t od = dims[d];
+        if (od < 0 || (vt.getDimSize(d) == 1 && xt.getDimSize(od) != 1))
+          continue;
+        s[d] = start[od];
+        l[d] = limit[od];
+        st[d] = step[od];
+        any |= s[d] != 0 || l[d] != vt.getDimSize(d) || st[d] != 1;
+      }
+      return any ? rewriter.create<SliceOp>(loc, v, s, l, st).getResult() : v;
+    };
+    auto aligned = [&](Value v) {
+      SmallVector<int64_t> dims;
+      int64_t off = rank - typeOf(v).getRank();
+      for (int64_t d = 0; d < typeOf(v).getRank(); ++d)
+        dims.push_back(d + off);
+      return dims;
+    };
+    if (auto mm = dyn_cast<MatmulOp>(def)) {
+      auto at = typeOf(mm.getLhs()), bt = typeOf(mm.getRhs());
+      if (at.getRank() < 2 || bt.getRank() < 2)
+        return rewriter.notifyMatchFailure(op, "a vector product");
+      // a: batch dims right-aligned, then rows (rank - 2), contraction (-).
+      SmallVector<int64_t> ad = aligned(mm.getLhs()), bd = aligned(mm.getRhs());
+      ad.back() = -1;
+      bd[bd.size() - 2] = -1;
+      bd.back() = rank - 1;
+      Value a = sliceOperand(mm.getLhs(), ad);
+      Value b = sliceOperand(mm.getRhs(), bd);
+      rewriter.replaceOpWithNewOp<MatmulOp>(op, a, b);
+      return success();
+    }
+    SmallVector<Value> operands;
+    for (Value v : def->getOperands())
+      operands.push_back(sliceOperand(v, aligned(v)));
+    OperationState state(def->getLoc(), def->getName());
+    state.addOperands(operands);
+    state.addAttributes(def->getAttrs());
+    state.addTypes(op.getType());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+} // namespace
+
 void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
   patterns.add<RelabelScoreChain, TransposedPVProduct,
                LiftBatchReshapeThroughMatmul, SplitProbabilitiesAtPV,
                MatmulBatchBroadcast, SumOfScoreProducts, MergedRowsAtPV,
                ScoreProductRank, ElementwiseInBatchView,
                ProbabilitiesOnTheRight, BatchFactorOnScores<MulOp>,
-               BatchFactorOnScores<DivOp>, NormaliserAfterProduct>(
+               BatchFactorOnScores<DivOp>, NormaliserAfterProduct,
+               SliceOfScoreChain>(
       patterns.getContext());
 }
