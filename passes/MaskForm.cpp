@@ -654,6 +654,26 @@ struct NotNot : public OpRewritePattern<NotOp> {
   }
 };
 
+/// For a reshape from `in` to `out` that only inserts or drops unit dims,
+/// the non-unit dims of each, in order and pairwise of one size; nullopt
+/// when the reshape moves data otherwise.
+std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+unitDimMap(RankedTensorType in, RankedTensorType out) {
+  SmallVector<int64_t> pin, pout;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (in.getDimSize(d) != 1)
+      pin.push_back(d);
+  for (int64_t d = 0; d < out.getRank(); ++d)
+    if (out.getDimSize(d) != 1)
+      pout.push_back(d);
+  if (pin.size() != pout.size())
+    return std::nullopt;
+  for (size_t i = 0; i < pin.size(); ++i)
+    if (in.getDimSize(pin[i]) != out.getDimSize(pout[i]))
+      return std::nullopt;
+  return std::pair{pin, pout};
+}
+
 /// reshape(broadcast(c)) of a condition, the reshape only inserting or
 /// dropping unit dims: broadcast(reshape'(c)), c laid out as the result
 /// first. TF's tf.tile of a mask row over the batch followed by
@@ -667,18 +687,10 @@ struct UnitReshapeOfBroadcastCond : public OpRewritePattern<ReshapeOp> {
     auto in = typeOf(op.getX()), out = op.getType();
     if (!bc || !in.getElementType().isInteger(1))
       return rewriter.notifyMatchFailure(op, "not a broadcast condition");
-    SmallVector<int64_t> pin, pout;
-    for (int64_t d = 0; d < in.getRank(); ++d)
-      if (in.getDimSize(d) != 1)
-        pin.push_back(d);
-    for (int64_t d = 0; d < out.getRank(); ++d)
-      if (out.getDimSize(d) != 1)
-        pout.push_back(d);
-    if (pin.size() != pout.size())
+    auto dims = unitDimMap(in, out);
+    if (!dims)
       return rewriter.notifyMatchFailure(op, "moves non-unit dims");
-    for (size_t i = 0; i < pin.size(); ++i)
-      if (in.getDimSize(pin[i]) != out.getDimSize(pout[i]))
-        return rewriter.notifyMatchFailure(op, "moves non-unit dims");
+    auto &[pin, pout] = *dims;
     auto xt = typeOf(bc.getX());
     SmallVector<int64_t> padded(in.getRank() - xt.getRank(), 1);
     llvm::append_range(padded, xt.getShape());
@@ -779,23 +791,14 @@ int64_t operandAxis(int64_t axis, int64_t rank, Value operand) {
 /// For a reshape that only inserts or drops unit dims, the input axis of
 /// the output's non-unit `axis` (-1 when the reshape moves data otherwise).
 int64_t reshapeInputAxis(ReshapeOp r, int64_t axis) {
-  auto in = typeOf(r.getX()), out = r.getType();
-  SmallVector<int64_t> pin, pout;
-  for (int64_t d = 0; d < in.getRank(); ++d)
-    if (in.getDimSize(d) != 1)
-      pin.push_back(d);
-  for (int64_t d = 0; d < out.getRank(); ++d)
-    if (out.getDimSize(d) != 1)
-      pout.push_back(d);
-  if (pin.size() != pout.size())
+  auto dims = unitDimMap(typeOf(r.getX()), r.getType());
+  if (!dims)
     return -2;
+  auto &[pin, pout] = *dims;
   int64_t found = -1;
-  for (size_t i = 0; i < pin.size(); ++i) {
-    if (in.getDimSize(pin[i]) != out.getDimSize(pout[i]))
-      return -2;
+  for (size_t i = 0; i < pin.size(); ++i)
     if (pout[i] == axis)
       found = pin[i];
-  }
   return found;
 }
 
