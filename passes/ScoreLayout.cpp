@@ -79,6 +79,17 @@
 //   p transposed (and transposed back) where the chain starts with the
 //   transpose a row split left, so the two meet and compose away.
 //
+// - MergeBatchAxesAtPV: matmul(p, v) of rank 5 or more whose batch dims
+//   are all plain batch axes (nothing broadcast over them, no operand a
+//   broadcast): the leading dims merge into one, p's chain is relabelled
+//   by that merge (the same proof; masks regrouped), and the product is
+//   taken at rank 4 and viewed back. The one pattern that lowers the
+//   rank: the matcher reads rank 4, or rank 5 only as grouped-query
+//   attention, and merging keeps a grouped form (keys shared over an
+//   axis) out of its reach, so it never meets SplitProbabilitiesAtPV's
+//   split (which needs a merge on the chain; after this one there is
+//   none).
+//
 // - SumOfScoreProducts: a1 . b1 + a2 . b2 of one shape is
 //   concat(a1, a2) . concat(b1, b2) over the joined contraction (DeepSeek-V3's
 //   absorbed MLA scores).
@@ -1204,6 +1215,89 @@ struct SplitProbabilitiesAtPV : public OpRewritePattern<MatmulOp> {
   }
 };
 
+/// Whether `x` (a matmul operand) is spread by a broadcast, seen through
+/// transposes and float converts: keys repeated over a group axis
+/// (grouped-query attention at rank 5), which the attention matcher reads
+/// as a grouping and a batch merge would hide.
+bool spreadByBroadcast(Value x) {
+  for (int depth = 0; depth < 8; ++depth) {
+    Operation *def = x.getDefiningOp();
+    if (!def)
+      return false;
+    if (isa<BroadcastOp>(def))
+      return true;
+    if (!isa<TransposeOp, ConvertOp>(def))
+      return false;
+    x = def->getOperand(0);
+  }
+  return false;
+}
+
+/// matmul(p, v) of rank r >= 5 where every batch dim is a plain batch axis
+/// (OpenFold's MSA rows [*, N_seq, H, L, L], Hiera's mask units, Twins'
+/// window groups): the leading r - 3 dims merged into one, so the scores
+/// are the rank-4 [B', H, Lq, Lk] the attention matcher reads. The chain
+/// behind p is relabelled by the merge (the proof of RelabelScoreChain: a
+/// reshape that keeps the keys commutes with the chain; the masks are
+/// regrouped, broadcast first over a merged group they hold in part), the
+/// scores' product absorbs it, and the output is viewed back.
+///
+/// Only where nothing is broadcast over a batch dim: both products'
+/// operands have the scores' batch dims, and neither reads a broadcast.
+/// Keys shared over an axis (the grouped einsum [B, Hkv, n, L, D] against
+/// [B, Hkv, 1, L, D], or a broadcast to n) are grouped-query attention,
+/// which the matcher reads at rank 5 with the group kept.
+struct MergeBatchAxesAtPV : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp mm,
+                                PatternRewriter &rewriter) const override {
+    Value p = mm.getLhs(), v = mm.getRhs();
+    auto pt = typeOf(p), vt = typeOf(v);
+    int64_t r = pt.getRank();
+    if (r < 5 || vt.getRank() != r)
+      return rewriter.notifyMatchFailure(mm, "not rank 5 or more");
+    ArrayRef<int64_t> batch = pt.getShape().drop_back(2);
+    auto sameBatch = [&](Value x) {
+      return typeOf(x).getRank() == r &&
+             typeOf(x).getShape().drop_back(2) == batch &&
+             !spreadByBroadcast(x);
+    };
+    Operation *def = p.getDefiningOp();
+    if (!def || isLayout(def) || !sameBatch(v))
+      return rewriter.notifyMatchFailure(mm, "not P . V over one batch");
+    Relabel rl;
+    rl.rank = r;
+    rl.in = llvm::to_vector(pt.getShape());
+    int64_t merged = 1;
+    for (int64_t i = 0; i < r - 3; ++i)
+      merged *= pt.getDimSize(i);
+    rl.out = {merged, pt.getDimSize(r - 3), pt.getDimSize(r - 2),
+              pt.getDimSize(r - 1)};
+    std::string why;
+    auto plan = planRelabel(p, rl, mm, why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(mm, why);
+    if (plan->topKind != Chain || !plan->hasExp)
+      return rewriter.notifyMatchFailure(mm, "p is not probabilities");
+    for (auto [o, k] : plan->kind) {
+      if (k != Source)
+        continue;
+      auto qk = dyn_cast<MatmulOp>(o);
+      if (!qk || !sameBatch(qk.getLhs()) || !sameBatch(qk.getRhs()))
+        return rewriter.notifyMatchFailure(mm, "the scores' product is not "
+                                               "over the same batch");
+    }
+    Location loc = mm.getLoc();
+    rewriter.setInsertionPoint(mm);
+    Value p4 = buildRelabel(rewriter, loc, p, rl, *plan);
+    Value v4 = regroupOperand(rewriter, loc, v, batch,
+                              ArrayRef<int64_t>(rl.out).drop_back(2));
+    Value out = rewriter.create<MatmulOp>(loc, p4, v4);
+    rewriter.replaceOpWithNewOp<ReshapeOp>(mm, mm.getType(), out);
+    return success();
+  }
+};
+
 /// matmul(a, broadcast(b)) (or with a broadcast) whose broadcast only
 /// widens batch dims of size 1 to sizes the other operand has there:
 /// matmul(a, b).
@@ -1682,6 +1776,6 @@ void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
                ScoreProductRank, ElementwiseInBatchView,
                ProbabilitiesOnTheRight, BatchFactorOnScores<MulOp>,
                BatchFactorOnScores<DivOp>, NormaliserAfterProduct,
-               SliceOfScoreChain>(
+               SliceOfScoreChain, MergeBatchAxesAtPV>(
       patterns.getContext());
 }

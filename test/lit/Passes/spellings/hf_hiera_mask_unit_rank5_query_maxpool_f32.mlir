@@ -17,18 +17,13 @@
 // B = 1, 32 tokens in 2 mask units of 16, 4 pooled queries per unit,
 // 2 heads of 8, dim = dim_out = 16.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v {n_rep = 1 : i64, scale = 0.35355... : f64}
-//   (heads and mask units folded into one head axis)
-// Today (sound, checked against the oracle):
-// declined. Rank-5 scores are read only as grouped-query attention, keys
-// shared over the third axis; here every mask unit has its own keys and
-// values (a plain extra batch axis), which the compiler does not fold into
-// the heads.
+// The batch and head dims [B, heads] are merged into one batch axis and
+// the mask units are the fused op's heads (each unit has its own keys and
+// values, so which of the two is called the heads is only a label).
 // CHECK-LABEL: func.func @hf_hiera_mask_unit_rank5_query_maxpool_f32
-// CHECK-NOT: poot.attention
-// CHECK: return
-// EXPLAIN: remark: attention declined: grouped keys or values are not one head per group spread over the group axis{{$}}
+// CHECK: poot.attention %{{.*}}, %{{.*}}, %{{.*}} {n_rep = 1 : i64, scale = 0.35355{{[0-9]*}} : f64} : tensor<2x2x4x8xf32>, tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32>
+// CHECK-NOT: poot.exp
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.353553{{$}}
 func.func @hf_hiera_mask_unit_rank5_query_maxpool_f32(
     %h: tensor<1x32x16xf32>, %w: tensor<48x16xf32>, %b: tensor<48xf32>) -> tensor<1x8x16xf32> {
   // qkv = self.qkv(hidden_states)

@@ -23,18 +23,14 @@
 // float input, so neither bias is a band). B = 1, N_seq = 3, N_res = 8,
 // H = 2, c_hidden = 16.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v mask(...) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
-//   (the batch dims [B, N_seq] merged or kept)
-// Today (sound, checked against the oracle):
-// declined. Rank-5 scores are read only as grouped-query attention, keys
-// shared over the third axis; here every MSA sequence has its own keys and
-// values (a plain extra batch axis), which the compiler does not fold away.
+// The batch dims [B, N_seq] are merged into one (every MSA sequence has its
+// own keys and values: a plain batch axis), the mask bias regrouped to
+// [B * N_seq, 1, 1, N_res] and the pair bias kept shared, so the two add
+// into one [3, 2, 8, 8] tensor mask.
 // CHECK-LABEL: func.func @openfold_msa_row_attention_pair_bias_rank5_inf_mask_minus_one_f32
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: grouped keys or values are not one head per group spread over the group axis{{$}}
+// CHECK: poot.attention %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<3x2x8x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64} : tensor<3x2x8x16xf32>
+// CHECK-NOT: poot.exp
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask{{$}}
 func.func @openfold_msa_row_attention_pair_bias_rank5_inf_mask_minus_one_f32(
     %q_lin: tensor<1x3x8x32xf32>, %k_lin: tensor<1x3x8x32xf32>, %v_lin: tensor<1x3x8x32xf32>,
     %msa_mask: tensor<1x3x8xf32>, %z_lin: tensor<1x8x8x2xf32>) -> tensor<1x3x8x32xf32> {

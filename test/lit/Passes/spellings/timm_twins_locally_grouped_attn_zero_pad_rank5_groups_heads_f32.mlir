@@ -23,19 +23,12 @@
 // mask (the zero-padded tokens are real keys here: their k and v are the
 // qkv bias), n_rep 1, scale 16^-0.5 = 0.25 taken from q.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
-//   (the groups taken as batch rows, [B * groups, heads, 9, 16])
-// Today (sound, checked against the oracle):
-// declined. Rank-5 scores are read only as grouped-query attention, keys
-// shared over the third axis; here every (group, head) has its own keys and
-// values (the groups a plain extra batch axis), which the compiler does not
-// fold away.
+// The batch and window-group dims [B, groups] are merged into one batch
+// axis; the heads stay the heads.
 // CHECK-LABEL: func.func @timm_twins_locally_grouped_attn_zero_pad_rank5_groups_heads_f32
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: grouped keys or values are not one head per group spread over the group axis{{$}}
+// CHECK: poot.attention %{{.*}}, %{{.*}}, %{{.*}} {n_rep = 1 : i64, scale = 2.500000e-01 : f64} : tensor<4x2x9x16xf32>, tensor<4x2x9x16xf32>, tensor<4x2x9x16xf32>
+// CHECK-NOT: poot.exp
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25{{$}}
 func.func @timm_twins_locally_grouped_attn_zero_pad_rank5_groups_heads_f32(
     %x: tensor<1x25x32xf32>, %qkv_w: tensor<96x32xf32>, %qkv_b: tensor<96xf32>,
     %proj_w: tensor<32x32xf32>, %proj_b: tensor<32xf32>) -> tensor<1x25x32xf32> {
