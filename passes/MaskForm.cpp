@@ -52,6 +52,7 @@
 #include "poot/Dialect/PootRangeAnalysis.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Traits.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/SmallSet.h"
 
@@ -701,6 +702,70 @@ struct UnitReshapeOfBroadcastCond : public OpRewritePattern<ReshapeOp> {
     Value x = rewriter.create<ReshapeOp>(
         loc, RankedTensorType::get(shape, xt.getElementType()), bc.getX());
     rewriter.replaceOpWithNewOp<BroadcastOp>(op, x, out.getShape());
+    return success();
+  }
+};
+
+/// reshape(not(x)) -> not(reshape(x)) for any reshape: a unary elementwise
+/// op commutes with every relabelling of its elements. The condition then
+/// meets the reshapes under it (latent diffusion's key mask repeated over
+/// a flattened (b h) axis and viewed back: the views compose away and the
+/// readers see the broadcast over heads).
+struct ReshapeOfNot : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto n = op.getX().getDefiningOp<NotOp>();
+    if (!n || !n->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a reshaped negation");
+    Value x = rewriter.create<ReshapeOp>(
+        op.getLoc(),
+        RankedTensorType::get(op.getType().getShape(),
+                              typeOf(n->getOperand(0)).getElementType()),
+        n->getOperand(0));
+    rewriter.replaceOpWithNewOp<NotOp>(op, op.getType(), x);
+    return success();
+  }
+};
+
+/// not(broadcast(x)) -> broadcast(not(x)): the negation on the smaller
+/// condition, so the broadcast is the outermost op of the condition and
+/// the select's own broadcasting can take it.
+struct NotOfBroadcast : public OpRewritePattern<NotOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NotOp op,
+                                PatternRewriter &rewriter) const override {
+    auto bc = op->getOperand(0).getDefiningOp<BroadcastOp>();
+    if (!bc || !bc->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a negated broadcast");
+    Value x = rewriter.create<NotOp>(op.getLoc(), bc.getX().getType(),
+                                     bc.getX());
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, x,
+                                             typeOf(op.getResult()).getShape());
+    return success();
+  }
+};
+
+/// select(broadcast(c), a, b) -> select(c, a, b) where the select's own
+/// broadcasting gives the same result shape: the condition is read at the
+/// size it was built (a key mask [B, 1, 1, Lk] stays per batch row instead
+/// of becoming one copy per head).
+struct SelectOfBroadcastCond : public OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    auto bc = op->getOperand(0).getDefiningOp<BroadcastOp>();
+    if (!bc)
+      return rewriter.notifyMatchFailure(op, "condition is no broadcast");
+    SmallVector<int64_t> ab, all;
+    if (!OpTrait::util::getBroadcastedShape(typeOf(op->getOperand(1)).getShape(),
+                                            typeOf(op->getOperand(2)).getShape(),
+                                            ab) ||
+        !OpTrait::util::getBroadcastedShape(typeOf(bc.getX()).getShape(), ab,
+                                            all) ||
+        ArrayRef<int64_t>(all) != typeOf(op.getResult()).getShape())
+      return rewriter.notifyMatchFailure(op, "the broadcast sets the shape");
+    rewriter.modifyOpInPlace(op, [&] { op->setOperand(0, bc.getX()); });
     return success();
   }
 };
@@ -2932,7 +2997,8 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                BandTableGather,
                BandTableInMask, LogOfSelect,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
-               LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic,
+               LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic, ReshapeOfNot, NotOfBroadcast,
+               SelectOfBroadcastCond,
                UnitReshapeOfBroadcastCond,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
                FillTimesComplement, MinOfBoundSelect, SelectOfClamp,

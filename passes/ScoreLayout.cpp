@@ -1130,6 +1130,84 @@ struct LiftBatchReshapeThroughMatmul : public OpRewritePattern<MatmulOp> {
   }
 };
 
+/// The operand of a batch merge under `x` (x = reshape(X), or transpose(
+/// reshape(X)) by a permutation of the last two dims: k^T of a merged k),
+/// with that transpose taken on X instead; null where x is neither, or the
+/// reshape changes more than the batch dims.
+Value unmergedOperand(PatternRewriter *rewriter, Location loc, Value x) {
+  auto t = typeOf(x);
+  int64_t r = t.getRank();
+  auto tr = x.getDefiningOp<TransposeOp>();
+  bool swapped = false;
+  if (tr) {
+    ArrayRef<int64_t> p = tr.getPerm();
+    for (int64_t i = 0; i < r - 2; ++i)
+      if (p[i] != i)
+        return nullptr;
+    swapped = p[r - 2] == r - 1;
+    x = tr.getX();
+  }
+  auto rs = x.getDefiningOp<ReshapeOp>();
+  if (!rs)
+    return nullptr;
+  auto src = typeOf(rs.getX());
+  int64_t sr = src.getRank();
+  if (sr <= r || src.getShape().take_back(2) != typeOf(x).getShape().take_back(2) ||
+      !dimGroups(src.getShape().drop_back(2), typeOf(x).getShape().drop_back(2)))
+    return nullptr;
+  if (!rewriter)
+    return rs.getX();
+  if (!swapped)
+    return rs.getX();
+  SmallVector<int64_t> perm = identityPerm(sr);
+  std::swap(perm[sr - 2], perm[sr - 1]);
+  return rewriter->create<TransposeOp>(loc, rs.getX(), perm);
+}
+
+/// The batch dims of A and B where `mm` is matmul(reshape(A), reshape(B))
+/// with both reshapes merging the same batch dims (see
+/// UnmergedScoreProduct); empty otherwise.
+SmallVector<int64_t> unmergedBatch(MatmulOp mm) {
+  Value a = unmergedOperand(nullptr, mm.getLoc(), mm.getLhs());
+  Value b = unmergedOperand(nullptr, mm.getLoc(), mm.getRhs());
+  if (!a || !b)
+    return {};
+  auto at = typeOf(a), bt = typeOf(b);
+  // Up to rank 4, the rank the matcher reads (MergeBatchAxesAtPV merges
+  // plain batch axes above it: the two must not undo each other).
+  if (at.getRank() != bt.getRank() || at.getRank() > 4 ||
+      at.getShape().drop_back(2) != bt.getShape().drop_back(2))
+    return {};
+  return llvm::to_vector(at.getShape().drop_back(2));
+}
+
+/// The scores' product over a merged batch, matmul(reshape(A), reshape(B))
+/// with both reshapes merging the same batch dims ([B, H, L, D] viewed
+/// [B * H, L, D] for bmm, as BART-family and DETR attention write it): the
+/// product taken on A and B, viewed merged. Element for element the same
+/// products; the scores then carry the batch and head axes, so a mask
+/// added in the [B, H, Lq, Lk] view (BART's attention_mask) is kept per
+/// batch row instead of being copied to every head of the merged axis.
+/// Only on a score product (its result feeds a softmax's exp).
+struct UnmergedScoreProduct : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp mm,
+                                PatternRewriter &rewriter) const override {
+    if (unmergedBatch(mm).empty())
+      return rewriter.notifyMatchFailure(mm, "operands are not merges of one "
+                                             "batch");
+    if (holdsExp(mm.getLhs()) || holdsExp(mm.getRhs()) ||
+        !feedsExp(mm.getResult()))
+      return rewriter.notifyMatchFailure(mm, "not the scores' product");
+    Location loc = mm.getLoc();
+    Value a = unmergedOperand(&rewriter, loc, mm.getLhs());
+    Value b = unmergedOperand(&rewriter, loc, mm.getRhs());
+    Value out = rewriter.create<MatmulOp>(loc, a, b);
+    rewriter.replaceOpWithNewOp<ReshapeOp>(mm, mm.getType(), out);
+    return success();
+  }
+};
+
 /// matmul(p, v) where the chain behind p holds a reshape that merges batch
 /// dims and keeps the rows and keys: p relabelled into the unmerged view
 /// (the merge composes away), the product taken there, reshaped back.
@@ -1428,6 +1506,13 @@ struct ElementwiseInBatchView : public OpRewritePattern<ReshapeOp> {
     auto out = op.getType().getShape();
     auto viewT = typeOf(vc->ops.back()->getResult(0));
     auto view = viewT.getShape();
+    // A product over a merged batch whose own batch is the view's is taken
+    // in the view instead (UnmergedScoreProduct): the masks then keep it.
+    if (auto mm = vc->x.getDefiningOp<MatmulOp>())
+      if (ArrayRef<int64_t>(unmergedBatch(mm)) == view.drop_back(2) &&
+          view.size() > 2)
+        return rewriter.notifyMatchFailure(op, "the product is taken in the "
+                                               "view");
     bool batchOnly = out.size() >= 2 && view.size() >= 2 &&
                      out.take_back(2) == view.take_back(2) &&
                      dimGroups(view.drop_back(2), out.drop_back(2));
@@ -1776,6 +1861,6 @@ void poot::populateScoreLayoutPatterns(RewritePatternSet &patterns) {
                ScoreProductRank, ElementwiseInBatchView,
                ProbabilitiesOnTheRight, BatchFactorOnScores<MulOp>,
                BatchFactorOnScores<DivOp>, NormaliserAfterProduct,
-               SliceOfScoreChain, MergeBatchAxesAtPV>(
+               SliceOfScoreChain, MergeBatchAxesAtPV, UnmergedScoreProduct>(
       patterns.getContext());
 }

@@ -1184,3 +1184,44 @@ func.func @stacked_pairs_taken_apart(%re: tensor<2x3x4xf32>, %im: tensor<2x3x4xf
   %m = poot.concat %x, %y {axis = 2 : i64} : tensor<2x3x4xbf16>, tensor<2x3x4xbf16>
   return %r, %m : tensor<2x3x8xbf16>, tensor<2x3x8xbf16>
 }
+
+// -----
+
+// A select takes its condition at the size it was built where its own
+// broadcasting gives the same result; a negation moves under a broadcast
+// and a reshape under a negation.
+// CHECK-LABEL: func.func @condition_broadcasts_taken_by_select
+// CHECK-SAME: %[[S:[^:]+]]: tensor<2x4x6x8xf32>, %[[C:[^:]+]]: tensor<2x1x1x8xi1>, %[[D:[^:]+]]: tensor<16xi1>
+// CHECK: %[[N:.+]] = poot.not %[[C]] : tensor<2x1x1x8xi1>
+// CHECK: %[[A:.+]] = poot.select %[[N]], %{{.+}}, %[[S]] : tensor<2x1x1x8xi1>, tensor<f32>, tensor<2x4x6x8xf32>
+// The broadcast sets the result's shape here: it stays.
+// CHECK: %[[B:.+]] = poot.broadcast %[[C]] {shape = array<i64: 2, 4, 6, 8>}
+// CHECK: poot.select %[[B]], %{{.+}}, %{{.+}} : tensor<2x4x6x8xi1>, tensor<f32>, tensor<f32>
+// CHECK: %[[DR:.+]] = poot.reshape %[[D]] : tensor<16xi1> -> tensor<2x8xi1>
+// CHECK: poot.not %[[DR]] : tensor<2x8xi1>
+func.func @condition_broadcasts_taken_by_select(%s: tensor<2x4x6x8xf32>, %c: tensor<2x1x1x8xi1>, %d: tensor<16xi1>)
+    -> (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x8xi1>) {
+  %neg = poot.constant dense<-1.0e+30> : tensor<f32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %cb = poot.broadcast %c {shape = array<i64: 2, 4, 1, 8>} : tensor<2x1x1x8xi1>
+  %nc = poot.not %cb : tensor<2x4x1x8xi1>
+  %a = poot.select %nc, %neg, %s : tensor<2x4x1x8xi1>, tensor<f32>, tensor<2x4x6x8xf32>
+  %cf = poot.broadcast %c {shape = array<i64: 2, 4, 6, 8>} : tensor<2x1x1x8xi1>
+  %b = poot.select %cf, %neg, %zero : tensor<2x4x6x8xi1>, tensor<f32>, tensor<f32>
+  %nd = poot.not %d : tensor<16xi1>
+  %r = poot.reshape %nd : tensor<16xi1> -> tensor<2x8xi1>
+  return %a, %b, %r : tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x8xi1>
+}
+
+// -----
+
+// A product over a merged batch is taken on the unmerged operands only when
+// it is the scores' product; an MLP's bmm keeps its form.
+// CHECK-LABEL: func.func @merged_batch_product_not_scores
+// CHECK: poot.matmul %{{.+}}, %{{.+}} : tensor<8x6x16xf32>, tensor<8x16x5xf32>
+func.func @merged_batch_product_not_scores(%a: tensor<2x4x6x16xf32>, %b: tensor<2x4x16x5xf32>) -> tensor<8x6x5xf32> {
+  %a3 = poot.reshape %a : tensor<2x4x6x16xf32> -> tensor<8x6x16xf32>
+  %b3 = poot.reshape %b : tensor<2x4x16x5xf32> -> tensor<8x16x5xf32>
+  %m = poot.matmul %a3, %b3 : tensor<8x6x16xf32>, tensor<8x16x5xf32>
+  return %m : tensor<8x6x5xf32>
+}

@@ -15,9 +15,10 @@
 // CHECK-LABEL: func.func @distilbert_masked_fill_finfo_padding_f32
 // CHECK-SAME: %[[Q:[^:]+]]: tensor<4x2x3x64xf32>, %[[K:[^:]+]]: tensor<4x2x3x64xf32>, %[[V:[^:]+]]: tensor<4x2x3x64xf32>, %[[AM:[^:]+]]: tensor<4x3xi32>
 // CHECK: %[[HID:.+]] = poot.compare eq
-// CHECK: %[[SEL:.+]] = poot.select %{{.+}}, %{{.+}}, %{{.+}} : tensor<4x2x3x3xi1>
+// CHECK: %[[SEL:.+]] = poot.select %{{.+}}, %{{.+}}, %{{.+}} : tensor<4x1x1x3xi1>
+// CHECK: %[[MB:.+]] = poot.broadcast %[[SEL]] {shape = array<i64: 4, 1, 3, 3>}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: %[[O:.+]] = poot.attention %[[Q]], %[[K]], %[[V]] mask(%[[SEL]] : tensor<4x2x3x3xf32>) {n_rep = 1 : i64, scale = 1.250000e-01 : f64}
+// CHECK: %[[O:.+]] = poot.attention %[[Q]], %[[K]], %[[V]] mask(%[[MB]] : tensor<4x1x3x3xf32>) {n_rep = 1 : i64, scale = 1.250000e-01 : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
 // CHECK: return %[[O]]
 // EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.125, tensor mask

@@ -18,17 +18,12 @@
 // m, inverted.masked_fill(inverted.to(bool), finfo(f32).min). B = 2,
 // 3 object queries, 8 pixels (a 2 x 4 feature map), d_model 32, 2 heads.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v mask(... : tensor<2x1x3x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
-//   : tensor<2x2x3x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
-// Today (sound, checked against the oracle):
-// the fused op over the flattened B * H axis as 4 heads of one batch, with
-// the padding mask broadcast to every head. The bmm scores are [B * H, tgt,
-// src] and the compiler does not split that axis back into batch and heads,
-// so the per-batch mask is not kept at [B, 1, tgt, src].
+// The bmm over the flattened B * H axis is taken on the [B, H] operands it
+// was merged from, so the padding mask added in that view stays
+// [B, 1, tgt, src].
 // CHECK-LABEL: func.func @hf_detr_decoder_cross_bmm_pos_qk_only_inverted_mask_fill_f32
 // CHECK-NOT: poot.exp
-// CHECK: poot.attention {{.+}} mask({{.+}} : tensor<1x4x3x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64} : tensor<1x4x3x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
+// CHECK: poot.attention {{.+}} mask({{.+}} : tensor<2x1x3x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64} : tensor<2x2x3x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
 // CHECK-NOT: poot.exp
 // CHECK: return
 // EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask{{$}}

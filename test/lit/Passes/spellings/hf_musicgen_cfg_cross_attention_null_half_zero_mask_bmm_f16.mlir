@@ -31,19 +31,14 @@
 // [2, 1, 3, 6] (not repeated per head), scale 0.25 (head_dim^-0.5 on q),
 // n_rep 1.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v mask(... : tensor<2x1x3x6xf16>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
-//   : tensor<2x4x3x16xf16>, tensor<2x4x6x16xf16>, tensor<2x4x6x16xf16> -> tensor<2x4x3x16xf16>
-// Today (sound, checked against the oracle):
-// the fused op over the flattened bsz * heads axis as 8 heads of one batch,
-// with the mask broadcast to every head. The bmm scores are [bsz * heads,
-// tgt, src] and the compiler does not split that axis back into batch and
-// heads, so the per-batch mask is not kept at [2, 1, 3, 6].
+// The bmm over the flattened bsz * heads axis is taken on the [bsz, heads]
+// operands it was merged from, so the mask added in that view keeps its
+// per-batch [2, 1, 3, 6] shape.
 // CHECK-LABEL: func.func @hf_musicgen_cfg_cross_attention_null_half_zero_mask_bmm_f16
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x8x3x6xf16>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64} : tensor<1x8x3x16xf16>, tensor<1x8x6x16xf16>, tensor<1x8x6x16xf16> -> tensor<1x8x3x16xf16>
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x3x6xf16>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64} : tensor<2x4x3x16xf16>, tensor<2x4x6x16xf16>, tensor<2x4x6x16xf16> -> tensor<2x4x3x16xf16>
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask{{$}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask
 func.func @hf_musicgen_cfg_cross_attention_null_half_zero_mask_bmm_f16(
     %text_hidden: tensor<1x6x32xf16>,
     %text_mask: tensor<1x6xi64> {poot.range = array<i64: 0, 2>},

@@ -13,11 +13,12 @@
 // b j d -> b i d', attn, v); rearrange '(b h) n d -> b n (h d)'. B = 2,
 // h = 4, d = 16, n = 6 queries, m = 8 context tokens, f32.
 
-// Not yet strongest: the (b h) flattened batch stays 8 heads of batch 1, so the [B, m] key mask repeated
-// Not yet strongest: over heads is materialised per head and row ([1, 8, 6, 8]) instead of [2, 1, 1, 8].
+// The einsum over the flattened (b h) batch is taken on the [b, h] operands
+// it was merged from, and the repeated key mask is read back as the [B, m]
+// mask broadcast over the heads: one mask per batch row, [2, 1, 6, 8].
 // CHECK-LABEL: func.func @ldm_crossattention_repeat_mask_f32
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x8x6x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x6x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
 // EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; the select fill -3.40282e+38 absorbs every score, so it is the additive mask of that fill
 func.func @ldm_crossattention_repeat_mask_f32(%xq: tensor<2x6x64xf32>, %ck: tensor<2x8x64xf32>,

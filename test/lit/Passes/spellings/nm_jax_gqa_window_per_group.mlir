@@ -12,7 +12,7 @@
 // CHECK-LABEL: func.func @nm_jax_gqa_window_per_group
 // CHECK-NOT: poot.attention
 // CHECK: poot.exp
-// EXPLAIN: remark: attention declined: grouped scores take masks over [Lq, Lk] or with unit head and group axes only, got tensor<1x2x3x8x8xi1>
+// EXPLAIN: remark: attention declined: grouped scores take masks over [Lq, Lk] or with unit head and group axes only, got tensor<3x8x8xi1>
 func.func @nm_jax_gqa_window_per_group(%q: tensor<1x8x6x32xbf16>, %k: tensor<1x8x2x32xbf16>,
                                        %v: tensor<1x8x2x32xbf16>) -> tensor<1x8x6x32xbf16> {
   %q5 = poot.reshape %q : tensor<1x8x6x32xbf16> -> tensor<1x8x2x3x32xbf16>
