@@ -29,7 +29,9 @@
 //   combined condition.
 // - ProductOfFillAndIndicator: select(c1, f, 0) * convert(c2 : i1) is
 //   select(c1 & c2, f, 0) for a finite f (up to the sign of a zero);
-//   SelectOfOwnIndicator: select(c, A, convert(c)) is select(c, A, 0).
+//   SelectOfOwnIndicator: select(c, A, convert(c)) is select(c, A, 0),
+//   and likewise for a side that is any select of constants of c or of
+//   not(c) (an indicator offset by small integers counts as one).
 // - ScoresTimesIndicator: scores * b -+ F * (1 - b) for a 0/1 indicator b
 //   and a finite splat F is select(b, scores, -+F) (exact for finite
 //   scores).
@@ -492,7 +494,8 @@ struct BandTableInMask : public OpRewritePattern<ConstantOp> {
 
 /// `v` as select(c, A, B) of two constants (a bool converted to a number is
 /// select(c, 1, 0)): c, A and B.
-std::optional<std::tuple<Value, double, double>> selectOfConstants(Value v) {
+std::optional<std::tuple<Value, double, double>>
+selectOfConstants(Value v, int depth = 0) {
   if (auto sel = v.getDefiningOp<SelectOp>()) {
     auto a = splatNumber(sel.getOnTrue()), b = splatNumber(sel.getOnFalse());
     if (a && b)
@@ -501,6 +504,36 @@ std::optional<std::tuple<Value, double, double>> selectOfConstants(Value v) {
   if (auto cv = v.getDefiningOp<ConvertOp>())
     if (typeOf(cv.getX()).getElementType().isInteger(1))
       return std::tuple{cv.getX(), 1.0, 0.0};
+  // S + K, K + S, K - S, S - K with S one of the above and K a splat, where
+  // every value is a small integer (each sum exact in any float type, bf16
+  // included): Pix2Struct's 1 - mask, an indicator added to zeros.
+  Operation *def = v.getDefiningOp();
+  if (!def || !isa<AddOp, SubOp>(def) ||
+      !isa<FloatType>(typeOf(v).getElementType()))
+    return std::nullopt;
+  auto small = [](double x) {
+    return std::abs(x) <= 256 && std::floor(x) == x;
+  };
+  for (int side = 0; side < 2; ++side) {
+    auto k = splatNumber(def->getOperand(1 - side));
+    if (!k || !small(*k))
+      continue;
+    Value inner = def->getOperand(side);
+    if (inner.getDefiningOp() == nullptr || depth > 3)
+      continue;
+    auto s = selectOfConstants(inner, depth + 1);
+    if (!s)
+      continue;
+    auto [c, a, b] = *s;
+    if (!small(a) || !small(b))
+      continue;
+    auto apply = [&](double x) {
+      if (isa<AddOp>(def))
+        return x + *k;
+      return side == 0 ? x - *k : *k - x;
+    };
+    return std::tuple{c, apply(a), apply(b)};
+  }
   return std::nullopt;
 }
 
@@ -724,6 +757,26 @@ struct ReshapeOfNot : public OpRewritePattern<ReshapeOp> {
                               typeOf(n->getOperand(0)).getElementType()),
         n->getOperand(0));
     rewriter.replaceOpWithNewOp<NotOp>(op, op.getType(), x);
+    return success();
+  }
+};
+
+/// reshape(convert(c)) -> convert(reshape(c)) for a bool c converted to a
+/// number: the conversion commutes with any relabelling, and the readers of
+/// indicators then meet convert(c) itself.
+struct ReshapeOfBoolConvert : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto cv = op.getX().getDefiningOp<ConvertOp>();
+    if (!cv || !cv->hasOneUse() ||
+        !typeOf(cv.getX()).getElementType().isInteger(1))
+      return rewriter.notifyMatchFailure(op, "not a reshaped bool convert");
+    Value c = rewriter.create<ReshapeOp>(
+        op.getLoc(),
+        RankedTensorType::get(op.getType().getShape(), rewriter.getI1Type()),
+        cv.getX());
+    rewriter.replaceOpWithNewOp<ConvertOp>(op, op.getType(), c);
     return success();
   }
 };
@@ -1486,20 +1539,52 @@ struct SelectOfOwnIndicator : public OpRewritePattern<SelectOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SelectOp op,
                                 PatternRewriter &rewriter) const override {
-    Value c = op.getCond();
+    auto stripBroadcast = [](Value x) {
+      while (auto bc = x.getDefiningOp<BroadcastOp>())
+        x = bc.getX();
+      return x;
+    };
+    Value c = stripBroadcast(op.getCond());
+    // The condition negated: not(x) decides x the other way.
+    Value negated;
+    if (auto n = c.getDefiningOp<NotOp>())
+      negated = stripBroadcast(n.getX());
     for (bool onTrue : {false, true}) {
       Value side = onTrue ? op.getOnTrue() : op.getOnFalse();
-      auto cv = side.getDefiningOp<ConvertOp>();
-      if (!cv || cv.getX() != c)
+      // A side that is a select of constants of this condition (a bool
+      // converted to a number, or 1 - that: Pix2Struct's
+      // masked_fill(1 - m == 1, min) keeps 1 - m, which is 0 wherever the
+      // fill does not apply).
+      auto sc = side.getDefiningOp() ? selectOfConstants(side) : std::nullopt;
+      if (!sc)
         continue;
-      // The converted condition has the condition's shape, so the select
-      // keeps its type with a scalar in its place.
+      auto [sideCond, a, b] = *sc;
+      sideCond = stripBroadcast(sideCond);
+      double value;
+      if (sideCond == c)
+        value = onTrue ? a : b;
+      else if (negated && sideCond == negated)
+        value = onTrue ? b : a;
+      else
+        continue;
+      // The side's shape broadcasts into the result either way, so the
+      // select keeps its type with a scalar in its place.
       Type et = cast<RankedTensorType>(side.getType()).getElementType();
       if (!isa<FloatType>(et) && !isa<IntegerType>(et))
         continue;
-      Value k = splatConstant(rewriter, op.getLoc(), et, onTrue ? 1.0 : 0.0);
+      SmallVector<int64_t> shape;
+      Value k = splatConstant(rewriter, op.getLoc(), et, value);
+      // Where the side alone gave the result its shape, the constant takes
+      // that shape (a splat).
+      if (!OpTrait::util::getBroadcastedShape(
+              typeOf(op.getCond()).getShape(),
+              typeOf(onTrue ? op.getOnFalse() : op.getOnTrue()).getShape(),
+              shape) ||
+          ArrayRef<int64_t>(shape) != op.getType().getShape())
+        k = rewriter.create<BroadcastOp>(op.getLoc(), k,
+                                         typeOf(side).getShape());
       Value t = onTrue ? k : op.getOnTrue(), f = onTrue ? op.getOnFalse() : k;
-      auto r = rewriter.create<SelectOp>(op.getLoc(), c, t, f);
+      auto r = rewriter.create<SelectOp>(op.getLoc(), op.getCond(), t, f);
       assert(r.getType() == op.getType() && "select type changed");
       rewriter.replaceOp(op, r.getResult());
       return success();
@@ -2998,6 +3083,7 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                BandTableInMask, LogOfSelect,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic, ReshapeOfNot, NotOfBroadcast,
+               ReshapeOfBoolConvert,
                SelectOfBroadcastCond,
                UnitReshapeOfBroadcastCond,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,

@@ -1225,3 +1225,35 @@ func.func @merged_batch_product_not_scores(%a: tensor<2x4x6x16xf32>, %b: tensor<
   %m = poot.matmul %a3, %b3 : tensor<8x6x16xf32>, tensor<8x16x5xf32>
   return %m : tensor<8x6x5xf32>
 }
+
+// -----
+
+// A bool converted to a number, offset by small integers, is a select of
+// constants of that bool: compared with a constant it is the bool or its
+// negation, and a select under that negation keeps the value it has there
+// (Pix2Struct's masked_fill(1 - m == 1, min) of 1 - m). An offset that is
+// no small integer stays a number.
+// CHECK-LABEL: func.func @offset_indicator_read_as_condition
+// CHECK-SAME: %[[C:[^:]+]]: tensor<2x8xi1>
+// CHECK-DAG: %[[Z:.+]] = poot.constant dense<0.000000e+00> : tensor<2x4x8xf32>
+// CHECK-DAG: %[[MIN:.+]] = poot.constant dense<-3.40282347E+38> : tensor<f32>
+// CHECK: %[[R:.+]] = poot.reshape %[[C]] : tensor<2x8xi1> -> tensor<2x1x8xi1>
+// CHECK: %[[N:.+]] = poot.not %[[R]] : tensor<2x1x8xi1>
+// CHECK: poot.select %[[N]], %[[MIN]], %[[Z]] : tensor<2x1x8xi1>, tensor<f32>, tensor<2x4x8xf32>
+// CHECK: %[[H:.+]] = poot.sub %{{.+}}, %{{.+}} : tensor<f32>, tensor<2x1x8xf32>
+// CHECK: poot.compare eq, %[[H]], %{{.+}}
+func.func @offset_indicator_read_as_condition(%c: tensor<2x8xi1>) -> (tensor<2x4x8xf32>, tensor<2x1x8xi1>) {
+  %f = poot.convert %c : tensor<2x8xi1> -> tensor<2x8xf32>
+  %r = poot.reshape %f : tensor<2x8xf32> -> tensor<2x1x8xf32>
+  %zeros = poot.constant dense<0.0> : tensor<1x4x8xf32>
+  %z = poot.add %zeros, %r : tensor<1x4x8xf32>, tensor<2x1x8xf32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %inv = poot.sub %one, %z : tensor<f32>, tensor<2x4x8xf32>
+  %is1 = poot.compare eq, %inv, %one : tensor<2x4x8xf32>, tensor<f32>
+  %min = poot.constant dense<-3.40282347E+38> : tensor<f32>
+  %m = poot.select %is1, %min, %inv : tensor<2x4x8xi1>, tensor<f32>, tensor<2x4x8xf32>
+  %half = poot.constant dense<0.5> : tensor<f32>
+  %h = poot.sub %half, %r : tensor<f32>, tensor<2x1x8xf32>
+  %hq = poot.compare eq, %h, %half : tensor<2x1x8xf32>, tensor<f32>
+  return %m, %hq : tensor<2x4x8xf32>, tensor<2x1x8xi1>
+}

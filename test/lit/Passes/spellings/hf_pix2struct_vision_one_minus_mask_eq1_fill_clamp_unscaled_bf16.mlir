@@ -29,18 +29,15 @@
 // finfo.min. Scale 1 (T5 folds the scale into the weights). So: one
 // poot.attention with a tensor mask, scale 1, n_rep 1, no clamp left.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v mask(...) {n_rep = 1 : i64, scale = 1.000000e+00 : f64}
-// Today (sound, checked against the oracle):
-// declined. The fill keeps 1 - m itself where it is not 1, and the compiler
-// does not see that 1 - m is 0 there (m is a 0/1 float), so the bias is no
-// select of 0 and finfo.min and the clamp at finfo.min is not proven to move
-// nothing; a padding-only image may leave a row no visible key.
+// 1 - m is a select of constants of the patch condition (0 where a patch
+// is kept, 1 where it is padding), so masked_fill(1 - m == 1, min) keeps 0
+// wherever it keeps 1 - m: the bias is a select of finfo.min and 0, and the
+// clamp at finfo.min moves nothing the fused op would not.
 // CHECK-LABEL: func.func @hf_pix2struct_vision_one_minus_mask_eq1_fill_clamp_unscaled_bf16
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: the scores are clamped at -3.38953e+38: finite mask fill -3.38953e+38 with rows that may have no visible key{{$}}
+// CHECK-NOT: poot.{{exp|reduce_max}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x2x8x8xbf16>) {n_rep = 1 : i64, scale = 1.000000e+00 : f64} : tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16> -> tensor<2x2x8x16xbf16>
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 1, tensor mask{{$}}
 func.func @hf_pix2struct_vision_one_minus_mask_eq1_fill_clamp_unscaled_bf16(
     %hidden: tensor<2x8x32xbf16>, %flattened_patches: tensor<2x8x14xbf16>,
     %wq_t: tensor<32x32xbf16>, %wk_t: tensor<32x32xbf16>, %wv_t: tensor<32x32xbf16>)
