@@ -836,15 +836,10 @@ struct UnitReshapeOfLogic : public OpRewritePattern<ReshapeOp> {
     if (!def || !isa<CompareOp, AndOp, OrOp, NotOp>(def))
       return rewriter.notifyMatchFailure(op, "not a reshaped condition");
     auto in = typeOf(op.getX()), out = op.getType();
-    SmallVector<int64_t> pin, pout;
-    for (int64_t d = 0; d < in.getRank(); ++d)
-      if (in.getDimSize(d) != 1)
-        pin.push_back(d);
-    for (int64_t d = 0; d < out.getRank(); ++d)
-      if (out.getDimSize(d) != 1)
-        pout.push_back(d);
-    if (pin.size() != pout.size())
+    auto map = unitDimMap(in, out);
+    if (!map)
       return rewriter.notifyMatchFailure(op, "moves non-unit dims");
+    auto &[pin, pout] = *map;
     // Leading unit dims change nothing under right-aligned broadcasting;
     // the readers look through such reshapes.
     if (pin.empty() ||
@@ -853,9 +848,6 @@ struct UnitReshapeOfLogic : public OpRewritePattern<ReshapeOp> {
            return in.getRank() - pin[i] == out.getRank() - pout[i];
          })))
       return rewriter.notifyMatchFailure(op, "only leading unit dims");
-    for (size_t i = 0; i < pin.size(); ++i)
-      if (in.getDimSize(pin[i]) != out.getDimSize(pout[i]))
-        return rewriter.notifyMatchFailure(op, "moves non-unit dims");
     Location loc = op.getLoc();
     SmallVector<Value> operands;
     for (Value x : def->getOperands()) {
