@@ -839,7 +839,9 @@ struct UnitReshapeOfLogic : public OpRewritePattern<ReshapeOp> {
     auto map = unitDimMap(in, out);
     if (!map)
       return rewriter.notifyMatchFailure(op, "moves non-unit dims");
-    auto &[pin, pout] = *map;
+    // Named copies: a lambda below reads them (clang rejects capturing a
+    // structured binding before C++20).
+    SmallVector<int64_t> pin = map->first, pout = map->second;
     // Leading unit dims change nothing under right-aligned broadcasting;
     // the readers look through such reshapes.
     if (pin.empty() ||
