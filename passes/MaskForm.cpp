@@ -43,6 +43,9 @@
 // - BoolSelectOfConstant: a select of booleans with a constant side is
 //   and/or/not of its condition; CompareOfBandTable: a compare of a whole
 //   constant band table with a splat is the band condition.
+// - SelectOfOneAndZero: select(c, 1, +0) is convert(c); GatherOfIndexExpr:
+//   a gather of an index expression by run-time indices is the expression
+//   at those indices.
 // - ConditionToItsDependence: a condition of iotas and splats is rebuilt
 //   over the axes it varies along and broadcast back.
 //
@@ -366,6 +369,116 @@ struct BandTableGather : public OpRewritePattern<GatherOp> {
     Value cols = fromBack == 1 ? other : gathered;
     rewriter.replaceOp(op,
                        buildBandAt(rewriter, loc, *band, rows, cols, out, i64));
+    return success();
+  }
+};
+
+/// gather(x, idx) along an axis of an index expression x (iotas and splat
+/// constants under elementwise ops, compares and logic, all of x's rank):
+/// x rebuilt over the gathered shape, its iotas along the axis replaced by
+/// idx (laid along the axis). Element j of the gathered axis is x's formula
+/// at index idx[j] (a gather outside the axis is a run-time error), so the
+/// mask readers see the position: gpt-fast's causal_mask[None, None,
+/// input_pos] of a tril built from iotas is causal from input_pos.
+struct GatherOfIndexExpr : public OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool indexTree(Value v, int64_t rank, int depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 8 || !isa<RankedTensorType>(v.getType()))
+      return false;
+    if (splatNumber(v) && isa<ConstantOp>(def))
+      return typeOf(v).getRank() <= rank;
+    if (typeOf(v).getRank() != rank)
+      return false;
+    if (isa<IotaOp>(def))
+      return true;
+    if (!isa<CompareOp, AndOp, OrOp, NotOp, AddOp, SubOp, MulOp, MinOp,
+             MaxOp, SelectOp>(def))
+      return false;
+    return llvm::all_of(def->getOperands(), [&](Value x) {
+      return indexTree(x, rank, depth + 1);
+    });
+  }
+
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    auto xt = typeOf(op.getX());
+    int64_t rank = xt.getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    auto it = typeOf(op.getIdx());
+    // The axis must be there in full (a unit axis gathered n times would
+    // need a broadcast the rebuilt tree does not make).
+    if (it.getRank() != 1 || rank < 1 || xt.getDimSize(axis) == 1 ||
+        !isa<IntegerType>(it.getElementType()) ||
+        !indexTree(op.getX(), rank, 0))
+      return rewriter.notifyMatchFailure(op, "not a gather of an index "
+                                             "expression");
+    Location loc = op.getLoc();
+    int64_t n = it.getDimSize(0);
+    SmallVector<int64_t> idxShape(rank, 1);
+    idxShape[axis] = n;
+    Value idx = rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get(idxShape, it.getElementType()), op.getIdx());
+    DenseMap<Value, Value> built;
+    std::function<Value(Value)> build = [&](Value v) -> Value {
+      if (Value b = built.lookup(v))
+        return b;
+      auto t = typeOf(v);
+      Operation *def = v.getDefiningOp();
+      Value r;
+      if (t.getRank() < rank || t.getDimSize(axis) == 1) {
+        r = v; // a splat, or nothing along the axis
+      } else {
+        SmallVector<int64_t> shape(t.getShape());
+        shape[axis] = n;
+        auto nt = RankedTensorType::get(shape, t.getElementType());
+        if (auto c = dyn_cast<ConstantOp>(def)) {
+          r = rewriter.create<ConstantOp>(
+              loc, DenseElementsAttr::get(
+                       nt, cast<DenseElementsAttr>(c.getValue())
+                               .getSplatValue<Attribute>()));
+        } else if (auto iota = dyn_cast<IotaOp>(def)) {
+          if (static_cast<int64_t>(iota.getDim()) != axis) {
+            r = rewriter.create<IotaOp>(loc, nt, iota.getDim());
+          } else {
+            Value x = idx;
+            if (typeOf(x).getElementType() != t.getElementType())
+              x = rewriter.create<ConvertOp>(
+                  loc, RankedTensorType::get(idxShape, t.getElementType()), x);
+            r = ArrayRef<int64_t>(idxShape) == nt.getShape()
+                    ? x
+                    : rewriter.create<BroadcastOp>(loc, x, nt.getShape())
+                          .getResult();
+          }
+        } else {
+          SmallVector<Value> operands;
+          for (Value x : def->getOperands())
+            operands.push_back(build(x));
+          SmallVector<int64_t> out;
+          for (Value x : operands) {
+            SmallVector<int64_t> next;
+            bool ok = OpTrait::util::getBroadcastedShape(
+                out, typeOf(x).getShape(), next);
+            assert(ok && "rebuilt operands do not broadcast");
+            (void)ok;
+            out = next;
+          }
+          OperationState state(def->getLoc(), def->getName());
+          state.addOperands(operands);
+          state.addAttributes(def->getAttrs());
+          state.addTypes(RankedTensorType::get(out, t.getElementType()));
+          r = rewriter.create(state)->getResult(0);
+        }
+      }
+      built[v] = r;
+      return r;
+    };
+    // Each rebuilt value has the axis n long where it had it in full and 1
+    // where it had it 1, so the root has the gather's type.
+    Value r = build(op.getX());
+    assert(r.getType() == op.getType() && "rebuilt type differs");
+    rewriter.replaceOp(op, r);
     return success();
   }
 };
@@ -757,6 +870,36 @@ struct ReshapeOfNot : public OpRewritePattern<ReshapeOp> {
                               typeOf(n->getOperand(0)).getElementType()),
         n->getOperand(0));
     rewriter.replaceOpWithNewOp<NotOp>(op, op.getType(), x);
+    return success();
+  }
+};
+
+/// select(c, 1, 0) -> convert(c) and select(c, 0, 1) -> convert(not(c)) for
+/// a float result of c's shape: the same numbers (a bool converts to 1.0 or
+/// +0.0), spelled as the indicator the mask readers take (Jukebox's
+/// ones(q, k).tril() used as w * mask - 1e9 * (1 - mask)).
+struct SelectOfOneAndZero : public OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    if (!isa<FloatType>(out.getElementType()) ||
+        typeOf(op.getCond()).getShape() != out.getShape())
+      return rewriter.notifyMatchFailure(op, "not a float select of c's shape");
+    auto a = splatNumber(op.getOnTrue()), b = splatNumber(op.getOnFalse());
+    auto isPlusZero = [](Value v) {
+      auto c = v.getDefiningOp<ConstantOp>();
+      auto d = c ? dyn_cast<DenseFPElementsAttr>(c.getValue()) : nullptr;
+      return d && d.isSplat() && d.getSplatValue<APFloat>().isPosZero();
+    };
+    Value c = op.getCond();
+    if (a && b && *a == 1.0 && *b == 0.0 && isPlusZero(op.getOnFalse())) {
+    } else if (a && b && *a == 0.0 && *b == 1.0 && isPlusZero(op.getOnTrue())) {
+      c = rewriter.create<NotOp>(op.getLoc(), c.getType(), c);
+    } else {
+      return rewriter.notifyMatchFailure(op, "sides are not 1 and +0");
+    }
+    rewriter.replaceOpWithNewOp<ConvertOp>(op, out, c);
     return success();
   }
 };
@@ -3077,7 +3220,7 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                BandTableInMask, LogOfSelect,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic, ReshapeOfNot, NotOfBroadcast,
-               ReshapeOfBoolConvert,
+               ReshapeOfBoolConvert, SelectOfOneAndZero, GatherOfIndexExpr,
                SelectOfBroadcastCond,
                UnitReshapeOfBroadcastCond,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,

@@ -1257,3 +1257,29 @@ func.func @offset_indicator_read_as_condition(%c: tensor<2x8xi1>) -> (tensor<2x4
   %hq = poot.compare eq, %h, %half : tensor<2x1x8xf32>, tensor<f32>
   return %m, %hq : tensor<2x4x8xf32>, tensor<2x1x8xi1>
 }
+
+// -----
+
+// A gather of rows of an index expression by run-time indices is the
+// expression at those indices; select(c, 1, 0) is the indicator of c. A
+// gather of data stays.
+// CHECK-LABEL: func.func @gathered_rows_of_index_expr
+// CHECK-SAME: %[[P:[^:]+]]: tensor<2xi64>, %[[C:[^:]+]]: tensor<4x8xi1>, %[[T:[^:]+]]: tensor<8x8xi1>
+// CHECK-DAG: %[[R:.+]] = poot.reshape %[[P]] : tensor<2xi64> -> tensor<2x1xi64>
+// CHECK-DAG: %[[COL:.+]] = poot.iota {dim = 1 : i64} : tensor<2x8xi64>
+// CHECK: %[[RB:.+]] = poot.broadcast %[[R]] {shape = array<i64: 2, 8>}
+// CHECK: poot.compare le, %[[COL]], %[[RB]]
+// CHECK: poot.convert %[[C]] : tensor<4x8xi1> -> tensor<4x8xf32>
+// CHECK: poot.gather %[[T]][%[[P]]]
+func.func @gathered_rows_of_index_expr(%pos: tensor<2xi64>, %c: tensor<4x8xi1>, %t: tensor<8x8xi1>)
+    -> (tensor<2x8xi1>, tensor<4x8xf32>, tensor<2x8xi1>) {
+  %r = poot.iota {dim = 0 : i64} : tensor<8x8xi64>
+  %k = poot.iota {dim = 1 : i64} : tensor<8x8xi64>
+  %tril = poot.compare le, %k, %r : tensor<8x8xi64>, tensor<8x8xi64>
+  %rows = poot.gather %tril[%pos] {axis = 0 : i64} : tensor<8x8xi1>, tensor<2xi64>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %ind = poot.select %c, %one, %zero : tensor<4x8xi1>, tensor<f32>, tensor<f32>
+  %data = poot.gather %t[%pos] {axis = 0 : i64} : tensor<8x8xi1>, tensor<2xi64>
+  return %rows, %ind, %data : tensor<2x8xi1>, tensor<4x8xf32>, tensor<2x8xi1>
+}

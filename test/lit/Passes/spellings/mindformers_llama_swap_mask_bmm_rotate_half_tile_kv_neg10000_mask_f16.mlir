@@ -45,7 +45,7 @@
 // CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x8x8xf16>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64} : tensor<2x8x8x16xf16>, tensor<2x8x8x16xf16>, tensor<2x8x8x16xf16> -> tensor<2x8x8x16xf16>
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
 // CHECK-NOT: poot.rope
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask{{$}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; mask kept as a tensor: finite fill -10000 over a condition read only in part{{$}}
 func.func @mindformers_llama_swap_mask_bmm_rotate_half_tile_kv_neg10000_mask_f16(
     %query_lin: tensor<2x8x128xf16>, %key_lin: tensor<2x8x32xf16>, %value_lin: tensor<2x8x32xf16>,
     %freqs_cos_tab: tensor<16x16xf32>, %freqs_sin_tab: tensor<16x16xf32>,
