@@ -373,116 +373,6 @@ struct BandTableGather : public OpRewritePattern<GatherOp> {
   }
 };
 
-/// gather(x, idx) along an axis of an index expression x (iotas and splat
-/// constants under elementwise ops, compares and logic, all of x's rank):
-/// x rebuilt over the gathered shape, its iotas along the axis replaced by
-/// idx (laid along the axis). Element j of the gathered axis is x's formula
-/// at index idx[j] (a gather outside the axis is a run-time error), so the
-/// mask readers see the position: gpt-fast's causal_mask[None, None,
-/// input_pos] of a tril built from iotas is causal from input_pos.
-struct GatherOfIndexExpr : public OpRewritePattern<GatherOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  static bool indexTree(Value v, int64_t rank, int depth) {
-    Operation *def = v.getDefiningOp();
-    if (!def || depth > 8 || !isa<RankedTensorType>(v.getType()))
-      return false;
-    if (splatNumber(v) && isa<ConstantOp>(def))
-      return typeOf(v).getRank() <= rank;
-    if (typeOf(v).getRank() != rank)
-      return false;
-    if (isa<IotaOp>(def))
-      return true;
-    if (!isa<CompareOp, AndOp, OrOp, NotOp, AddOp, SubOp, MulOp, MinOp,
-             MaxOp, SelectOp>(def))
-      return false;
-    return llvm::all_of(def->getOperands(), [&](Value x) {
-      return indexTree(x, rank, depth + 1);
-    });
-  }
-
-  LogicalResult matchAndRewrite(GatherOp op,
-                                PatternRewriter &rewriter) const override {
-    auto xt = typeOf(op.getX());
-    int64_t rank = xt.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
-    auto it = typeOf(op.getIdx());
-    // The axis must be there in full (a unit axis gathered n times would
-    // need a broadcast the rebuilt tree does not make).
-    if (it.getRank() != 1 || rank < 1 || xt.getDimSize(axis) == 1 ||
-        !isa<IntegerType>(it.getElementType()) ||
-        !indexTree(op.getX(), rank, 0))
-      return rewriter.notifyMatchFailure(op, "not a gather of an index "
-                                             "expression");
-    Location loc = op.getLoc();
-    int64_t n = it.getDimSize(0);
-    SmallVector<int64_t> idxShape(rank, 1);
-    idxShape[axis] = n;
-    Value idx = rewriter.create<ReshapeOp>(
-        loc, RankedTensorType::get(idxShape, it.getElementType()), op.getIdx());
-    DenseMap<Value, Value> built;
-    std::function<Value(Value)> build = [&](Value v) -> Value {
-      if (Value b = built.lookup(v))
-        return b;
-      auto t = typeOf(v);
-      Operation *def = v.getDefiningOp();
-      Value r;
-      if (t.getRank() < rank || t.getDimSize(axis) == 1) {
-        r = v; // a splat, or nothing along the axis
-      } else {
-        SmallVector<int64_t> shape(t.getShape());
-        shape[axis] = n;
-        auto nt = RankedTensorType::get(shape, t.getElementType());
-        if (auto c = dyn_cast<ConstantOp>(def)) {
-          r = rewriter.create<ConstantOp>(
-              loc, DenseElementsAttr::get(
-                       nt, cast<DenseElementsAttr>(c.getValue())
-                               .getSplatValue<Attribute>()));
-        } else if (auto iota = dyn_cast<IotaOp>(def)) {
-          if (static_cast<int64_t>(iota.getDim()) != axis) {
-            r = rewriter.create<IotaOp>(loc, nt, iota.getDim());
-          } else {
-            Value x = idx;
-            if (typeOf(x).getElementType() != t.getElementType())
-              x = rewriter.create<ConvertOp>(
-                  loc, RankedTensorType::get(idxShape, t.getElementType()), x);
-            r = ArrayRef<int64_t>(idxShape) == nt.getShape()
-                    ? x
-                    : rewriter.create<BroadcastOp>(loc, x, nt.getShape())
-                          .getResult();
-          }
-        } else {
-          SmallVector<Value> operands;
-          for (Value x : def->getOperands())
-            operands.push_back(build(x));
-          SmallVector<int64_t> out;
-          for (Value x : operands) {
-            SmallVector<int64_t> next;
-            bool ok = OpTrait::util::getBroadcastedShape(
-                out, typeOf(x).getShape(), next);
-            assert(ok && "rebuilt operands do not broadcast");
-            (void)ok;
-            out = next;
-          }
-          OperationState state(def->getLoc(), def->getName());
-          state.addOperands(operands);
-          state.addAttributes(def->getAttrs());
-          state.addTypes(RankedTensorType::get(out, t.getElementType()));
-          r = rewriter.create(state)->getResult(0);
-        }
-      }
-      built[v] = r;
-      return r;
-    };
-    // Each rebuilt value has the axis n long where it had it in full and 1
-    // where it had it 1, so the root has the gather's type.
-    Value r = build(op.getX());
-    assert(r.getType() == op.getType() && "rebuilt type differs");
-    rewriter.replaceOp(op, r);
-    return success();
-  }
-};
-
 struct BandTableDynamicSlice : public OpRewritePattern<DynamicSliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DynamicSliceOp op,
@@ -852,24 +742,27 @@ struct UnitReshapeOfBroadcastCond : public OpRewritePattern<ReshapeOp> {
   }
 };
 
-/// reshape(not(x)) -> not(reshape(x)) for any reshape: a unary elementwise
-/// op commutes with every relabelling of its elements. The condition then
-/// meets the reshapes under it (latent diffusion's key mask repeated over
-/// a flattened (b h) axis and viewed back: the views compose away and the
-/// readers see the broadcast over heads).
-struct ReshapeOfNot : public OpRewritePattern<ReshapeOp> {
+/// reshape(u(c)) -> u(reshape(c)) for u a negation or a bool converted to a
+/// number, any reshape: a unary elementwise op commutes with every
+/// relabelling of its elements. The condition then meets the reshapes under
+/// it (latent diffusion's key mask repeated over a flattened (b h) axis and
+/// viewed back: the views compose away and the readers see the broadcast
+/// over heads), and the readers of indicators meet convert(c) itself.
+struct ReshapeOfUnaryCondition : public OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
-    auto n = op.getX().getDefiningOp<NotOp>();
-    if (!n || !n->hasOneUse())
-      return rewriter.notifyMatchFailure(op, "not a reshaped negation");
-    Value x = rewriter.create<ReshapeOp>(
+    Operation *u = op.getX().getDefiningOp();
+    if (!u || !u->hasOneUse() || !isa<NotOp, ConvertOp>(u) ||
+        !typeOf(u->getOperand(0)).getElementType().isInteger(1))
+      return rewriter.notifyMatchFailure(op, "not a reshaped condition");
+    Value c = rewriter.create<ReshapeOp>(
         op.getLoc(),
-        RankedTensorType::get(op.getType().getShape(),
-                              typeOf(n->getOperand(0)).getElementType()),
-        n->getOperand(0));
-    rewriter.replaceOpWithNewOp<NotOp>(op, op.getType(), x);
+        RankedTensorType::get(op.getType().getShape(), rewriter.getI1Type()),
+        u->getOperand(0));
+    OperationState state(u->getLoc(), u->getName(), ValueRange{c},
+                         TypeRange{op.getType()}, u->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
     return success();
   }
 };
@@ -900,26 +793,6 @@ struct SelectOfOneAndZero : public OpRewritePattern<SelectOp> {
       return rewriter.notifyMatchFailure(op, "sides are not 1 and +0");
     }
     rewriter.replaceOpWithNewOp<ConvertOp>(op, out, c);
-    return success();
-  }
-};
-
-/// reshape(convert(c)) -> convert(reshape(c)) for a bool c converted to a
-/// number: the conversion commutes with any relabelling, and the readers of
-/// indicators then meet convert(c) itself.
-struct ReshapeOfBoolConvert : public OpRewritePattern<ReshapeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ReshapeOp op,
-                                PatternRewriter &rewriter) const override {
-    auto cv = op.getX().getDefiningOp<ConvertOp>();
-    if (!cv || !cv->hasOneUse() ||
-        !typeOf(cv.getX()).getElementType().isInteger(1))
-      return rewriter.notifyMatchFailure(op, "not a reshaped bool convert");
-    Value c = rewriter.create<ReshapeOp>(
-        op.getLoc(),
-        RankedTensorType::get(op.getType().getShape(), rewriter.getI1Type()),
-        cv.getX());
-    rewriter.replaceOpWithNewOp<ConvertOp>(op, op.getType(), c);
     return success();
   }
 };
@@ -1134,6 +1007,10 @@ SmallVector<int64_t> shiftedShape(Value v, int64_t axis, int64_t size) {
 struct ShiftMemo {
   DenseMap<std::pair<Value, int64_t>, std::optional<Grid>> grids;
   DenseMap<std::pair<Value, int64_t>, Value> built;
+  /// Where set (a 1-D integer vector as long as the axis), buildShifted
+  /// reads the iotas along the axis at these indices instead of shifting
+  /// them: the expression gathered along the axis.
+  Value axisIndex;
 };
 
 /// Index expressions are read up to this many distinct values.
@@ -1310,6 +1187,20 @@ Value buildShiftedNode(PatternRewriter &rewriter, Value v, int64_t axis,
                  nt, cast<DenseElementsAttr>(cast<ConstantOp>(def).getValue())
                          .getSplatValue<Attribute>()));
   if (auto iota = dyn_cast<IotaOp>(def)) {
+    if (memo.axisIndex && static_cast<int64_t>(iota.getDim()) == axis) {
+      SmallVector<int64_t> shape(rank, 1);
+      shape[axis] = size;
+      Value x = memo.axisIndex;
+      auto xt = typeOf(x);
+      x = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(shape, xt.getElementType()), x);
+      if (xt.getElementType() != t.getElementType())
+        x = rewriter.create<ConvertOp>(
+            loc, RankedTensorType::get(shape, t.getElementType()), x);
+      if (ArrayRef<int64_t>(shape) == nt.getShape())
+        return x;
+      return rewriter.create<BroadcastOp>(loc, x, nt.getShape());
+    }
     Value r = rewriter.create<IotaOp>(loc, nt, iota.getDim());
     if (static_cast<int64_t>(iota.getDim()) == axis && shift != 0)
       r = rewriter.create<SubOp>(
@@ -1340,6 +1231,59 @@ Value buildShiftedNode(PatternRewriter &rewriter, Value v, int64_t axis,
   state.addTypes(nt);
   return rewriter.create(state)->getResult(0);
 }
+
+/// gather(x, idx) along an axis of an index expression x (iotas and splat
+/// constants under elementwise ops, compares and logic, all of x's rank):
+/// x rebuilt over the gathered shape, its iotas along the axis replaced by
+/// idx (laid along the axis). Element j of the gathered axis is x's formula
+/// at index idx[j] (a gather outside the axis is a run-time error), so the
+/// mask readers see the position: gpt-fast's causal_mask[None, None,
+/// input_pos] of a tril built from iotas is causal from input_pos.
+struct GatherOfIndexExpr : public OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool indexTree(Value v, int64_t rank, int depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 8 || !isa<RankedTensorType>(v.getType()))
+      return false;
+    if (splatNumber(v) && isa<ConstantOp>(def))
+      return typeOf(v).getRank() <= rank;
+    if (typeOf(v).getRank() != rank)
+      return false;
+    if (isa<IotaOp>(def))
+      return true;
+    if (!isa<CompareOp, AndOp, OrOp, NotOp, AddOp, SubOp, MulOp, MinOp,
+             MaxOp, SelectOp>(def))
+      return false;
+    return llvm::all_of(def->getOperands(), [&](Value x) {
+      return indexTree(x, rank, depth + 1);
+    });
+  }
+
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    auto xt = typeOf(op.getX());
+    int64_t rank = xt.getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    auto it = typeOf(op.getIdx());
+    // The axis must be there in full (a unit axis gathered n times would
+    // need a broadcast the rebuilt tree does not make).
+    if (it.getRank() != 1 || rank < 1 || xt.getDimSize(axis) == 1 ||
+        !isa<IntegerType>(it.getElementType()) ||
+        !indexTree(op.getX(), rank, 0))
+      return rewriter.notifyMatchFailure(op, "not a gather of an index "
+                                             "expression");
+    // The expression over the gathered axis, its iota along the axis read
+    // at the gathered indices (buildShifted with the indices in the memo).
+    ShiftMemo memo;
+    memo.axisIndex = op.getIdx();
+    Value r = buildShifted(rewriter, op.getX(), axis, /*shift=*/0,
+                           it.getDimSize(0), memo);
+    assert(r.getType() == op.getType() && "rebuilt type differs");
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
 
 /// The splat attribute of a constant (through broadcasts and reshapes).
 Attribute splatAttr(Value v) {
@@ -3219,8 +3163,8 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                BandTableGather,
                BandTableInMask, LogOfSelect,
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
-               LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic, ReshapeOfNot, NotOfBroadcast,
-               ReshapeOfBoolConvert, SelectOfOneAndZero, GatherOfIndexExpr,
+               LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic, ReshapeOfUnaryCondition, NotOfBroadcast,
+               SelectOfOneAndZero, GatherOfIndexExpr,
                SelectOfBroadcastCond,
                UnitReshapeOfBroadcastCond,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,

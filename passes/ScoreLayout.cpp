@@ -1155,9 +1155,7 @@ Value unmergedOperand(PatternRewriter *rewriter, Location loc, Value x) {
   if (sr <= r || src.getShape().take_back(2) != typeOf(x).getShape().take_back(2) ||
       !dimGroups(src.getShape().drop_back(2), typeOf(x).getShape().drop_back(2)))
     return nullptr;
-  if (!rewriter)
-    return rs.getX();
-  if (!swapped)
+  if (!rewriter || !swapped)
     return rs.getX();
   SmallVector<int64_t> perm = identityPerm(sr);
   std::swap(perm[sr - 2], perm[sr - 1]);
