@@ -338,6 +338,30 @@ bool hidesWithNegInf(const Scores &sc, Value c, bool visibleWhenTrue) {
   return false;
 }
 
+/// Whether the one mask on the scores is the select by `c` (hiding where
+/// `c` is !visibleWhenTrue), with a -inf or a finite fill, or the added
+/// select(c, 0, -inf): no other select, added mask or clamp, and no live
+/// length. A row the fused op then finds empty is exactly a row `c` hides
+/// whole.
+bool onlyMaskIs(const Scores &sc, Value c, bool visibleWhenTrue,
+                bool liveLength) {
+  if (liveLength || sc.clampFill)
+    return false;
+  Value want = stripAligned(c);
+  SmallVector<Value> terms;
+  for (Value m : sc.masks)
+    maskTerms(m, terms);
+  if (sc.selectConds.size() == 1 && terms.empty()) {
+    auto [cond, inverted] = sc.selectConds.front();
+    return stripAligned(cond) == want && inverted == !visibleWhenTrue;
+  }
+  if (!sc.selectConds.empty() || terms.size() != 1)
+    return false;
+  auto sm = selectMask(terms.front());
+  return sm && stripAligned(sm->first) == want &&
+         sm->second == visibleWhenTrue;
+}
+
 /// Whether `y` is a value of the score chain, or an op computing the same
 /// from the same operands (a front end may spell the masked scores twice,
 /// once for the max and once for the exp).
@@ -2535,7 +2559,7 @@ bool clampMovesNothing(const Scores &sc, const MaskMeaning &m, Type et) {
 /// a finite fill averages it, -inf gives 0/0) never occurs.
 std::string finiteFillRisk(const MaskMeaning &m, const Scores &sc,
                            int64_t lq, int64_t lk, bool liveLength,
-                           func::FuncOp fn) {
+                           func::FuncOp fn, bool rowsMayBeEmpty = false) {
   double fill = *m.finiteFill;
   std::string f = llvm::formatv("{0}", llvm::format("%g", fill)).str();
   if (fill > kHidingFill)
@@ -2565,6 +2589,8 @@ std::string finiteFillRisk(const MaskMeaning &m, const Scores &sc,
     return llvm::formatv("finite mask fill {0} beside {1} bias(es) computed "
                          "from products, which may outgrow it",
                          f, n);
+  if (rowsMayBeEmpty)
+    return "";
   std::string noKey = llvm::formatv(
       "finite mask fill {0} with rows that may have no visible key", f);
   // Tensor masks beside the band: each row must keep key 0 or its own
@@ -2684,7 +2710,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                        " sums the exp only where a condition holds that "
                        "does not hide the same keys from the scores with "
                        "-inf: not the sum of the numerator");
-  SmallVector<Operation *> finiteSameMask;
+  SmallVector<const RowGuard *> finiteSameMask;
   for (const RowGuard &g : rowGuards) {
     if (g.kind == RowGuard::EmptyScores && !onChain(*peeled, g.scores))
       return decline(rewriter, root,
@@ -2697,7 +2723,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       // decided once the masks are read (where that fill stands exactly for
       // -inf, the probabilities are already 0 where the guard zeroes them).
       if (selectingCond(*peeled, g.cond, g.visibleWhenTrue, /*finite=*/true)) {
-        finiteSameMask.push_back(g.op);
+        finiteSameMask.push_back(&g);
         continue;
       }
       return decline(rewriter, root,
@@ -3137,12 +3163,30 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                    /*finiteHides=*/true, peeled->finiteFills,
                    peeled->biasFactor);
   bool finiteExact = false;
+  // The finite fill stands for -inf with rows that may be empty: the one
+  // mask is the select the guard after the softmax repeats, so a row it
+  // hides whole is 0 in the graph (averaged, then zeroed) and 0 in the
+  // fused op under zero_empty_rows.
+  bool finiteEmptyRowsZero = false;
   if (meaning.finiteFill) {
     // A finite fill stands for -inf only where that is exact; otherwise the
     // masks are read again with finite fills as values (an additive one
     // stays a tensor, which computes the same sum).
     std::string risk = finiteFillRisk(meaning, *peeled, lq, lk,
                                       static_cast<bool>(len), fn);
+    if (!risk.empty() && !finiteSameMask.empty() &&
+        llvm::all_of(rowGuards,
+                     [&](const RowGuard &g) {
+                       return g.kind == RowGuard::SameMask &&
+                              onlyMaskIs(*peeled, g.cond, g.visibleWhenTrue,
+                                         static_cast<bool>(len));
+                     }) &&
+        finiteFillRisk(meaning, *peeled, lq, lk, static_cast<bool>(len), fn,
+                       /*rowsMayBeEmpty=*/true)
+            .empty()) {
+      risk.clear();
+      finiteEmptyRowsZero = true;
+    }
     finiteExact = risk.empty();
     if (!risk.empty()) {
       meaning = explainMasks(peeled->masks, selectConds, hq, lq, lk,
@@ -3165,7 +3209,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // the where zeroes it. Keras 3's Softmax layer with a mask does this.
   if (!finiteSameMask.empty() && !finiteExact)
     return decline(rewriter, root,
-                   describeOp(finiteSameMask.front()) +
+                   describeOp(finiteSameMask.front()->op) +
                        " masks the probabilities after the softmax by a "
                        "condition the scores are selected with by a finite "
                        "fill that is not proven to hide its keys exactly");
@@ -3221,12 +3265,40 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                      llvm::formatv("mask of shape {0} does not broadcast to "
                                    "the scores {1}",
                                    typeOf(m), scoresType));
-  // An empty-row guard gives 0 where the fused op gives 0/0, so it fuses
-  // only where it never fires: every row provably keeps a visible key (the
-  // scores q.k * scale themselves being finite).
+  // An empty-row guard gives 0 where the softmax gives 0/0. It fuses as
+  // nothing where it never fires (every row provably keeps a visible key,
+  // the scores q.k * scale themselves being finite), and as zero_empty_rows
+  // where the rows it zeroes are exactly the rows the fused op finds empty:
+  // - max(x) == -inf (or all(x == -inf)) of the masked scores x the
+  //   softmax normalises: the row has no score above -inf there and in the
+  //   fused op alike;
+  // - where(c, p, 0) or where(any(c), p, 0) with c the one mask of the
+  //   scores: a row is empty exactly where c hides it whole, and the guard
+  //   zeroes such a row (in a row that keeps a key, the keys c hides weigh
+  //   0 already).
+  bool zeroEmptyRows = false;
+  auto zeroesEmptyRows = [&](const RowGuard &g) {
+    if (g.kind == RowGuard::EmptyScores) {
+      // The tested value carries every mask the softmax sees (read as the
+      // scores are, down to the same product), and no shift.
+      std::string ignored;
+      auto gs = peelScores(g.scores, ignored);
+      return !finiteEmptyRowsZero && succeeded(gs) &&
+             gs->qk == peeled->qk && gs->shifts.empty() &&
+             gs->masks == peeled->masks &&
+             gs->selectConds == peeled->selectConds &&
+             gs->clampFill == peeled->clampFill;
+    }
+    return onlyMaskIs(*peeled, g.cond, g.visibleWhenTrue,
+                      static_cast<bool>(len)) &&
+           (finiteEmptyRowsZero ||
+            hidesWithNegInf(*peeled, g.cond, g.visibleWhenTrue));
+  };
   for (const RowGuard &g : rowGuards) {
     std::string risk;
-    if (g.kind != RowGuard::NoVisibleKey) {
+    if (finiteEmptyRowsZero) {
+      risk = "a finite fill stands for -inf";
+    } else if (g.kind != RowGuard::NoVisibleKey) {
       if ((!meaning.rest.empty() || !meaning.restConds.empty()) &&
           !tensorMasksKeepAKey(meaning, *peeled, fn, lq, lk,
                                static_cast<bool>(len)))
@@ -3248,6 +3320,12 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       else if (!rowsKeepAKey(vis.upper, vis.lower,
                              vis.posUsed ? vis.pos : Value(), lq, condKeys, fn))
         risk = "its band may leave a row no key over the declared positions";
+    }
+    if (!risk.empty() && zeroesEmptyRows(g)) {
+      zeroEmptyRows = true;
+      note += "; rows with no visible key are 0, as " + describeOp(g.op) +
+              " makes them";
+      continue;
     }
     if (!risk.empty())
       return decline(rewriter, root,
@@ -3483,7 +3561,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       meaning.window ? rewriter.getI64IntegerAttr(*meaning.window)
                      : IntegerAttr(),
       slopes.empty() ? DenseF64ArrayAttr()
-                     : rewriter.getDenseF64ArrayAttr(slopes));
+                     : rewriter.getDenseF64ArrayAttr(slopes),
+      zeroEmptyRows ? rewriter.getUnitAttr() : UnitAttr());
   Value result = fused.getResult();
   if (foldBatch) {
     result = rewriter.create<ReshapeOp>(

@@ -721,6 +721,10 @@ BlockSelectFusion::matchAndRewrite(AttentionOp root,
   if (root.getKShared())
     return decline(rewriter, root,
                    "a split key: selected_attention has no k_shared operand");
+  if (root.getZeroEmptyRows())
+    return decline(rewriter, root,
+                   "rows with no visible key are 0: selected_attention gives "
+                   "them 0/0");
   if (root.getWindow() || root.getAlibiSlopes())
     return decline(rewriter, root,
                    "a sliding window or ALiBi term besides the selection");

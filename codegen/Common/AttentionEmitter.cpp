@@ -41,6 +41,15 @@ Value queryPosition(Emitter &e, const Spec &s, const Args &a, Value bi,
   return e.add(p, qi);
 }
 
+Value normalised(Emitter &e, const Spec &s, Value sum, Value bigL,
+                 Value bigM) {
+  Value o = e.div(sum, bigL);
+  if (!s.zeroEmptyRows)
+    return o;
+  return e.select(e.cmpf(arith::CmpFPredicate::OEQ, bigM, e.negInf()),
+                  e.f32(0), o);
+}
+
 /// The score transform of one key for query head `h` (contract order).
 Value scoreOf(Emitter &e, const Spec &s, const Args &a, Value dot, Value bi,
               Value h, Value qi, Value t, Value qpos) {
@@ -84,7 +93,7 @@ Value scoreOf(Emitter &e, const Spec &s, const Args &a, Value dot, Value bi,
 /// a barrier every thread takes (head, channel) pairs tid, tid + lanes, ...
 /// and calls `publish(x, hl, c, sum o_i[c] e^(m_i - M), L, M)`. A head whose
 /// states all saw nothing has M = -inf, so its weights and L are NaN: 0/0,
-/// as the contract says.
+/// as the contract says (0 under zero_empty_rows, which `publish` applies).
 void foldStates(Emitter &e, Value tid, int64_t lanes, int64_t G, int64_t n,
                 int64_t dv, Value src, Value fold,
                 llvm::function_ref<Value(Emitter &, int64_t, Value)> stateAt,
@@ -146,9 +155,10 @@ void foldRow(Emitter &e, const Spec &s, Value scratch, Value out, Value fold,
         Value at = x.add(x.mul(row, x.idx(s.splits)), x.idx(sp));
         return x.mul(x.add(x.mul(at, x.idx(s.group)), hl), x.idx(s.dv + 2));
       },
-      [&](Emitter &x, Value hl, Value c, Value sum, Value bigL, Value) {
+      [&](Emitter &x, Value hl, Value c, Value sum, Value bigL, Value bigM) {
         Value h = x.add(x.mul(g, x.idx(s.group)), hl);
-        x.storeAs(x.div(sum, bigL), out, ValueRange{bi, h, qi, c});
+        x.storeAs(normalised(x, s, sum, bigL, bigM), out,
+                  ValueRange{bi, h, qi, c});
       });
 }
 
@@ -207,7 +217,8 @@ void foldSubgroups(Emitter &e, const Spec &s, const Args &a, Value tid,
       [&](Emitter &x, Value hl, Value c, Value sum, Value bigL, Value bigM) {
         Value h = x.add(x.mul(gq, x.idx(G)), hl);
         if (!scratchBase) {
-          x.storeAs(x.div(sum, bigL), a.out, ValueRange{bi, h, qi, c});
+          x.storeAs(normalised(x, s, sum, bigL, bigM), a.out,
+                    ValueRange{bi, h, qi, c});
           return;
         }
         Value empty = x.cmpf(arith::CmpFPredicate::OEQ, bigM, x.negInf());

@@ -69,6 +69,8 @@ struct Spec {
   int64_t maskB = 0, maskH = 0;
   bool paged = false, hasMask = false, hasLen = false, hasPos = false;
   bool posPerRow = false, causal = false, split = false;
+  /// A row with no visible key is 0, not 0/0 (zero_empty_rows).
+  bool zeroEmptyRows = false;
   /// Split: the last workgroup of a row folds its splits (no combine
   /// kernel); a counter per row, zero between launches, finds it.
   bool fusedCombine = false;
@@ -204,6 +206,11 @@ void emitStreamingBody(Emitter &e, const Spec &s, const Args &a, Value lane,
                        Value bi, Value gq, Value kv, Value qi, Value kBegin,
                        Value kEnd, Value mState, Value lState, Value oState,
                        Value scratchBase);
+
+/// The output channel `sum / L` of a row whose running max is `M`; under
+/// zero_empty_rows a row that saw no visible key (M = -inf) is 0, not the
+/// 0/0 the division gives.
+Value normalised(Emitter &e, const Spec &s, Value sum, Value bigL, Value bigM);
 
 /// The score transform of one key for query head `h` (contract order).
 Value scoreOf(Emitter &e, const Spec &s, const Args &a, Value dot, Value bi,

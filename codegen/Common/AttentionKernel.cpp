@@ -101,6 +101,7 @@ FailureOr<Spec> readSpec(AttentionOp op, const TargetHooks &target) {
     s.posPerRow = cast<RankedTensorType>(pos.getType()).getRank() == 1;
   }
   s.causal = op.getCausal();
+  s.zeroEmptyRows = op.getZeroEmptyRows();
   if (auto w = op.getWindow())
     s.window = static_cast<int64_t>(*w);
   if (auto slopes = op.getAlibiSlopes())

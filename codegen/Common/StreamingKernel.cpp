@@ -177,7 +177,8 @@ void emitStreamingBody(Emitter &e, const Spec &s, const Args &a, Value lane,
         return e.add(acc, e.mul(o, weight(i)));
       });
       if (!scratchBase) {
-        e.storeAs(e.div(sum, bigL), a.out, ValueRange{bi, h, qi, c});
+        e.storeAs(normalised(e, s, sum, bigL, bigM), a.out,
+                  ValueRange{bi, h, qi, c});
         return;
       }
       // A partial that saw no visible key publishes the neutral (0,-inf,0).

@@ -515,8 +515,9 @@ void finishRows(Emitter &e, const Tile &w, const Row (&rows)[2], Value split,
       for (int64_t i = 0; i < s.dv / 8; ++i) {
         Value pair = b.create<vector::FromElementsOp>(
             loc, VectorType::get({2}, b.getF32Type()),
-            ValueRange{e.div(st[4 + 4 * i + 2 * r], lSum),
-                       e.div(st[4 + 4 * i + 2 * r + 1], lSum)});
+            ValueRange{normalised(e, s, st[4 + 4 * i + 2 * r], lSum, st[r]),
+                       normalised(e, s, st[4 + 4 * i + 2 * r + 1], lSum,
+                                  st[r])});
         pair = b.create<arith::TruncFOp>(loc, VectorType::get({2}, s.storage),
                                          pair);
         Value c = e.add(e.idx(8 * i), e.mul(t, e.idx(2)));

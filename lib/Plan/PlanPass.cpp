@@ -205,6 +205,8 @@ struct PlanPass : public poot::impl::PlanBase<PlanPass> {
       maskParts.push_back("window");
     if (op.getAlibiSlopes())
       maskParts.push_back("alibi");
+    if (op.getZeroEmptyRows())
+      maskParts.push_back("zero-empty-rows");
     std::string mask =
         maskParts.empty() ? "none" : llvm::join(maskParts, "+");
     std::string score = op.getSoftcap() ? "scale+softcap" : "scale";

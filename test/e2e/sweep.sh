@@ -13,7 +13,8 @@
 # split-KV on and off, paged maps with shuffled slots, prefill with every row
 # masked but its own, and rows a tensor mask hides wholly or mostly; f32,
 # f16 and bf16 (odd widths 40 and 96, GQA/MQA, ALiBi, window, softcap,
-# split, live, paged, prefill, MLA and the tensor mask). On the vulkan
+# split, live, paged, prefill, MLA and the tensor mask), and safe-softmax
+# graphs whose empty rows are 0 (decode and prefill). On the vulkan
 # device a machine without Vulkan skips.
 set -uo pipefail
 BIN="${1:?usage: sweep.sh BUILD_DIR DEVICE}"
@@ -124,6 +125,13 @@ run_case masked-rows "$(dirname "$0")/cases/masked-rows-f16.mlir" --seed=25 --se
 # The same graph in bf16 (buffers of 16-bit words on Vulkan).
 sed 's/f16/bf16/g' "$(dirname "$0")/cases/masked-rows-f16.mlir" > "$WORK/masked-rows-bf16.mlir"
 run_case masked-rows-bf16 "$WORK/masked-rows-bf16.mlir" --seed=26 --set=mask="$mask"
+# The same mask under PyTorch's safe softmax: rows with no visible key are 0
+# (zero_empty_rows), on the split chunks and the combine too.
+run_case masked-rows-safe "$(dirname "$0")/cases/masked-rows-safe-f16.mlir" --seed=27 --set=mask="$mask"
+# A prefill under the safe softmax with rows hidden whole, causal rows and
+# rows that keep only their last key (cases/masked-prefill-mask.sh).
+pmask=$("$(dirname "$0")/cases/masked-prefill-mask.sh")
+run_case masked-prefill-safe "$(dirname "$0")/cases/masked-prefill-safe-bf16.mlir" --seed=28 --set=mask="$pmask"
 # A length outside [1, Lk] fails through the validation channel and
 # publishes nothing.
 "$TRACE" --op=attention_live --batch=2 --heads=2 --kv-heads=1 --head-dim=32 \

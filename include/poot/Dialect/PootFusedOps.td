@@ -43,7 +43,9 @@ def Poot_AttentionOp : Poot_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     `window = W` (visible iff `pos + i - t < W`), and `alibi_slopes`
     (adds `slope[h] * (t - (pos + i))`); `pos` defaults to 0. With `len [B]`
     only the first `len[b]` keys of row `b` are visited. A row with no
-    visible key is NaN (0/0), as the unfused softmax gives.
+    visible key (every score -inf, or no key visited) is NaN (0/0), as the
+    unfused softmax gives; with `zero_empty_rows` it is 0 in every channel,
+    as PyTorch's safe softmax and a trailing `where(visible, p, 0)` give.
   }];
   let arguments = (ins
     Poot_FloatTensor:$q, Poot_FloatTensor:$k,
@@ -52,7 +54,8 @@ def Poot_AttentionOp : Poot_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     Optional<Poot_IntTensor>:$len, Optional<Poot_IntTensor>:$pos,
     F64Attr:$scale, OptionalAttr<F64Attr>:$softcap, I64Attr:$n_rep,
     UnitAttr:$causal, OptionalAttr<I64Attr>:$window,
-    OptionalAttr<DenseF64ArrayAttr>:$alibi_slopes);
+    OptionalAttr<DenseF64ArrayAttr>:$alibi_slopes,
+    UnitAttr:$zero_empty_rows);
   let results = (outs Poot_FloatTensor:$output);
   let assemblyFormat = [{
     $q `,` $k `,` $v

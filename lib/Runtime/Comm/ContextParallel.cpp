@@ -412,7 +412,8 @@ private:
     for (int d = g; d < n; d += g)
       POOT_RETURN_IF_ERROR(receiveInto(d));
     POOT_RETURN_IF_ERROR(stage("combine"));
-    detail::finishAttentionPartial(mine, dims.dtype, options_.mode, out);
+    detail::finishAttentionPartial(mine, dims.dtype, options_.mode,
+                                   dims.zeroEmptyRows, out);
     return Status::ok();
   }
 
@@ -493,6 +494,7 @@ private:
     // The rows finish here and gather at device 0.
     std::vector<double> rowsOut(running.acc.size());
     detail::finishAttentionPartial(running, dims.dtype, options_.mode,
+                                   dims.zeroEmptyRows,
                                    rowsOut.data());
     if (me != 0) {
       std::vector<uint8_t> message;

@@ -241,6 +241,8 @@ struct AttentionPlan {
   bool hasSoftcap = false;
   double softcap = 0.0;
   bool causal = false;
+  /// A row with no visible key is 0 (zero_empty_rows), not 0/0.
+  bool zeroEmptyRows = false;
   bool hasWindow = false;
   int64_t window = 0;
   std::vector<double> slopes; ///< empty when there is no ALiBi term
@@ -271,6 +273,10 @@ Status readAttributes(const FusedContext &ctx, AttentionPlan &p) {
   if (const Attr *a =
           ctx.attr("causal", Attr::Kind::Int, "a unit (integer) flag", status))
     p.causal = a->i != 0;
+  POOT_RETURN_IF_ERROR(status);
+  if (const Attr *a = ctx.attr("zero_empty_rows", Attr::Kind::Int,
+                               "a unit (integer) flag", status))
+    p.zeroEmptyRows = a->i != 0;
   POOT_RETURN_IF_ERROR(status);
   if (const Attr *a =
           ctx.attr("window", Attr::Kind::Int, "an integer", status)) {
@@ -462,8 +468,9 @@ Status evalAttention(const Eqn &eqn,
             q.values().data() + ((b * p.hq + h) * p.lq + i) * p.dk;
         double *o = out.values().data() + ((b * p.hq + h) * p.lq + i) * p.dv;
         if (live == 0) {
-          // No key visited: 0/0 for every channel.
-          std::fill(o, o + p.dv, kNaN);
+          // No key visited: 0/0 for every channel (0 under
+          // zero_empty_rows).
+          std::fill(o, o + p.dv, p.zeroEmptyRows ? 0.0 : kNaN);
           continue;
         }
         int64_t qpos = p.pos[p.pos.size() == 1 ? 0 : b] + i;
@@ -507,8 +514,10 @@ Status evalAttention(const Eqn &eqn,
           for (int64_t c = 0; c < p.dv; ++c)
             acc[c] = step(acc[c] + step(w * valueRows[t][c]));
         }
+        // Every score -inf: the row has no visible key.
+        bool empty = p.zeroEmptyRows && m == -kInf;
         for (int64_t c = 0; c < p.dv; ++c)
-          o[c] = store(step, dtype, acc[c] / l);
+          o[c] = empty ? 0.0 : store(step, dtype, acc[c] / l);
       }
     }
   }
@@ -546,6 +555,7 @@ Status describeAttention(const Eqn &eqn,
   d.paged = g[kRead] != nullptr;
   d.kShared = g[kKShared] != nullptr;
   d.causal = p.causal;
+  d.zeroEmptyRows = p.zeroEmptyRows;
   d.dtype = g[kQ]->dtype();
   for (int64_t b = 0; b < p.b; ++b) {
     d.pos.push_back(p.pos[p.pos.size() == 1 ? 0 : b]);
@@ -745,13 +755,16 @@ void mergeAttentionPartials(AttentionPartial &into,
 }
 
 void finishAttentionPartial(const AttentionPartial &partial, DType dtype,
-                            NumericMode mode, double *out) {
+                            NumericMode mode, bool zeroEmptyRows,
+                            double *out) {
   Step step{mode == NumericMode::Native && dtype != DType::F64};
   size_t dv = static_cast<size_t>(partial.dv);
   for (size_t r = 0; r < partial.m.size(); ++r) {
     double l = partial.l[r];
+    bool empty = zeroEmptyRows && partial.m[r] == -kInf;
     for (size_t c = 0; c < dv; ++c)
-      out[r * dv + c] = store(step, dtype, partial.acc[r * dv + c] / l);
+      out[r * dv + c] =
+          empty ? 0.0 : store(step, dtype, partial.acc[r * dv + c] / l);
   }
 }
 

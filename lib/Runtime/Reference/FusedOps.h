@@ -21,7 +21,8 @@ Status evalRope(const Eqn &eqn, const std::vector<const Tensor *> &operands,
                 std::vector<Tensor> &results);
 
 /// poot.attention(q, k, [k_shared], v, [read], [mask], [len], [pos])
-/// {scale, softcap?, n_rep, causal?, window?, alibi_slopes?}; which optional
+/// {scale, softcap?, n_rep, causal?, window?, alibi_slopes?,
+/// zero_empty_rows?}; which optional
 /// operands are present comes from "operandSegmentSizes".
 Status evalAttention(const Eqn &eqn,
                      const std::vector<const Tensor *> &operands,
@@ -36,6 +37,7 @@ struct AttentionDims {
   bool paged = false;   ///< keys through a read map
   bool kShared = false; ///< a k_shared part
   bool causal = false;
+  bool zeroEmptyRows = false; ///< a row with no visible key is 0
   DType dtype = DType::F32;
   std::vector<int64_t> pos; ///< position of query row 0, per batch row
   std::vector<int64_t> live; ///< keys visited, per batch row (Lk or len)
@@ -85,9 +87,11 @@ void mergeAttentionPartials(AttentionPartial &into,
                             const AttentionPartial &from);
 
 /// The finished rows: acc / l rounded to `dtype` (0/0, NaN, for a row that
-/// saw no key), written into `out` ([b, hq, rows, dv]).
+/// saw no key; 0 with `zeroEmptyRows`), written into `out` ([b, hq, rows,
+/// dv]).
 void finishAttentionPartial(const AttentionPartial &partial, DType dtype,
-                            NumericMode mode, double *out);
+                            NumericMode mode, bool zeroEmptyRows,
+                            double *out);
 
 } // namespace poot::rt::detail
 

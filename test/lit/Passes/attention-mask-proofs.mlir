@@ -55,11 +55,14 @@ func.func @const_mask_rows_kept(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x16xf3
 }
 
 // The same table with every start above 0: row 0 keeps no key, so the
-// guard fires there and the attention must not fuse.
+// guard fires there. It tests the very scores the softmax normalises
+// (all(x == -inf)), so the rows it zeroes are exactly the rows with no
+// visible key: fused with zero_empty_rows.
 // CHECK-LABEL: func.func @const_mask_row_empty
-// CHECK-NOT: poot.attention
-// CHECK: return
-// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} zeroes the rows that have no visible key, where the fused op gives 0/0 (NaN), and they are not ruled out: a mask kept as a tensor may hide a whole row{{$}}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention {{.*}} mask(%{{.+}} : tensor<1x1x4x5xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64, zero_empty_rows}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; rows with no visible key are 0, as 'poot.select' at line {{[0-9]+}} makes them{{$}}
 func.func @const_mask_row_empty(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x16xf32>,
                                 %v: tensor<1x1x5x16xf32>) -> tensor<1x1x4x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x5x16xf32>
@@ -296,11 +299,12 @@ func.func @const_additive_rows_kept(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x1
 }
 
 // The same table with row 1 all -inf: the guard zeroes that row, where the
-// fused op would give NaN, so it must not fuse.
+// softmax gives NaN; fused with zero_empty_rows, which gives 0 there too.
 // CHECK-LABEL: func.func @const_additive_row_empty
-// CHECK-NOT: poot.attention
-// CHECK: return
-// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} zeroes the rows that have no visible key, where the fused op gives 0/0 (NaN), and they are not ruled out: a mask kept as a tensor may hide a whole row{{$}}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention {{.*}} mask(%{{.+}} : tensor<1x1x4x5xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64, zero_empty_rows}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; rows with no visible key are 0, as 'poot.select' at line {{[0-9]+}} makes them{{$}}
 func.func @const_additive_row_empty(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x16xf32>,
     %v: tensor<1x1x5x16xf32>) -> tensor<1x1x4x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x5x16xf32>
@@ -328,11 +332,14 @@ func.func @const_additive_row_empty(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x1
 
 // Row 1 keeps one key only through a -1e30 penalty: finite in f32, but a
 // penalty that large is not counted as keeping a key (in f16 it would
-// overflow to -inf), so the proof fails and the graph stays unfused.
+// overflow to -inf), so the proof that the guard never fires fails; the
+// guard zeroes exactly the rows the fused op finds empty (every score
+// -inf), so it fuses with zero_empty_rows.
 // CHECK-LABEL: func.func @const_additive_huge_penalty
-// CHECK-NOT: poot.attention
-// CHECK: return
-// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} zeroes the rows that have no visible key, where the fused op gives 0/0 (NaN), and they are not ruled out: a mask kept as a tensor may hide a whole row{{$}}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention {{.*}} mask(%{{.+}} : tensor<1x1x4x5xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64, zero_empty_rows}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; rows with no visible key are 0, as 'poot.select' at line {{[0-9]+}} makes them{{$}}
 func.func @const_additive_huge_penalty(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x16xf32>,
     %v: tensor<1x1x5x16xf32>) -> tensor<1x1x4x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x5x16xf32>
