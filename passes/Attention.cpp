@@ -3168,19 +3168,21 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // hides whole is 0 in the graph (averaged, then zeroed) and 0 in the
   // fused op under zero_empty_rows.
   bool finiteEmptyRowsZero = false;
+  auto guardsRepeatTheMask = [&] {
+    return !finiteSameMask.empty() &&
+           llvm::all_of(rowGuards, [&](const RowGuard &g) {
+             return g.kind == RowGuard::SameMask &&
+                    onlyMaskIs(*peeled, g.cond, g.visibleWhenTrue,
+                               static_cast<bool>(len));
+           });
+  };
   if (meaning.finiteFill) {
     // A finite fill stands for -inf only where that is exact; otherwise the
     // masks are read again with finite fills as values (an additive one
     // stays a tensor, which computes the same sum).
     std::string risk = finiteFillRisk(meaning, *peeled, lq, lk,
                                       static_cast<bool>(len), fn);
-    if (!risk.empty() && !finiteSameMask.empty() &&
-        llvm::all_of(rowGuards,
-                     [&](const RowGuard &g) {
-                       return g.kind == RowGuard::SameMask &&
-                              onlyMaskIs(*peeled, g.cond, g.visibleWhenTrue,
-                                         static_cast<bool>(len));
-                     }) &&
+    if (!risk.empty() && guardsRepeatTheMask() &&
         finiteFillRisk(meaning, *peeled, lq, lk, static_cast<bool>(len), fn,
                        /*rowsMayBeEmpty=*/true)
             .empty()) {
@@ -3201,6 +3203,21 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
             it != peeled->finiteFills.end() &&
             !absorbedFillRisk(*peeled, meaning, c, it->second, et).empty())
           return decline(rewriter, root, risk);
+    }
+  }
+  // The same with the fill on a condition kept as a tensor (a padding
+  // mask): the one mask, low enough that exp underflows to exactly 0 on
+  // the keys it hides, so it is the -inf tensor mask under zero_empty_rows.
+  if (!finiteExact && guardsRepeatTheMask()) {
+    Value c = peeled->selectConds.front().first;
+    double f = peeled->finiteFills.lookup(c);
+    if (std::isfinite(f) && f <= kHidingFill &&
+        llvm::any_of(meaning.restConds,
+                     [&](const std::pair<Value, bool> &r) {
+                       return r.first == c;
+                     })) {
+      finiteEmptyRowsZero = true;
+      finiteExact = true;
     }
   }
   // where(c, p, 0) after a softmax whose scores c selects with a finite
@@ -3237,7 +3254,7 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   SmallVector<Value> insideAbsorbed;
   for (auto [c, inverted] : meaning.restConds)
     if (auto it = peeled->finiteFills.find(c);
-        it != peeled->finiteFills.end()) {
+        !finiteEmptyRowsZero && it != peeled->finiteFills.end()) {
       std::string risk =
           absorbed ? "a second finite select fill"
                    : absorbedFillRisk(*peeled, meaning, c, it->second, et,

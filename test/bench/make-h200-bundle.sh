@@ -232,6 +232,12 @@ done
 # on cuda, the matrix-tile schedule with split chunks that see no key.
 plan_pair case-masked-rows-f16 "$ROOT/test/e2e/cases/masked-rows-f16.mlir"
 echo "case-masked-rows-f16|--seed=25 --set=mask=$("$ROOT/test/e2e/cases/masked-rows-mask.sh")" >> "$OUT/sweep.txt"
+# The same rows under the safe softmax (zero_empty_rows: such rows are 0),
+# and a prefill with rows hidden whole on the tile schedule.
+plan_pair case-masked-rows-safe-f16 "$ROOT/test/e2e/cases/masked-rows-safe-f16.mlir"
+echo "case-masked-rows-safe-f16|--seed=27 --set=mask=$("$ROOT/test/e2e/cases/masked-rows-mask.sh")" >> "$OUT/sweep.txt"
+plan_pair case-masked-prefill-safe-bf16 "$ROOT/test/e2e/cases/masked-prefill-safe-bf16.mlir"
+echo "case-masked-prefill-safe-bf16|--seed=28 --set=mask=$("$ROOT/test/e2e/cases/masked-prefill-mask.sh")" >> "$OUT/sweep.txt"
 
 # Benchmark shapes (decode, one new token against a Lk-long cache). Each
 # bf16 and f32 shape also gets a SPIR-V plan, NAME.vulkan.plan, timed by

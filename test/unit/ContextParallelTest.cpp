@@ -43,6 +43,7 @@ struct Case {
   /// (b, row) pairs whose mask hides every key (a fully masked row).
   std::vector<std::pair<int64_t, int64_t>> maskedRows;
   bool chained = false; ///< the result feeds a later eqn (an add)
+  bool zeroEmptyRows = false; ///< rows with no visible key are 0
   DType dtype = DType::F32;
   std::optional<int64_t> window;
   std::optional<double> softcap;
@@ -108,6 +109,8 @@ Built build(const Case &c, uint64_t seed) {
     a["window"] = Attr::ofInt(*c.window);
   if (c.softcap)
     a["softcap"] = Attr::ofFloat(*c.softcap);
+  if (c.zeroEmptyRows)
+    a["zero_empty_rows"] = Attr::ofInt(1);
   a["operandSegmentSizes"] = Attr::ofInts(seg);
   int o = gb.eqn("attention", ops, TT(c.dtype, {c.b, c.hq, c.lq, c.dv}), a);
   if (c.chained) {
@@ -511,6 +514,38 @@ TEST(ContextParallelTest, ARowWithNoLiveKey) {
   c.name = "prefill len 0";
   c.lq = 20, c.lk = 20, c.causal = true, c.pos = {0};
   runCase(c, ContextSplit::Ring);
+}
+
+TEST(ContextParallelTest, EmptyRowsAreZeroUnderZeroEmptyRows) {
+  // Rows that no device sees a key of (a length of 0, a mask that hides
+  // the whole row) are 0 in every channel, as on one device; the other
+  // rows are untouched. The oracle agrees, and no NaN is left.
+  auto zeros = [](const Tensor &t) {
+    int64_t n = 0;
+    for (double x : t.values())
+      n += x == 0.0;
+    return n;
+  };
+  Case c;
+  c.name = "decode len 0, zero_empty_rows";
+  c.b = 2, c.lq = 1, c.lk = 10;
+  c.len = {0, 7};
+  c.zeroEmptyRows = true;
+  runCase(c, ContextSplit::SplitKv);
+  c.name = "prefill masked rows, zero_empty_rows";
+  c.len.clear();
+  c.b = 2, c.lq = 20, c.lk = 20;
+  c.mask = true;
+  c.maskedRows = {{0, 3}, {1, 0}, {1, 19}};
+  runCase(c, ContextSplit::Ring);
+  Built built = build(c, 7);
+  Bindings bindings = bindingsOf(built.inputs);
+  std::map<std::string, Tensor> oracle;
+  ASSERT_TRUE(
+      evaluate(built.graph, bindings, NumericMode::Reference, oracle).isOk());
+  EXPECT_EQ(countNaN(oracle.at("o")), 0);
+  // Three rows of 2 heads and 8 channels are 0.
+  EXPECT_EQ(zeros(oracle.at("o")), 3 * 2 * 8);
 }
 
 TEST(ContextParallelTest, RingWithAPositionPerBatchRow) {

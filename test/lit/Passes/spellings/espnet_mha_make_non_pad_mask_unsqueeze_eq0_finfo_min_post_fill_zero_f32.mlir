@@ -25,14 +25,15 @@
 // Not the strongest form yet; the strongest, from the source, was:
 //   poot.attention q, k, v len(... : tensor<2xi64>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
 // Today (sound, checked against the oracle):
-// declined. The finfo.min fill may hide a whole row (ilens[b] = 0 is not
-// ruled out), where the graph gives 0 (the fill after the softmax zeroes
-// the uniform weights) and the fused op has no zero-row form.
+// fused with the padding kept as a tensor mask: the finfo.min fill is read
+// as -inf under zero_empty_rows (the fill after the softmax zeroes a row
+// the padding hides whole, as the fused op then does), and a live length
+// is read only where the key and value rows past it are zeroed too.
 // CHECK-LABEL: func.func @espnet_mha_make_non_pad_mask_unsqueeze_eq0_finfo_min_post_fill_zero_f32
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} masks the probabilities after the softmax by a condition the scores are selected with by a finite fill that is not proven to hide its keys exactly
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x8x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64, zero_empty_rows}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; rows with no visible key are 0, as 'poot.select' at line {{[0-9]+}} makes them;
 func.func @espnet_mha_make_non_pad_mask_unsqueeze_eq0_finfo_min_post_fill_zero_f32(
     %q_lin: tensor<2x8x64xf32>, %k_lin: tensor<2x8x64xf32>, %v_lin: tensor<2x8x64xf32>,
     %ilens: tensor<2xi64> {poot.range = array<i64: 1, 9>}) -> tensor<2x8x64xf32> {

@@ -3,7 +3,7 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-rope --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
 // RUN: %if vulkan-int64 %{ poot-run %t.mlir --device=vulkan --device-from-host --check --ref=%s --quiet %}
 
-// Near miss, NVIDIA NeMo (nemo/collections/asr/parts/submodules/
+// NVIDIA NeMo (nemo/collections/asr/parts/submodules/
 // multi_head_attention.py, MultiHeadAttention.forward without sdpa and
 // forward_attention), with the Conformer encoder's full-context mask from
 // ConformerEncoder._create_masks: pad_mask = arange(T) < length[:, None];
@@ -13,17 +13,20 @@
 // -INF_VAL) with INF_VAL = 10000.0; softmax(dim=-1).masked_fill(mask,
 // 0.0); @ v. On a padded query row every score is -10000, the softmax is
 // uniform and the trailing masked_fill zeroes the whole row: the graph
-// gives 0 there. A fused softmax attention cannot give 0 on a row whose
-// keys are all hidden (with the fill read as hiding keys it gives 0/0,
-// as a tensor mask the uniform average), so the guard fires and fusing
-// would change the padded rows. Must decline.
-// B = 2, T = 6, H = 2, d_k = 16; length in [1, 6].
-
-// CHECK-LABEL: func.func @nm_nemo_mha_query_padding_masked_fill_10000_then_zero_f32
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: 'poot.select' at line {{[0-9]+}} masks the probabilities after the softmax
-func.func @nm_nemo_mha_query_padding_masked_fill_10000_then_zero_f32(
+// gives 0 there. On a row that keeps a key the -10000 fill's weights
+// underflow to 0 (within the score bound the BERT convention relies on).
+// The combined mask is the one mask and the trailing fill repeats it: the
+// -inf tensor mask under zero_empty_rows, 0 on the padded rows as in the
+// graph. B = 2, T = 6, H = 2, d_k = 16; length in [1, 6].
+//
+// Strongest form: the combined padding as a tensor mask, zero_empty_rows
+// (the padded query rows are 0, which no live length gives).
+// CHECK-LABEL: func.func @nemo_mha_query_padding_masked_fill_10000_then_zero_f32
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention {{.*}}zero_empty_rows}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; rows with no visible key are 0, as 'poot.select' at line {{[0-9]+}} makes them;
+func.func @nemo_mha_query_padding_masked_fill_10000_then_zero_f32(
     %q0: tensor<2x6x32xf32>, %k0: tensor<2x6x32xf32>, %v0: tensor<2x6x32xf32>,
     %length: tensor<2xi64> {poot.range = array<i64: 1, 7>}) -> tensor<2x6x32xf32> {
   // _create_masks: pad_mask = arange(0, T).expand(B, -1) < padding_length.unsqueeze(-1)
