@@ -1069,6 +1069,11 @@ Value maskFromCond(PatternRewriter &rewriter, Location loc, Value cond,
 /// broadcast to the scores.
 Value normaliseMask(PatternRewriter &rewriter, Location loc, Value mask,
                     RankedTensorType scores) {
+  // A broadcast is taken off: the fused op broadcasts its batch and head
+  // dims itself, and spells out the rows and keys below (a padding mask
+  // [B, 1, 1, S] expanded over the heads stays one row of keys a batch).
+  while (auto bc = mask.getDefiningOp<BroadcastOp>())
+    mask = bc.getX();
   auto mt = typeOf(mask);
   if (mt.getRank() > 4)
     return nullptr;

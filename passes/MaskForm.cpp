@@ -767,6 +767,98 @@ struct ReshapeOfUnaryCondition : public OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// Whether `v` is computed without a matmul (constants, iotas, inputs and
+/// elementwise or data-movement ops over them): a mask, not scores.
+bool productFree(Value v, llvm::DenseMap<Value, bool> &memo, int depth = 0) {
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  Operation *def = v.getDefiningOp();
+  bool free = true;
+  if (def) {
+    if (isa<MatmulOp>(def) || depth > 64 || def->getNumRegions())
+      free = false;
+    for (Value x : def->getOperands())
+      if (free && !productFree(x, memo, depth + 1))
+        free = false;
+  }
+  memo[v] = free;
+  return free;
+}
+
+/// reshape(f(a, b)) -> f(reshape(a), reshape(b)) for a binary elementwise
+/// f over masks (no matmul behind either side) where the reshape only
+/// splits dims (and inserts or drops unit dims): each side's dim is then
+/// either 1 (it stays 1 in every part) or whole (it splits the same way),
+/// so every element is the same. PyTorch's multi_head_attention_forward
+/// adds its causal mask [1, L, S] and its padding [B H, 1, S] in the
+/// flattened batch and views the sum as [B, H, L, S]: after this the
+/// padding meets its own view of [B, H, 1, S] and reads as a mask per
+/// batch row, and the causal part as a band.
+template <typename OpTy>
+struct SplitReshapeOfMaskArith : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern<ReshapeOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto f = op.getX().template getDefiningOp<OpTy>();
+    if (!f || !f->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a reshaped elementwise op");
+    auto in = typeOf(f.getResult()), out = typeOf(op.getResult());
+    ArrayRef<int64_t> I = in.getShape(), O = out.getShape();
+    // group[o]: the input dim output dim o comes from (-1: a unit dim of
+    // its own).
+    SmallVector<int64_t> group(O.size(), -1);
+    size_t o = 0;
+    for (size_t i = 0; i < I.size(); ++i) {
+      if (I[i] == 1)
+        continue;
+      while (o < O.size() && O[o] == 1)
+        ++o;
+      int64_t prod = 1;
+      while (o < O.size() && prod < I[i]) {
+        prod *= O[o];
+        group[o++] = static_cast<int64_t>(i);
+      }
+      if (prod != I[i])
+        return rewriter.notifyMatchFailure(op, "not a split of dims");
+    }
+    for (; o < O.size(); ++o)
+      if (O[o] != 1)
+        return rewriter.notifyMatchFailure(op, "not a split of dims");
+    bool splits = false;
+    for (size_t d = 0; d + 1 < O.size(); ++d)
+      splits |= group[d] >= 0 && group[d] == group[d + 1];
+    if (!splits)
+      return rewriter.notifyMatchFailure(op, "splits no dim");
+    llvm::DenseMap<Value, bool> memo;
+    SmallVector<RankedTensorType> targets;
+    for (Value x : {f.getLhs(), f.getRhs()}) {
+      if (!productFree(x, memo))
+        return rewriter.notifyMatchFailure(op, "a side computed by a matmul");
+      auto xt = typeOf(x);
+      int64_t lead = in.getRank() - xt.getRank();
+      SmallVector<int64_t> shape;
+      for (size_t d = 0; d < O.size(); ++d) {
+        int64_t i = group[d];
+        int64_t xd = i < lead ? 1 : (i < 0 ? 1 : xt.getDimSize(i - lead));
+        if (xd != 1 && xd != I[i])
+          return rewriter.notifyMatchFailure(op, "a side of another size");
+        shape.push_back(xd == 1 ? 1 : O[d]);
+      }
+      targets.push_back(RankedTensorType::get(shape, xt.getElementType()));
+    }
+    Value operands[2] = {f.getLhs(), f.getRhs()};
+    SmallVector<Value> sides;
+    for (int k = 0; k < 2; ++k)
+      sides.push_back(typeOf(operands[k]) == targets[k]
+                          ? operands[k]
+                          : rewriter.create<ReshapeOp>(op.getLoc(), targets[k],
+                                                       operands[k])
+                                .getResult());
+    rewriter.replaceOpWithNewOp<OpTy>(op, sides[0], sides[1]);
+    return success();
+  }
+};
+
 /// select(c, 1, 0) -> convert(c) and select(c, 0, 1) -> convert(not(c)) for
 /// a float result of c's shape: the same numbers (a bool converts to 1.0 or
 /// +0.0), spelled as the indicator the mask readers take (Jukebox's
@@ -1420,7 +1512,8 @@ struct ConcatOfIndexExpr : public OpRewritePattern<ConcatOp> {
 /// over one), along one axis at a time: the expression rebuilt over the
 /// sliced range, its iotas offset by the start. Persimmon builds its mask
 /// one key wider than the keys and slices it to them; gemma_pytorch slices
-/// the rows it needs out of its table.
+/// the rows it needs out of its table; HF's eager attention slices the
+/// 4-D mask, expanded over the batch, to the keys.
 struct SliceOfIndexExpr : public OpRewritePattern<SliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceOp op,
@@ -1437,15 +1530,33 @@ struct SliceOfIndexExpr : public OpRewritePattern<SliceOp> {
     }
     if (axis < 0)
       return failure();
+    bool only = true;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis &&
+          (op.getStart()[d] != 0 || op.getLimit()[d] != in.getDimSize(d)))
+        only = false;
+    // Behind a broadcast that keeps the sliced axis as it is (HF's
+    // mask.expand(B, 1, -1, -1) before the slice to the keys): the slice
+    // moves to its input, and the broadcast follows it.
+    if (auto bc = x.getDefiningOp<BroadcastOp>()) {
+      auto yt = typeOf(bc.getX());
+      int64_t inAxis = axis - (rank - yt.getRank());
+      if (!only || inAxis < 0 ||
+          yt.getDimSize(inAxis) != in.getDimSize(axis))
+        return rewriter.notifyMatchFailure(op, "slice of a broadcast axis");
+      SmallVector<int64_t> st(yt.getRank(), 0), li(yt.getShape()),
+          sp(yt.getRank(), 1);
+      st[inAxis] = op.getStart()[axis];
+      li[inAxis] = op.getLimit()[axis];
+      Value sl = rewriter.create<SliceOp>(op.getLoc(), bc.getX(), st, li, sp);
+      rewriter.replaceOpWithNewOp<BroadcastOp>(op, sl,
+                                               typeOf(op.getResult()).getShape());
+      return success();
+    }
     // Behind a reshape that only inserts or drops unit dims (HF's
     // mask[None, None] before the slice): the slice moves to its input.
     if (auto re = x.getDefiningOp<ReshapeOp>()) {
       int64_t inAxis = reshapeInputAxis(re, axis);
-      bool only = true;
-      for (int64_t d = 0; d < rank; ++d)
-        if (d != axis &&
-            (op.getStart()[d] != 0 || op.getLimit()[d] != in.getDimSize(d)))
-          only = false;
       auto yt = typeOf(re.getX());
       bool indexLike = isIndexInt(yt.getElementType()) ||
                        re.getX().getDefiningOp<SelectOp>();
@@ -3165,6 +3276,8 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                BoolOfSelect, CompareOfSelect, LogicWithConstant<AndOp, true>,
                LogicWithConstant<OrOp, false>, NotNot, UnitReshapeOfLogic, ReshapeOfUnaryCondition, NotOfBroadcast,
                SelectOfOneAndZero, GatherOfIndexExpr,
+               SplitReshapeOfMaskArith<AddOp>, SplitReshapeOfMaskArith<MulOp>,
+               SplitReshapeOfMaskArith<AndOp>, SplitReshapeOfMaskArith<OrOp>,
                SelectOfBroadcastCond,
                UnitReshapeOfBroadcastCond,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,

@@ -14,6 +14,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include <cmath>
 
 using namespace mlir;
 using namespace poot;
@@ -507,6 +508,32 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
   if (getLhs().getType() == getType() && isSplatOf(adaptor.getRhs(), 1.0))
     return getLhs();
   return {};
+}
+
+// max(x, -inf) and min(x, +inf) fold to x (either side) when the result
+// keeps x's type: jnp.max(x, initial=-inf) is lax.max(-inf, reduce_max(x)).
+// A NaN x stays NaN either way.
+template <typename Op>
+static OpFoldResult foldIdentitySide(Op op, Attribute lhs, Attribute rhs,
+                                     double identity) {
+  if (op.getLhs().getType() == op.getType() && isSplatOf(rhs, identity))
+    return op.getLhs();
+  if (op.getRhs().getType() == op.getType() && isSplatOf(lhs, identity))
+    return op.getRhs();
+  return {};
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  if (!isa<FloatType>(cast<ShapedType>(getType()).getElementType()))
+    return {};
+  return foldIdentitySide(*this, adaptor.getLhs(), adaptor.getRhs(),
+                          -INFINITY);
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  if (!isa<FloatType>(cast<ShapedType>(getType()).getElementType()))
+    return {};
+  return foldIdentitySide(*this, adaptor.getLhs(), adaptor.getRhs(), INFINITY);
 }
 
 LogicalResult CompareOp::inferReturnTypes(

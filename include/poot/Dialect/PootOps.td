@@ -220,9 +220,13 @@ def Poot_MulOp : Poot_BinaryOp<"mul", "elementwise product", Poot_NumTensor> {
 def Poot_DivOp : Poot_BinaryOp<"div", "elementwise quotient (integers truncate)",
                                Poot_NumTensor>;
 def Poot_MaxOp : Poot_BinaryOp<"max", "elementwise maximum (NaN propagates)",
-                               Poot_NumTensor>;
+                               Poot_NumTensor> {
+  let hasFolder = 1;
+}
 def Poot_MinOp : Poot_BinaryOp<"min", "elementwise minimum (NaN propagates)",
-                               Poot_NumTensor>;
+                               Poot_NumTensor> {
+  let hasFolder = 1;
+}
 def Poot_PowOp : Poot_BinaryOp<"pow", "elementwise power", Poot_NumTensor>;
 def Poot_AndOp : Poot_BinaryOp<"and", "logical and", Poot_BoolTensor>;
 def Poot_OrOp : Poot_BinaryOp<"or", "logical or", Poot_BoolTensor>;

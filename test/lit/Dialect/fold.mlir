@@ -52,3 +52,25 @@ func.func @splat_broadcast() -> tensor<2x3xf32> {
   // CHECK-NEXT: return %[[C]]
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// max(x, -inf) and min(x, +inf) are x (jnp.max(x, initial=-inf)), on
+// either side; max(x, 0) and a max that would broadcast x stay.
+// CHECK-LABEL: func.func @max_min_identity
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>)
+func.func @max_min_identity(%x: tensor<2x3xf32>)
+    -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<4x2x3xf32>) {
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %inf = poot.constant dense<0x7F800000> : tensor<f32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %wide = poot.constant dense<0xFF800000> : tensor<4x1x1xf32>
+  %a = poot.max %ninf, %x : tensor<f32>, tensor<2x3xf32>
+  %b = poot.min %x, %inf : tensor<2x3xf32>, tensor<f32>
+  // CHECK: %[[C:.+]] = poot.max %[[X]], %{{.+}} : tensor<2x3xf32>, tensor<f32>
+  %c = poot.max %x, %zero : tensor<2x3xf32>, tensor<f32>
+  // CHECK: %[[D:.+]] = poot.max %[[X]], %{{.+}} : tensor<2x3xf32>, tensor<4x1x1xf32>
+  %d = poot.max %x, %wide : tensor<2x3xf32>, tensor<4x1x1xf32>
+  // CHECK: return %[[X]], %[[X]], %[[C]], %[[D]]
+  return %a, %b, %c, %d : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<4x2x3xf32>
+}

@@ -1283,3 +1283,47 @@ func.func @gathered_rows_of_index_expr(%pos: tensor<2xi64>, %c: tensor<4x8xi1>, 
   %data = poot.gather %t[%pos] {axis = 0 : i64} : tensor<8x8xi1>, tensor<2xi64>
   return %rows, %ind, %data : tensor<2x8xi1>, tensor<4x8xf32>, tensor<2x8xi1>
 }
+
+// -----
+
+// A slice of a mask expanded over the batch, along an axis the broadcast
+// keeps: the slice moves under the broadcast (and on to the iotas). A slice
+// along an expanded axis stays.
+// CHECK-LABEL: func.func @slice_under_broadcast
+// CHECK-NOT: poot.slice %{{.+}} : tensor<2x1x4x5xi1>
+// CHECK: poot.slice %{{.+}} {limit = array<i64: 1, 4, 5>, start = array<i64: 0, 0, 0>, step = array<i64: 1, 1, 1>} : tensor<2x4x5xf32>
+func.func @slice_under_broadcast(%m: tensor<1x4x5xf32>) -> (tensor<2x1x4x4xi1>, tensor<1x4x5xf32>) {
+  %r = poot.iota {dim = 0 : i64} : tensor<4x5xi64>
+  %c = poot.iota {dim = 1 : i64} : tensor<4x5xi64>
+  %le = poot.compare le, %c, %r : tensor<4x5xi64>, tensor<4x5xi64>
+  %l4 = poot.reshape %le : tensor<4x5xi1> -> tensor<1x1x4x5xi1>
+  %b = poot.broadcast %l4 {shape = array<i64: 2, 1, 4, 5>} : tensor<1x1x4x5xi1>
+  %s = poot.slice %b {start = array<i64: 0, 0, 0, 0>, limit = array<i64: 2, 1, 4, 4>, step = array<i64: 1, 1, 1, 1>} : tensor<2x1x4x5xi1>
+  %mb = poot.broadcast %m {shape = array<i64: 2, 4, 5>} : tensor<1x4x5xf32>
+  %t = poot.slice %mb {start = array<i64: 0, 0, 0>, limit = array<i64: 1, 4, 5>, step = array<i64: 1, 1, 1>} : tensor<2x4x5xf32>
+  return %s, %t : tensor<2x1x4x4xi1>, tensor<1x4x5xf32>
+}
+
+// -----
+
+// A reshape that splits the flattened batch of a sum of masks: each side
+// follows it, a side of size 1 there staying 1 (PyTorch's
+// multi_head_attention_forward adds [1, L, S] and [B H, 1, S] and views the
+// sum as [B, H, L, S]). A side computed by a matmul is left alone.
+// CHECK-LABEL: func.func @split_reshape_of_mask_sum
+// CHECK-SAME: %[[A:[^:]+]]: tensor<1x6x6xf32>, %[[B:[^:]+]]: tensor<8x1x6xf32>
+// CHECK-DAG: %[[A4:.+]] = poot.reshape %[[A]] : tensor<1x6x6xf32> -> tensor<1x1x6x6xf32>
+// CHECK-DAG: %[[B4:.+]] = poot.reshape %[[B]] : tensor<8x1x6xf32> -> tensor<2x4x1x6xf32>
+// CHECK: poot.add %[[A4]], %[[B4]] : tensor<1x1x6x6xf32>, tensor<2x4x1x6xf32>
+// CHECK: %[[P:.+]] = poot.matmul
+// CHECK: %[[S:.+]] = poot.add %[[P]], %[[B]] : tensor<8x6x6xf32>, tensor<8x1x6xf32>
+// CHECK: poot.reshape %[[S]] : tensor<8x6x6xf32> -> tensor<2x4x6x6xf32>
+func.func @split_reshape_of_mask_sum(%a: tensor<1x6x6xf32>, %b: tensor<8x1x6xf32>,
+    %q: tensor<8x6x4xf32>, %k: tensor<8x4x6xf32>) -> (tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>) {
+  %s = poot.add %a, %b : tensor<1x6x6xf32>, tensor<8x1x6xf32>
+  %r = poot.reshape %s : tensor<8x6x6xf32> -> tensor<2x4x6x6xf32>
+  %p = poot.matmul %q, %k : tensor<8x6x4xf32>, tensor<8x4x6xf32>
+  %ps = poot.add %p, %b : tensor<8x6x6xf32>, tensor<8x1x6xf32>
+  %pr = poot.reshape %ps : tensor<8x6x6xf32> -> tensor<2x4x6x6xf32>
+  return %r, %pr : tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>
+}

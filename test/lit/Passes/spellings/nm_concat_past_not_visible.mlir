@@ -12,7 +12,7 @@
 
 // CHECK-LABEL: func.func @nm_concat_past_not_visible
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x4x7xf32>) {n_rep = 1 : i64, scale = 0.15811{{[0-9]*}} : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x1x4x7xf32>) {n_rep = 1 : i64, scale = 0.15811{{[0-9]*}} : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
 // EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.158114, tensor mask
 func.func @nm_concat_past_not_visible(%q: tensor<2x2x4x40xf32>, %k: tensor<2x2x7x40xf32>,
