@@ -3316,6 +3316,33 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
            (finiteEmptyRowsZero ||
             hidesWithNegInf(*peeled, g.cond, g.visibleWhenTrue));
   };
+  // No score of the fused op is -inf where no band, live length or -inf
+  // fill hides a key: every mask value is finite (a select fill absorbed as
+  // the additive mask, a finite fill term) and the scores keep to their
+  // bound, so every row keeps a key and a test of the row max for -inf
+  // never fires (IDEFICS' finfo.min image mask under the safe softmax).
+  auto masksFinite = [&] {
+    if (meaning.upper || meaning.lower || len || !insideAbsorbed.empty())
+      return false;
+    for (const auto &rc : meaning.restConds)
+      if (rc.first != absorbed)
+        return false;
+    for (Value m : meaning.rest) {
+      // A widening float convert keeps a finite value finite.
+      Value t = m;
+      while (auto cv = t.getDefiningOp<ConvertOp>()) {
+        auto from = dyn_cast<FloatType>(typeOf(cv.getX()).getElementType());
+        auto to = dyn_cast<FloatType>(typeOf(t).getElementType());
+        if (!from || !to || to.getWidth() < from.getWidth())
+          break;
+        t = cv.getX();
+      }
+      auto fm = fillMask(t);
+      if (!fm || !std::isfinite(std::get<2>(*fm)))
+        return false;
+    }
+    return true;
+  };
   for (const RowGuard &g : rowGuards) {
     std::string risk;
     if (finiteEmptyRowsZero) {
@@ -3343,6 +3370,8 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
                              vis.posUsed ? vis.pos : Value(), lq, condKeys, fn))
         risk = "its band may leave a row no key over the declared positions";
     }
+    if (!risk.empty() && g.kind == RowGuard::EmptyScores && masksFinite())
+      risk.clear();
     if (!risk.empty() && zeroesEmptyRows(g)) {
       zeroEmptyRows = true;
       note += "; rows with no visible key are 0, as " + describeOp(g.op) +

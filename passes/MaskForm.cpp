@@ -1785,6 +1785,54 @@ struct SelectOfOwnIndicator : public OpRewritePattern<SelectOp> {
   }
 };
 
+/// S * K (either order) with S a select of two small-integer constants
+/// under a condition (an indicator, or one offset by small integers:
+/// `convert(c) - 1`) and K a finite splat: select(c, A K, B K), each product
+/// rounded to the result's type as the graph's own product is (A and B are
+/// exact, so A K in f64 is exact and rounds once). Paddle's bool mask
+/// conversion `(cast(mask) - 1) * 1e9` so becomes select(mask, 0, -1e9),
+/// the fill the mask readers take.
+struct SplatTimesSelectOfConstants : public OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto out = op.getType();
+    auto ft = dyn_cast<FloatType>(out.getElementType());
+    if (!ft)
+      return failure();
+    for (auto [x, y] : {std::pair{op.getLhs(), op.getRhs()},
+                        std::pair{op.getRhs(), op.getLhs()}}) {
+      auto k = splatNumber(y);
+      if (!k || !std::isfinite(*k) || !splatAttr(y) || !x.getDefiningOp() ||
+          x.getDefiningOp<ConvertOp>())
+        continue;
+      auto s = selectOfConstants(x);
+      if (!s)
+        continue;
+      auto [c, a, b] = *s;
+      auto rounded = [&](double v) {
+        APFloat f(v);
+        bool lost;
+        f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+        return f;
+      };
+      APFloat pa = rounded(a * *k), pb = rounded(b * *k);
+      if (!pa.isFinite() || !pb.isFinite())
+        continue;
+      auto scalar = RankedTensorType::get({}, ft);
+      Location loc = op.getLoc();
+      Value va = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalar, rewriter.getFloatAttr(ft, pa)));
+      Value vb = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalar, rewriter.getFloatAttr(ft, pb)));
+      Value r = rewriter.create<SelectOp>(loc, c, va, vb);
+      rewriter.replaceOp(op, toShape(rewriter, loc, r, out));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a splat times a select of constants");
+  }
+};
+
 /// select(c1, A, B) * convert(c2) (either operand order) with splat A, B
 /// one of which is zero and the other finite, or a splat F * convert(c2):
 /// the select of the nonzero fill under c1 & c2 (c2 alone for F).
@@ -3281,7 +3329,8 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                SelectOfBroadcastCond,
                UnitReshapeOfBroadcastCond,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
-               FillTimesComplement, MinOfBoundSelect, SelectOfClamp,
+               FillTimesComplement, SplatTimesSelectOfConstants,
+               MinOfBoundSelect, SelectOfClamp,
                CompareOfLayoutSelect, ProductOfIndicators, SliceOfIndexExpr,
                SelectOfSameCondition,
                SelectOfOwnIndicator, ScoresTimesIndicator<AddOp>,

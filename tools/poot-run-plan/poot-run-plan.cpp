@@ -951,7 +951,7 @@ int main(int argc, char **argv) {
                     refStatus.toString() + " (nothing written)");
       std::vector<std::string> lines;
       checkFailed |= !rt::checkStep(stepOutputs, refOutputs, state, refState,
-                                    o.quiet, lines);
+                                    o.quiet, lines, rt::narrowestFloat(refGraph));
       for (const std::string &line : lines)
         std::printf("%s\n", line.c_str());
     }

@@ -399,7 +399,7 @@ int main(int argc, char **argv) {
                     refStatus.toString() + " (nothing written)");
       std::vector<std::string> lines;
       checkFailed |= !rt::checkStep(stepOutputs, refOutputs, state, refState,
-                                    quiet, lines);
+                                    quiet, lines, rt::narrowestFloat(refGraph));
       for (const std::string &line : lines)
         outs() << line << "\n";
     }

@@ -12,6 +12,7 @@
 #include "poot/Runtime/Evaluator.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,12 +26,20 @@ Bindings bindStep(const Graph &graph, const TensorMap &inputs,
                   TensorMap &state);
 
 /// Compares each output and state buffer present in both runs with the
-/// tolerance of its dtype. Appends one "  check NAME TYPE: ..." line per
-/// comparison to `lines` (only the failing ones when `quiet`); returns
-/// whether all passed.
+/// tolerance of its dtype, or of `roundsThrough` where that is looser: the
+/// narrowest float type the reference graph stores a value in (an f32
+/// result computed through an f16 cache is as close to the f64 oracle as
+/// f16 allows, since the oracle rounds nothing). Appends one "  check NAME
+/// TYPE: ..." line per comparison to `lines` (only the failing ones when
+/// `quiet`); returns whether all passed.
 bool checkStep(const TensorMap &outputs, const TensorMap &refOutputs,
                const TensorMap &state, const TensorMap &refState, bool quiet,
-               std::vector<std::string> &lines);
+               std::vector<std::string> &lines,
+               std::optional<DType> roundsThrough = std::nullopt);
+
+/// The narrowest float type of any value of `graph` (bf16 before f16 before
+/// f32 before f64), or nothing in a graph of no float value.
+std::optional<DType> narrowestFloat(const Graph &graph);
 
 /// The new tokens one step of `graph` writes per row: the rows a cache
 /// write adds to a state buffer (fixed caches), or the write map's slots

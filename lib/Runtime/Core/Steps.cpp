@@ -23,11 +23,17 @@ Bindings poot::rt::bindStep(const Graph &graph, const TensorMap &inputs,
 
 bool poot::rt::checkStep(const TensorMap &outputs, const TensorMap &refOutputs,
                          const TensorMap &state, const TensorMap &refState,
-                         bool quiet, std::vector<std::string> &lines) {
+                         bool quiet, std::vector<std::string> &lines,
+                         std::optional<DType> roundsThrough) {
   bool ok = true;
   auto compare = [&](const std::string &name, const Tensor &got,
                      const Tensor &want) {
     Tolerance tol = toleranceFor(got.dtype());
+    if (roundsThrough && isFloat(got.dtype())) {
+      Tolerance narrow = toleranceFor(*roundsThrough);
+      tol.atol = std::max(tol.atol, narrow.atol);
+      tol.rtol = std::max(tol.rtol, narrow.rtol);
+    }
     Comparison c = compareTensors(got, want, tol);
     if (!quiet || !c.ok())
       lines.push_back("  check " + name + " " + got.type().toString() + ": " +
@@ -41,6 +47,28 @@ bool poot::rt::checkStep(const TensorMap &outputs, const TensorMap &refOutputs,
     if (auto it = refState.find(name); it != refState.end())
       compare(name + " (state)", got, it->second);
   return ok;
+}
+
+std::optional<DType> poot::rt::narrowestFloat(const Graph &graph) {
+  auto rank = [](DType t) {
+    switch (t) {
+    case DType::BF16:
+      return 0;
+    case DType::F16:
+      return 1;
+    case DType::F32:
+      return 2;
+    case DType::F64:
+      return 3;
+    default:
+      return 4;
+    }
+  };
+  std::optional<DType> best;
+  for (const TensorType &t : graph.values)
+    if (rank(t.dtype) < 4 && (!best || rank(t.dtype) < rank(*best)))
+      best = t.dtype;
+  return best;
 }
 
 int64_t poot::rt::tokensPerStep(const Graph &graph) {

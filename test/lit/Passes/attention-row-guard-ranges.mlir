@@ -10,6 +10,7 @@
 // RUN: poot-run %t.mlir --func=finite_fill_lengths_from_zero --set=lens=0,5 --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=finite_fill_lengths_from_zero --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=small_fill_lengths_from_zero --set=lens=0,5 --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=safe_softmax_over_finite_padding --set=keep=0,0,0,0,0,0,1,0,1,1,0,1 --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=window_of_input_width --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=window_of_input_width --set=w=1 --check --ref=%s --quiet
 
@@ -211,5 +212,40 @@ func.func @small_fill_lengths_from_zero(%q: tensor<2x2x6x16xf32>, %k: tensor<2x2
   %zero = poot.constant dense<0.0> : tensor<f32>
   %pg = poot.select %hid, %zero, %p : tensor<2x1x1x6xi1>, tensor<f32>, tensor<2x2x6x6xf32>
   %o = poot.matmul %pg, %v : tensor<2x2x6x6xf32>, tensor<2x2x6x16xf32>
+  return %o : tensor<2x2x6x16xf32>
+}
+
+// The safe softmax over a padding mask of finite values only, HF's
+// (1 - mask) * finfo.min: no score is ever -inf (the scores within their
+// bound), so every row keeps a key, the guard never fires and the fused op
+// needs no zero_empty_rows. A row the padding hides whole is an average of
+// v in both (the second check binds such a row).
+// CHECK-LABEL: func.func @safe_softmax_over_finite_padding
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x6x6xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; empty-row guard never fires
+func.func @safe_softmax_over_finite_padding(%q: tensor<2x2x6x16xf32>, %k: tensor<2x2x6x16xf32>, %v: tensor<2x2x6x16xf32>,
+    %keep: tensor<2x1x1x6xi1> {poot.name = "keep"}) -> tensor<2x2x6x16xf32> {
+  %kf = poot.convert %keep : tensor<2x1x1x6xi1> -> tensor<2x1x1x6xf32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %inv = poot.sub %one, %kf : tensor<f32>, tensor<2x1x1x6xf32>
+  %min = poot.constant dense<-3.40282347E+38> : tensor<f32>
+  %mask = poot.mul %inv, %min : tensor<2x1x1x6xf32>, tensor<f32>
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x6x16xf32>
+  %s0 = poot.matmul %q, %kt : tensor<2x2x6x16xf32>, tensor<2x2x16x6xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %s = poot.mul %s0, %c : tensor<2x2x6x6xf32>, tensor<f32>
+  %x = poot.add %s, %mask : tensor<2x2x6x6xf32>, tensor<2x1x1x6xf32>
+  %m = poot.reduce_max %x {axis = 3 : i64, keepdim} : tensor<2x2x6x6xf32>
+  %d = poot.sub %x, %m : tensor<2x2x6x6xf32>, tensor<2x2x6x1xf32>
+  %e = poot.exp %d : tensor<2x2x6x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<2x2x6x6xf32>
+  %p = poot.div %e, %z : tensor<2x2x6x6xf32>, tensor<2x2x6x1xf32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %empty = poot.compare eq, %m, %ninf : tensor<2x2x6x1xf32>, tensor<f32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %ps = poot.select %empty, %zero, %p : tensor<2x2x6x1xi1>, tensor<f32>, tensor<2x2x6x6xf32>
+  %o = poot.matmul %ps, %v : tensor<2x2x6x6xf32>, tensor<2x2x6x16xf32>
   return %o : tensor<2x2x6x16xf32>
 }

@@ -1327,3 +1327,24 @@ func.func @split_reshape_of_mask_sum(%a: tensor<1x6x6xf32>, %b: tensor<8x1x6xf32
   %pr = poot.reshape %ps : tensor<8x6x6xf32> -> tensor<2x4x6x6xf32>
   return %r, %pr : tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>
 }
+
+// -----
+
+// A splat times a select of small-integer constants (an indicator offset by
+// one: Paddle's (cast(mask) - 1) * 1e9) is the select of the products; a
+// splat times data stays.
+// CHECK-LABEL: func.func @splat_times_offset_indicator
+// CHECK-SAME: %[[C:[^:]+]]: tensor<4x4xi1>, %[[X:[^:]+]]: tensor<4x4xf32>
+// CHECK-DAG: %[[Z:.+]] = poot.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[F:.+]] = poot.constant dense<-1.000000e+09> : tensor<f32>
+// CHECK: poot.select %[[C]], %[[Z]], %[[F]] : tensor<4x4xi1>, tensor<f32>, tensor<f32>
+// CHECK: poot.mul %[[X]], %{{.+}} : tensor<4x4xf32>, tensor<f32>
+func.func @splat_times_offset_indicator(%c: tensor<4x4xi1>, %x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %cf = poot.convert %c : tensor<4x4xi1> -> tensor<4x4xf32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %m1 = poot.sub %cf, %one : tensor<4x4xf32>, tensor<f32>
+  %big = poot.constant dense<1.0e9> : tensor<f32>
+  %r = poot.mul %m1, %big : tensor<4x4xf32>, tensor<f32>
+  %d = poot.mul %x, %big : tensor<4x4xf32>, tensor<f32>
+  return %r, %d : tensor<4x4xf32>, tensor<4x4xf32>
+}
