@@ -442,6 +442,56 @@ struct FoldConstantSlice : public OpRewritePattern<SliceOp> {
   }
 };
 
+/// dynamic_update_slice(constant, constant, constant starts) -> constant,
+/// the starts clamped into [0, dim - update dim] as the op clamps them:
+/// xFormers' reference materialises its block-diagonal causal bias by
+/// writing each block's tril into a -inf table, which then reads as the
+/// constant mask it is.
+struct FoldConstantDynamicUpdateSlice
+    : public OpRewritePattern<DynamicUpdateSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DynamicUpdateSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto denseOf = [](Value v) -> DenseElementsAttr {
+      auto c = v.getDefiningOp<ConstantOp>();
+      return c ? dyn_cast<DenseElementsAttr>(c.getValue()) : nullptr;
+    };
+    DenseElementsAttr x = denseOf(op.getX()), u = denseOf(op.getUpdate());
+    if (!x || !u || x.getNumElements() > (1 << 16))
+      return rewriter.notifyMatchFailure(op, "operands are not small "
+                                             "constants");
+    auto xt = typeOf(op.getX()), ut = typeOf(op.getUpdate());
+    SmallVector<int64_t> starts;
+    for (auto [d, sv] : llvm::enumerate(op.getStarts())) {
+      DenseElementsAttr st = denseOf(sv);
+      if (!st || st.getNumElements() != 1)
+        return rewriter.notifyMatchFailure(op, "a start is not a constant");
+      int64_t v = (*st.getValues<APInt>().begin()).getSExtValue();
+      int64_t hi = xt.getDimSize(d) - ut.getDimSize(d);
+      starts.push_back(std::min(std::max<int64_t>(v, 0), hi));
+    }
+    if (static_cast<int64_t>(starts.size()) != xt.getRank())
+      return rewriter.notifyMatchFailure(op, "starts of another rank");
+    SmallVector<Attribute> out(x.getValues<Attribute>());
+    SmallVector<Attribute> upd(u.getValues<Attribute>());
+    SmallVector<int64_t> strides(xt.getRank(), 1);
+    for (int64_t d = xt.getRank() - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * xt.getDimSize(d + 1);
+    for (int64_t n = 0, e = ut.getNumElements(); n < e; ++n) {
+      int64_t rest = n, offset = 0;
+      for (int64_t d = ut.getRank() - 1; d >= 0; --d) {
+        int64_t idx = rest % ut.getDimSize(d);
+        rest /= ut.getDimSize(d);
+        offset += (starts[d] + idx) * strides[d];
+      }
+      out[offset] = upd[n];
+    }
+    rewriter.replaceOpWithNewOp<ConstantOp>(
+        op, DenseElementsAttr::get(xt, out));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Algebra that is exact
 //===----------------------------------------------------------------------===//
@@ -740,6 +790,10 @@ struct HoistLayoutAboveScalarOp : public OpRewritePattern<LayoutOp> {
     if (!constOnRight && !constOnLeft)
       return rewriter.notifyMatchFailure(op, "not x op splat");
     Value x = constOnRight ? lhs : rhs;
+    // Mask arithmetic stays before a broadcast (the mask forms take the
+    // broadcast off it, where it was built).
+    if (std::is_same_v<LayoutOp, BroadcastOp> && isMaskArithmetic(x))
+      return rewriter.notifyMatchFailure(op, "mask arithmetic stays put");
     double c = *splatOf(constOnRight ? rhs : lhs);
     auto et = cast<FloatType>(typeOf(x).getElementType());
     Location loc = op.getLoc();
@@ -1081,7 +1135,8 @@ void poot::populateCanonicalizePatterns(RewritePatternSet &patterns) {
   patterns
       .add<ComposeTransposes, ComposeBroadcasts, FoldConstantConvert,
            CompareOfBroadcast, ConvertOfBroadcast,
-           FoldConstantSlice, PowMinusOneToReciprocal, DivByPowerOfTwoToMul,
+           FoldConstantSlice, FoldConstantDynamicUpdateSlice,
+           PowMinusOneToReciprocal, DivByPowerOfTwoToMul,
            AbsOfNonNegative, SubOfScaled, ConvertOfPowerOfTwoScale,
            SliceOfConvertedConcat, ConcatOfConverts, ReshapeOfConvertedConcat,
            ConcatOfUnitReshapes,

@@ -1530,42 +1530,49 @@ struct SliceOfIndexExpr : public OpRewritePattern<SliceOp> {
     }
     if (axis < 0)
       return failure();
-    bool only = true;
+    // The axes the slice cuts (every one unit-step, above).
+    SmallVector<int64_t> cut;
     for (int64_t d = 0; d < rank; ++d)
-      if (d != axis &&
-          (op.getStart()[d] != 0 || op.getLimit()[d] != in.getDimSize(d)))
-        only = false;
-    // Behind a broadcast that keeps the sliced axis as it is (HF's
+      if (op.getStart()[d] != 0 || op.getLimit()[d] != in.getDimSize(d))
+        cut.push_back(d);
+    // Behind a broadcast that keeps every sliced axis as it is (HF's
     // mask.expand(B, 1, -1, -1) before the slice to the keys): the slice
     // moves to its input, and the broadcast follows it.
     if (auto bc = x.getDefiningOp<BroadcastOp>()) {
       auto yt = typeOf(bc.getX());
-      int64_t inAxis = axis - (rank - yt.getRank());
-      if (!only || inAxis < 0 ||
-          yt.getDimSize(inAxis) != in.getDimSize(axis))
-        return rewriter.notifyMatchFailure(op, "slice of a broadcast axis");
+      int64_t lead = rank - yt.getRank();
       SmallVector<int64_t> st(yt.getRank(), 0), li(yt.getShape()),
           sp(yt.getRank(), 1);
-      st[inAxis] = op.getStart()[axis];
-      li[inAxis] = op.getLimit()[axis];
+      for (int64_t d : cut) {
+        int64_t inAxis = d - lead;
+        if (inAxis < 0 || yt.getDimSize(inAxis) != in.getDimSize(d))
+          return rewriter.notifyMatchFailure(op, "slice of a broadcast axis");
+        st[inAxis] = op.getStart()[d];
+        li[inAxis] = op.getLimit()[d];
+      }
       Value sl = rewriter.create<SliceOp>(op.getLoc(), bc.getX(), st, li, sp);
       rewriter.replaceOpWithNewOp<BroadcastOp>(op, sl,
                                                typeOf(op.getResult()).getShape());
       return success();
     }
     // Behind a reshape that only inserts or drops unit dims (HF's
-    // mask[None, None] before the slice): the slice moves to its input.
+    // mask[None, None] before the slice, Bark's registered tril buffer
+    // sliced to the rows and keys of a step): the slice moves to its input.
     if (auto re = x.getDefiningOp<ReshapeOp>()) {
-      int64_t inAxis = reshapeInputAxis(re, axis);
       auto yt = typeOf(re.getX());
       bool indexLike = isIndexInt(yt.getElementType()) ||
                        re.getX().getDefiningOp<SelectOp>();
-      if (inAxis < 0 || !only || !indexLike)
+      if (!indexLike)
         return rewriter.notifyMatchFailure(op, "slice behind a reshape");
       SmallVector<int64_t> st(yt.getRank(), 0), li(yt.getShape()),
           sp(yt.getRank(), 1);
-      st[inAxis] = op.getStart()[axis];
-      li[inAxis] = op.getLimit()[axis];
+      for (int64_t d : cut) {
+        int64_t inAxis = reshapeInputAxis(re, d);
+        if (inAxis < 0)
+          return rewriter.notifyMatchFailure(op, "slice behind a reshape");
+        st[inAxis] = op.getStart()[d];
+        li[inAxis] = op.getLimit()[d];
+      }
       Value sl = rewriter.create<SliceOp>(op.getLoc(), re.getX(), st, li, sp);
       rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), sl);
       return success();
@@ -1782,6 +1789,76 @@ struct SelectOfOwnIndicator : public OpRewritePattern<SelectOp> {
       return success();
     }
     return rewriter.notifyMatchFailure(op, "no side is the condition itself");
+  }
+};
+
+/// Whether `v` is mask arithmetic over integers or bools: of an integer or
+/// bool type, a convert of such a value, or an elementwise op whose every
+/// non-splat operand is such a value.
+bool maskLike(Value v, int depth = 0) {
+  if (isa<IntegerType>(typeOf(v).getElementType()))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
+    return false;
+  if (auto cv = dyn_cast<ConvertOp>(def))
+    return maskLike(cv.getX(), depth + 1);
+  if (!isa<AddOp, SubOp, MulOp, SelectOp>(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value x) {
+    return splatAttr(x) || maskLike(x, depth + 1);
+  });
+}
+
+/// f(broadcast(x), K, ...) -> broadcast(f(x, K, ...)) for an elementwise
+/// add, subtract, multiply or select of integer or bool mask arithmetic
+/// whose operands are splats or broadcasts to the result: every element
+/// is the same, computed on the fewer elements the mask was built over.
+/// HF's _expand_mask broadcasts the padding [B, 1, 1, S] to [B, 1, T, S]
+/// before `1 - mask` and its fill; the mask so keeps its per-key shape.
+template <typename OpTy>
+struct MaskArithOfBroadcast : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Operation *o = op.getOperation();
+    auto out = typeOf(o->getResult(0));
+    SmallVector<Value> inner;
+    SmallVector<int64_t> shape;
+    bool anyBroadcast = false;
+    for (Value x : o->getOperands()) {
+      if (splatAttr(x) && typeOf(x).getRank() == 0) {
+        inner.push_back(x);
+        continue;
+      }
+      // A broadcast to the result is taken off; an operand the op itself
+      // broadcasts (smaller than the result) stays as it is.
+      Value y = x;
+      if (ArrayRef<int64_t>(typeOf(x).getShape()) == out.getShape()) {
+        auto bc = x.template getDefiningOp<BroadcastOp>();
+        if (!bc)
+          return rewriter.notifyMatchFailure(op, "an operand is no broadcast");
+        y = bc.getX();
+        anyBroadcast = true;
+      }
+      if (!maskLike(y))
+        return rewriter.notifyMatchFailure(op, "not mask arithmetic");
+      SmallVector<int64_t> joined;
+      if (!mlir::OpTrait::util::getBroadcastedShape(
+              shape, typeOf(y).getShape(), joined))
+        return rewriter.notifyMatchFailure(op, "inputs do not broadcast");
+      shape = joined;
+      inner.push_back(y);
+    }
+    if (!anyBroadcast || ArrayRef<int64_t>(shape) == out.getShape())
+      return rewriter.notifyMatchFailure(op, "nothing to take off");
+    Value r;
+    if constexpr (std::is_same_v<OpTy, SelectOp>)
+      r = rewriter.create<SelectOp>(op.getLoc(), inner[0], inner[1], inner[2]);
+    else
+      r = rewriter.create<OpTy>(op.getLoc(), inner[0], inner[1]);
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, r, out.getShape());
+    return success();
   }
 };
 
@@ -3317,6 +3394,8 @@ struct ConditionToItsDependence : public OpRewritePattern<OpTy> {
 
 } // namespace
 
+bool poot::isMaskArithmetic(Value v) { return maskLike(v); }
+
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
   patterns.add<ArangeToIota, BandTableDynamicSlice, BandTableSlice,
                BandTableGather,
@@ -3330,6 +3409,8 @@ void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
                UnitReshapeOfBroadcastCond,
                ConcatOfIndexExpr, SelectOfSelect, ProductOfFillAndIndicator,
                FillTimesComplement, SplatTimesSelectOfConstants,
+               MaskArithOfBroadcast<AddOp>, MaskArithOfBroadcast<SubOp>,
+               MaskArithOfBroadcast<MulOp>, MaskArithOfBroadcast<SelectOp>,
                MinOfBoundSelect, SelectOfClamp,
                CompareOfLayoutSelect, ProductOfIndicators, SliceOfIndexExpr,
                SelectOfSameCondition,

@@ -19,6 +19,12 @@ namespace poot {
 
 void populateMaskFormPatterns(mlir::RewritePatternSet &patterns);
 
+/// Whether `v` is mask arithmetic over integers or bools (an integer or
+/// bool value, a convert of one, or add, subtract, multiply and select
+/// over such values and splats): the mask forms keep such arithmetic
+/// before a broadcast, where it was built, so the layout hoists leave it.
+bool isMaskArithmetic(mlir::Value v);
+
 } // namespace poot
 
 #endif // POOT_PASSES_MASKFORM_H

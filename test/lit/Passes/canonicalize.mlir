@@ -1112,8 +1112,8 @@ func.func @convert_of_power_of_two_scale(%q: tensor<4x8xbf16>, %x: tensor<4x8xf3
 // CHECK-LABEL: func.func @fill_times_complement
 // CHECK: %[[C:.+]] = poot.compare le, %arg0, %arg1
 // CHECK: %[[R:.+]] = poot.reshape %[[C]] : tensor<1x1x8xi1> -> tensor<1x1x1x8xi1>
-// CHECK: %[[B:.+]] = poot.broadcast %[[R]] {shape = array<i64: 2, 1, 1, 8>}
-// CHECK: %[[S:.+]] = poot.select %[[B]], %{{.+}}, %{{.+}} : tensor<2x1x1x8xi1>, tensor<f16>, tensor<f16>
+// CHECK: %[[SR:.+]] = poot.select %[[R]], %{{.+}}, %{{.+}} : tensor<1x1x1x8xi1>, tensor<f16>, tensor<f16>
+// CHECK: %[[S:.+]] = poot.broadcast %[[SR]] {shape = array<i64: 2, 1, 1, 8>}
 // CHECK: %[[N:.+]] = poot.sub %{{.+}}, %arg2
 // CHECK: %[[M:.+]] = poot.mul %[[N]], %{{.+}}
 // CHECK: return %[[S]], %[[M]]
@@ -1194,9 +1194,10 @@ func.func @stacked_pairs_taken_apart(%re: tensor<2x3x4xf32>, %im: tensor<2x3x4xf
 // CHECK-SAME: %[[S:[^:]+]]: tensor<2x4x6x8xf32>, %[[C:[^:]+]]: tensor<2x1x1x8xi1>, %[[D:[^:]+]]: tensor<16xi1>
 // CHECK: %[[N:.+]] = poot.not %[[C]] : tensor<2x1x1x8xi1>
 // CHECK: %[[A:.+]] = poot.select %[[N]], %{{.+}}, %[[S]] : tensor<2x1x1x8xi1>, tensor<f32>, tensor<2x4x6x8xf32>
-// The broadcast sets the result's shape here: it stays.
-// CHECK: %[[B:.+]] = poot.broadcast %[[C]] {shape = array<i64: 2, 4, 6, 8>}
-// CHECK: poot.select %[[B]], %{{.+}}, %{{.+}} : tensor<2x4x6x8xi1>, tensor<f32>, tensor<f32>
+// The broadcast sets the result's shape here: it goes after the select
+// (a select of splats is mask arithmetic).
+// CHECK: %[[SB:.+]] = poot.select %[[C]], %{{.+}}, %{{.+}} : tensor<2x1x1x8xi1>, tensor<f32>, tensor<f32>
+// CHECK: poot.broadcast %[[SB]] {shape = array<i64: 2, 4, 6, 8>}
 // CHECK: %[[DR:.+]] = poot.reshape %[[D]] : tensor<16xi1> -> tensor<2x8xi1>
 // CHECK: poot.not %[[DR]] : tensor<2x8xi1>
 func.func @condition_broadcasts_taken_by_select(%s: tensor<2x4x6x8xf32>, %c: tensor<2x1x1x8xi1>, %d: tensor<16xi1>)
@@ -1347,4 +1348,44 @@ func.func @splat_times_offset_indicator(%c: tensor<4x4xi1>, %x: tensor<4x4xf32>)
   %r = poot.mul %m1, %big : tensor<4x4xf32>, tensor<f32>
   %d = poot.mul %x, %big : tensor<4x4xf32>, tensor<f32>
   return %r, %d : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// A dynamic_update_slice of constants at constant starts is the constant
+// it writes, the start clamped as the op clamps it (5 into [0, 2]).
+// CHECK-LABEL: func.func @constant_dynamic_update_slice
+// CHECK-NEXT: %[[C:.+]] = poot.constant dense<{{\[}}[0.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00], [0.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]> : tensor<3x4xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @constant_dynamic_update_slice() -> tensor<3x4xf32> {
+  %base = poot.constant dense<0.0> : tensor<3x4xf32>
+  %upd = poot.constant dense<1.0> : tensor<2x2xf32>
+  %r = poot.constant dense<0> : tensor<i64>
+  %c = poot.constant dense<5> : tensor<i64>
+  %o = poot.dynamic_update_slice %base[%r, %c], %upd : tensor<3x4xf32>, tensor<2x2xf32>, tensor<i64>, tensor<i64>
+  return %o : tensor<3x4xf32>
+}
+
+// -----
+
+// Mask arithmetic over integers or bools (1 - mask, and the select of its
+// fill) on a broadcast takes the broadcast off, computed on the elements
+// it was built over (HF's _expand_mask); arithmetic on a broadcast float
+// input stays.
+// CHECK-LABEL: func.func @mask_arith_of_broadcast
+// CHECK-SAME: %[[M:[^:]+]]: tensor<2x1x1x8xi64>, %[[X:[^:]+]]: tensor<2x1x1x8xf32>
+// CHECK: %[[C:.+]] = poot.convert %[[M]] : tensor<2x1x1x8xi64> -> tensor<2x1x1x8xf32>
+// CHECK: %[[S:.+]] = poot.sub %{{.+}}, %[[C]] : tensor<f32>, tensor<2x1x1x8xf32>
+// CHECK: poot.broadcast %[[S]] {shape = array<i64: 2, 1, 8, 8>}
+// CHECK: %[[XB:.+]] = poot.broadcast %[[X]] {shape = array<i64: 2, 1, 8, 8>}
+// CHECK: poot.sub %{{.+}}, %[[XB]] : tensor<f32>, tensor<2x1x8x8xf32>
+func.func @mask_arith_of_broadcast(%m: tensor<2x1x1x8xi64>, %x: tensor<2x1x1x8xf32>)
+    -> (tensor<2x1x8x8xf32>, tensor<2x1x8x8xf32>) {
+  %mb = poot.broadcast %m {shape = array<i64: 2, 1, 8, 8>} : tensor<2x1x1x8xi64>
+  %mf = poot.convert %mb : tensor<2x1x8x8xi64> -> tensor<2x1x8x8xf32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %inv = poot.sub %one, %mf : tensor<f32>, tensor<2x1x8x8xf32>
+  %xb = poot.broadcast %x {shape = array<i64: 2, 1, 8, 8>} : tensor<2x1x1x8xf32>
+  %y = poot.sub %one, %xb : tensor<f32>, tensor<2x1x8x8xf32>
+  return %inv, %y : tensor<2x1x8x8xf32>, tensor<2x1x8x8xf32>
 }
