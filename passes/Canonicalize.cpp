@@ -742,7 +742,12 @@ struct ConcatOfUnitReshapes : public OpRewritePattern<ConcatOp> {
                                 PatternRewriter &rewriter) const override {
     auto out = op.getType();
     int64_t rank = out.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // The attribute is the signed axis (negative from the back).
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank)
+      return rewriter.notifyMatchFailure(op, "axis out of range");
     SmallVector<Value> inputs;
     int64_t innerRank = -1;
     for (Value in : op.getInputs()) {

@@ -343,7 +343,12 @@ struct BandTableGather : public OpRewritePattern<GatherOp> {
     auto c = op.getX().getDefiningOp<ConstantOp>();
     auto xt = typeOf(op.getX());
     int64_t rank = xt.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // The attribute is the signed axis (negative from the back).
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank)
+      return rewriter.notifyMatchFailure(op, "axis out of range");
     auto it = typeOf(op.getIdx());
     if (!c || rank < 2 || it.getRank() != 1 || axis < rank - 2)
       return rewriter.notifyMatchFailure(op, "not a row or column gather of "
@@ -1356,11 +1361,16 @@ struct GatherOfIndexExpr : public OpRewritePattern<GatherOp> {
                                 PatternRewriter &rewriter) const override {
     auto xt = typeOf(op.getX());
     int64_t rank = xt.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // The attribute is read as the signed axis it is (negative from the
+    // back).
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
     auto it = typeOf(op.getIdx());
     // The axis must be there in full (a unit axis gathered n times would
     // need a broadcast the rebuilt tree does not make).
-    if (it.getRank() != 1 || rank < 1 || xt.getDimSize(axis) == 1 ||
+    if (axis < 0 || axis >= rank || it.getRank() != 1 || rank < 1 ||
+        xt.getDimSize(axis) == 1 ||
         !isa<IntegerType>(it.getElementType()) ||
         !indexTree(op.getX(), rank, 0))
       return rewriter.notifyMatchFailure(op, "not a gather of an index "
