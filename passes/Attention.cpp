@@ -2426,6 +2426,8 @@ bool tensorMasksKeepAKey(const MaskMeaning &m, const Scores &sc,
   AtKeyColumn reader{oracle};
   using Truth = AtKeyColumn::Truth;
   auto keeps = [&](AtKeyColumn::At at) {
+    SmallVector<std::pair<double, double>> bounded;
+    SmallVector<Type> types{typeOf(sc.qk).getElementType()};
     for (auto [c, inverted] : m.restConds)
       if (reader.truth(c, AtKeyColumn::atOf(c, at)) !=
           (inverted ? Truth::False : Truth::True))
@@ -2434,15 +2436,23 @@ bool tensorMasksKeepAKey(const MaskMeaning &m, const Scores &sc,
       if (llvm::is_contained(biases, t))
         continue;
       auto fm = fillMask(t);
-      if (!fm || sc.biasFactor.count(t))
-        return false;
+      if (!fm || sc.biasFactor.count(t)) {
+        // A term of bounded values hides no key, where the terms so read
+        // cannot sum past the type's range.
+        auto b = sc.biasFactor.count(t) ? std::nullopt : finiteBound(t, oracle);
+        if (!b)
+          return false;
+        bounded.push_back(*b);
+        types.push_back(typeOf(t).getElementType());
+        continue;
+      }
       auto [c, visibleWhenTrue, fill] = *fm;
       (void)fill;
       if (reader.truth(c, AtKeyColumn::atOf(c, at)) !=
           (visibleWhenTrue ? Truth::True : Truth::False))
         return false;
     }
-    return true;
+    return bounded.empty() || sumStaysFinite(bounded, types);
   };
   if (constantMasksKeepAKey(m, sc, lq, lk))
     return true;
@@ -3321,13 +3331,17 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   // the additive mask, a finite fill term) and the scores keep to their
   // bound, so every row keeps a key and a test of the row max for -inf
   // never fires (IDEFICS' finfo.min image mask under the safe softmax).
+  std::optional<RangeOracle> oracle;
   auto masksFinite = [&] {
     if (meaning.upper || meaning.lower || len || !insideAbsorbed.empty())
       return false;
     for (const auto &rc : meaning.restConds)
       if (rc.first != absorbed)
         return false;
+    SmallVector<std::pair<double, double>> bounds;
+    SmallVector<Type> types{typeOf(peeled->qk).getElementType()};
     for (Value m : meaning.rest) {
+      types.push_back(typeOf(m).getElementType());
       // A widening float convert keeps a finite value finite.
       Value t = m;
       while (auto cv = t.getDefiningOp<ConvertOp>()) {
@@ -3338,10 +3352,22 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
         t = cv.getX();
       }
       auto fm = fillMask(t);
-      if (!fm || !std::isfinite(std::get<2>(*fm)))
+      if (fm && std::isfinite(std::get<2>(*fm))) {
+        double f = std::get<2>(*fm);
+        bounds.push_back({std::min(f, 0.0), std::max(f, 0.0)});
+        continue;
+      }
+      // Or a mask computed from bounded values only (IDEFICS' `(1 -
+      // convert(image_mask)) * finfo.min` from a 0/1 integer input).
+      if (!oracle)
+        oracle.emplace(fn);
+      auto b = finiteBound(t, *oracle);
+      if (!b)
         return false;
+      bounds.push_back(*b);
     }
-    return true;
+    // Each term finite is not enough: two finfo.min terms sum to -inf.
+    return sumStaysFinite(bounds, types);
   };
   for (const RowGuard &g : rowGuards) {
     std::string risk;

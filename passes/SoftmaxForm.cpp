@@ -10,7 +10,9 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 using namespace mlir;
 using namespace poot;
@@ -336,6 +338,179 @@ std::optional<SmallVector<double>>
 poot::match::constantElements(Value v, int64_t limit) {
   DenseMap<Value, std::optional<SmallVector<double>>> memo;
   return constantElementsOf(v, limit, 0, memo);
+}
+
+namespace {
+using Bound = std::pair<double, double>;
+
+/// Reads finiteBound with a memo (masks share their subexpressions).
+struct BoundReader {
+  explicit BoundReader(const RangeOracle &oracle) : oracle(oracle) {}
+  const RangeOracle &oracle;
+  DenseMap<Value, std::optional<Bound>> memo;
+
+  /// [lo, hi] widened outward by a double ulp (the double arithmetic that
+  /// computed it rounds too), then rounded to `et` to nearest as the op
+  /// does; rounding is monotone, so the op's every result lies inside.
+  static std::optional<Bound> roundedTo(Type et, double lo, double hi) {
+    auto ft = dyn_cast<FloatType>(et);
+    if (!ft || std::isnan(lo) || std::isnan(hi))
+      return std::nullopt;
+    auto to = [&](double x) {
+      APFloat f(x);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      return f.convertToDouble();
+    };
+    lo = to(std::nextafter(lo, -INFINITY));
+    hi = to(std::nextafter(hi, INFINITY));
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+      return std::nullopt;
+    return Bound{lo, hi};
+  }
+
+  std::optional<Bound> integer(Value v) {
+    auto et = typeOf(v).getElementType();
+    if (et.isInteger(1))
+      return Bound{0.0, 1.0};
+    auto r = oracle.rangeOf(v);
+    if (!r)
+      return std::nullopt;
+    return Bound{static_cast<double>(r->smin().getSExtValue()),
+                 static_cast<double>(r->smax().getSExtValue())};
+  }
+
+  std::optional<Bound> read(Value v, int depth) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || depth > 48)
+      return std::nullopt;
+    if (!isa<FloatType>(t.getElementType()))
+      return integer(v);
+    if (auto it = memo.find(v); it != memo.end())
+      return it->second;
+    auto r = node(v, t.getElementType(), depth);
+    memo[v] = r;
+    return r;
+  }
+
+  std::optional<Bound> node(Value v, Type et, int depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return std::nullopt;
+    auto arg = [&](Value x) { return read(x, depth + 1); };
+    if (auto c = dyn_cast<ConstantOp>(def)) {
+      auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+      if (!dense || dense.empty())
+        return std::nullopt;
+      double lo = INFINITY, hi = -INFINITY;
+      for (const APFloat &x : dense.getValues<APFloat>()) {
+        double d = x.convertToDouble();
+        if (!std::isfinite(d))
+          return std::nullopt;
+        lo = std::min(lo, d);
+        hi = std::max(hi, d);
+        if (dense.isSplat())
+          break;
+      }
+      return Bound{lo, hi};
+    }
+    if (isa<ReshapeOp, TransposeOp, BroadcastOp, SliceOp, DynamicSliceOp,
+            GatherOp>(def))
+      return arg(def->getOperand(0));
+    if (isa<ConcatOp, DynamicUpdateSliceOp, SelectOp>(def)) {
+      // Every element is one of the value operands' elements.
+      std::optional<Bound> all;
+      for (Value x : def->getOperands()) {
+        if (isa<SelectOp>(def) && x == def->getOperand(0))
+          continue;
+        if (isa<DynamicUpdateSliceOp>(def) &&
+            !isa<FloatType>(typeOf(x).getElementType()))
+          continue;
+        auto b = arg(x);
+        if (!b)
+          return std::nullopt;
+        all = all ? Bound{std::min(all->first, b->first),
+                          std::max(all->second, b->second)}
+                  : *b;
+      }
+      return all;
+    }
+    if (auto cv = dyn_cast<ConvertOp>(def)) {
+      auto b = arg(cv.getX());
+      return b ? roundedTo(et, b->first, b->second) : std::nullopt;
+    }
+    if (isa<NegOp, AbsOp>(def)) {
+      auto b = arg(def->getOperand(0));
+      if (!b)
+        return std::nullopt;
+      if (isa<NegOp>(def))
+        return Bound{-b->second, -b->first};
+      double lo = b->first <= 0 && b->second >= 0
+                      ? 0.0
+                      : std::min(std::abs(b->first), std::abs(b->second));
+      return Bound{lo, std::max(std::abs(b->first), std::abs(b->second))};
+    }
+    if (!isa<AddOp, SubOp, MulOp, MaxOp, MinOp>(def))
+      return std::nullopt;
+    auto a = arg(def->getOperand(0)), b = arg(def->getOperand(1));
+    if (!a || !b)
+      return std::nullopt;
+    double lo, hi;
+    if (isa<AddOp>(def)) {
+      lo = a->first + b->first;
+      hi = a->second + b->second;
+    } else if (isa<SubOp>(def)) {
+      lo = a->first - b->second;
+      hi = a->second - b->first;
+    } else if (isa<MulOp>(def)) {
+      double p[] = {a->first * b->first, a->first * b->second,
+                    a->second * b->first, a->second * b->second};
+      lo = *std::min_element(std::begin(p), std::end(p));
+      hi = *std::max_element(std::begin(p), std::end(p));
+    } else if (isa<MaxOp>(def)) {
+      lo = std::max(a->first, b->first);
+      hi = std::max(a->second, b->second);
+    } else {
+      lo = std::min(a->first, b->first);
+      hi = std::min(a->second, b->second);
+    }
+    return roundedTo(et, lo, hi);
+  }
+};
+} // namespace
+
+std::optional<std::pair<double, double>>
+poot::match::finiteBound(Value v, const RangeOracle &oracle) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !isa<FloatType>(t.getElementType()))
+    return std::nullopt;
+  BoundReader reader(oracle);
+  return reader.read(v, 0);
+}
+
+bool poot::match::sumStaysFinite(ArrayRef<std::pair<double, double>> bounds,
+                                 ArrayRef<Type> types) {
+  double threshold = INFINITY, score = 0x1p96;
+  for (Type t : types) {
+    auto ft = dyn_cast<FloatType>(t);
+    if (!ft)
+      return false;
+    APFloat largest = APFloat::getLargest(ft.getFloatSemantics());
+    APFloat below = largest;
+    below.next(/*nextDown=*/true);
+    double l = largest.convertToDouble();
+    double halfUlp = (l - below.convertToDouble()) / 2;
+    threshold = std::min(threshold, l + halfUlp);
+    score = std::min(score, l);
+  }
+  double lo = -score, hi = score;
+  for (auto [l, h] : bounds) {
+    lo += l;
+    hi += h;
+  }
+  lo = std::nextafter(lo, -INFINITY);
+  hi = std::nextafter(hi, INFINITY);
+  return std::isfinite(threshold) && lo > -threshold && hi < threshold;
 }
 
 /// Whether a value of type `ct` is, right-aligned against `frame`, one

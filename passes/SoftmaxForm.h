@@ -18,6 +18,7 @@
 #include "Explain.h"
 
 #include "poot/Dialect/PootDialect.h"
+#include "poot/Dialect/PootRangeAnalysis.h"
 
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallVector.h"
@@ -62,6 +63,26 @@ inline bool isSplat(mlir::Value v, double x) {
 /// arange.
 std::optional<llvm::SmallVector<double>> constantElements(mlir::Value v,
                                                           int64_t limit = 4096);
+
+/// Bounds [lo, hi] holding every element of a float value, each finite,
+/// where it is computed from constants, integers of a proven range, bool
+/// conditions, and the layout, select, convert and add/sub/mul/max/min/neg/
+/// abs ops over them, each op's result rounded to its element type (an
+/// overflow to inf gives nullopt). A float input has no bound. A mask built
+/// as `(1 - convert(m)) * finfo.min` from a 0/1 integer input is bounded,
+/// so it never makes a score -inf.
+std::optional<std::pair<double, double>>
+finiteBound(mlir::Value v, const poot::RangeOracle &oracle);
+
+/// Whether a score plus one value from each of `bounds` stays finite when
+/// summed in each float type of `types` (rounded to nearest, a sum
+/// overflows only past the largest finite value by half an ulp). The score
+/// is taken as any value of magnitude up to 2^96 or the largest finite
+/// value of the narrowest type, whichever is less. Two finfo.min padding
+/// masks added overflow to -inf; one finfo.min beside an f32 score does
+/// not.
+bool sumStaysFinite(llvm::ArrayRef<std::pair<double, double>> bounds,
+                    llvm::ArrayRef<mlir::Type> types);
 
 /// The key axis of a value of rank `rank`: its last.
 inline bool isLastAxis(int64_t axis, int64_t rank) {

@@ -11,6 +11,8 @@
 // RUN: poot-run %t.mlir --func=finite_fill_lengths_from_zero --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=small_fill_lengths_from_zero --set=lens=0,5 --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=safe_softmax_over_finite_padding --set=keep=0,0,0,0,0,0,1,0,1,1,0,1 --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=safe_softmax_over_bounded_integer_padding --set=keep=0,0,0,0,0,0,1,0,1,1,0,1 --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --func=safe_softmax_over_two_overflowing_fills --set=a=0,0,0,0,0,1,1,1,1,0,0,1 --set=b=0,0,0,0,0,0,1,0,1,1,0,1 --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=window_of_input_width --check --ref=%s --quiet
 // RUN: poot-run %t.mlir --func=window_of_input_width --set=w=1 --check --ref=%s --quiet
 
@@ -232,6 +234,79 @@ func.func @safe_softmax_over_finite_padding(%q: tensor<2x2x6x16xf32>, %k: tensor
   %inv = poot.sub %one, %kf : tensor<f32>, tensor<2x1x1x6xf32>
   %min = poot.constant dense<-3.40282347E+38> : tensor<f32>
   %mask = poot.mul %inv, %min : tensor<2x1x1x6xf32>, tensor<f32>
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x6x16xf32>
+  %s0 = poot.matmul %q, %kt : tensor<2x2x6x16xf32>, tensor<2x2x16x6xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %s = poot.mul %s0, %c : tensor<2x2x6x6xf32>, tensor<f32>
+  %x = poot.add %s, %mask : tensor<2x2x6x6xf32>, tensor<2x1x1x6xf32>
+  %m = poot.reduce_max %x {axis = 3 : i64, keepdim} : tensor<2x2x6x6xf32>
+  %d = poot.sub %x, %m : tensor<2x2x6x6xf32>, tensor<2x2x6x1xf32>
+  %e = poot.exp %d : tensor<2x2x6x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<2x2x6x6xf32>
+  %p = poot.div %e, %z : tensor<2x2x6x6xf32>, tensor<2x2x6x1xf32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %empty = poot.compare eq, %m, %ninf : tensor<2x2x6x1xf32>, tensor<f32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %ps = poot.select %empty, %zero, %p : tensor<2x2x6x1xi1>, tensor<f32>, tensor<2x2x6x6xf32>
+  %o = poot.matmul %ps, %v : tensor<2x2x6x6xf32>, tensor<2x2x6x16xf32>
+  return %o : tensor<2x2x6x16xf32>
+}
+
+// The same padding built from a 0/1 integer input, as HF builds it from
+// attention_mask (long): convert(keep) of an integer proven in [0, 1], so
+// the mask's values are bounded in [finfo.min, 0] and no score is -inf.
+// CHECK-LABEL: func.func @safe_softmax_over_bounded_integer_padding
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x6x6xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; empty-row guard never fires
+func.func @safe_softmax_over_bounded_integer_padding(%q: tensor<2x2x6x16xf32>, %k: tensor<2x2x6x16xf32>, %v: tensor<2x2x6x16xf32>,
+    %keep: tensor<2x1x1x6xi64> {poot.name = "keep", poot.range = array<i64: 0, 2>}) -> tensor<2x2x6x16xf32> {
+  %kf = poot.convert %keep : tensor<2x1x1x6xi64> -> tensor<2x1x1x6xf32>
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %inv = poot.sub %one, %kf : tensor<f32>, tensor<2x1x1x6xf32>
+  %min = poot.constant dense<-3.40282347E+38> : tensor<f32>
+  %mask = poot.mul %inv, %min : tensor<2x1x1x6xf32>, tensor<f32>
+  %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x6x16xf32>
+  %s0 = poot.matmul %q, %kt : tensor<2x2x6x16xf32>, tensor<2x2x16x6xf32>
+  %c = poot.constant dense<2.500000e-01> : tensor<f32>
+  %s = poot.mul %s0, %c : tensor<2x2x6x6xf32>, tensor<f32>
+  %x = poot.add %s, %mask : tensor<2x2x6x6xf32>, tensor<2x1x1x6xf32>
+  %m = poot.reduce_max %x {axis = 3 : i64, keepdim} : tensor<2x2x6x6xf32>
+  %d = poot.sub %x, %m : tensor<2x2x6x6xf32>, tensor<2x2x6x1xf32>
+  %e = poot.exp %d : tensor<2x2x6x6xf32>
+  %z = poot.reduce_sum %e {axis = 3 : i64, keepdim} : tensor<2x2x6x6xf32>
+  %p = poot.div %e, %z : tensor<2x2x6x6xf32>, tensor<2x2x6x1xf32>
+  %ninf = poot.constant dense<0xFF800000> : tensor<f32>
+  %empty = poot.compare eq, %m, %ninf : tensor<2x2x6x1xf32>, tensor<f32>
+  %zero = poot.constant dense<0.0> : tensor<f32>
+  %ps = poot.select %empty, %zero, %p : tensor<2x2x6x1xi1>, tensor<f32>, tensor<2x2x6x6xf32>
+  %o = poot.matmul %ps, %v : tensor<2x2x6x6xf32>, tensor<2x2x6x16xf32>
+  return %o : tensor<2x2x6x16xf32>
+}
+
+// Two such masks added: finfo.min + finfo.min overflows to -inf where both
+// hide a key, so a row they hide together is empty and the guard zeroes
+// it. The bound is not finite, so the guard stays as zero_empty_rows. The
+// check binds keys hidden by both beside keys hidden by one (weight 0 in
+// f32, where the sum is -inf, and in the f64 reference, where it is
+// -6.8e38): a row hidden whole by both is empty in f32 only, which an f64
+// reference cannot see.
+// CHECK-LABEL: func.func @safe_softmax_over_two_overflowing_fills
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}}) {n_rep = 1 : i64, scale = 2.500000e-01 : f64, zero_empty_rows}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; rows with no visible key are 0
+func.func @safe_softmax_over_two_overflowing_fills(%q: tensor<2x2x6x16xf32>, %k: tensor<2x2x6x16xf32>, %v: tensor<2x2x6x16xf32>,
+    %a: tensor<2x1x1x6xi64> {poot.name = "a", poot.range = array<i64: 0, 2>},
+    %b: tensor<2x1x1x6xi64> {poot.name = "b", poot.range = array<i64: 0, 2>}) -> tensor<2x2x6x16xf32> {
+  %one = poot.constant dense<1.0> : tensor<f32>
+  %min = poot.constant dense<-3.40282347E+38> : tensor<f32>
+  %af = poot.convert %a : tensor<2x1x1x6xi64> -> tensor<2x1x1x6xf32>
+  %ainv = poot.sub %one, %af : tensor<f32>, tensor<2x1x1x6xf32>
+  %am = poot.mul %ainv, %min : tensor<2x1x1x6xf32>, tensor<f32>
+  %bf = poot.convert %b : tensor<2x1x1x6xi64> -> tensor<2x1x1x6xf32>
+  %binv = poot.sub %one, %bf : tensor<f32>, tensor<2x1x1x6xf32>
+  %bm = poot.mul %binv, %min : tensor<2x1x1x6xf32>, tensor<f32>
+  %mask = poot.add %am, %bm : tensor<2x1x1x6xf32>, tensor<2x1x1x6xf32>
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x6x16xf32>
   %s0 = poot.matmul %q, %kt : tensor<2x2x6x16xf32>, tensor<2x2x16x6xf32>
   %c = poot.constant dense<2.500000e-01> : tensor<f32>

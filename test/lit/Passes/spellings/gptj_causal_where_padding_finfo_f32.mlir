@@ -1,6 +1,7 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention | FileCheck %s
 // RUN: poot-opt %s --poot-canonicalize --poot-attention=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
+// RUN: poot-run %t.mlir --check --ref=%s --quiet --set=arg3=0,0,0,0,1,0,1,1
 // RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
 // HF GPT-J (4.2x) with a padding mask: the model turns attention_mask
@@ -14,14 +15,17 @@
 // select(causal, 0, finfo.min / 8), also on a row the padding hides
 // whole. B = 2, H = 2, L = 4, D = 64.
 
-// Not fused yet: the padding term is read from an integer mask converted to
-// a number, which the fill reader does not take as 0 or finfo.min, so
-// nothing proves what it adds to the causal fill; declined soundly.
+// Fused: the padding term (1 - convert(am)) * finfo.min, am an integer in
+// [0, 2), is bounded in [finfo.min, 0], so it adds a finite value to every
+// key and the diagonal key the causal band keeps stays the row's visible
+// key: the finite causal fill is the band. The padding stays a tensor mask.
+// The second check binds a batch row padded whole.
 
 // CHECK-LABEL: func.func @gptj_causal_where_padding_finfo_f32
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: finite mask fill -4.25353e+37 with rows that may have no visible key
+// CHECK-NOT: poot.exp
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x4x4xf32>) {causal, n_rep = 1 : i64, scale = 1.250000e-01 : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.125, tensor mask, causal{{$}}
 func.func @gptj_causal_where_padding_finfo_f32(%q: tensor<2x2x4x64xf32>, %k: tensor<2x2x4x64xf32>,
                                                %v: tensor<2x2x4x64xf32>,
                                                %am: tensor<2x4xi32> {poot.range = array<i64: 0, 2>})

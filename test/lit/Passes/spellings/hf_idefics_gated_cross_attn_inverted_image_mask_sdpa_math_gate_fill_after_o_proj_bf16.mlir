@@ -36,17 +36,11 @@
 // the graph and by the fused op alike, and the gate after o_proj, which
 // stays, zeroes it).
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v mask(... : tensor<2x1x5x6x...>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
-// Today (sound, checked against the oracle): the same fused op plus
-// zero_empty_rows, read off _safe_softmax's -inf test of the masked
-// scores; with the finite finfo(bf16).min fill no row is all -inf, so the
-// attribute (like the guard) never fires; the gate after o_proj stays.
 // CHECK-LABEL: func.func @hf_idefics_gated_cross_attn_inverted_image_mask_sdpa_math_gate_fill_after_o_proj_bf16
 // CHECK-NOT: poot.exp
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x5x6xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64, zero_empty_rows}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x5x6xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; rows with no visible key are 0, as 'poot.select' at line {{[0-9]+}} makes them{{$}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; empty-row guard never fires{{$}}
 func.func @hf_idefics_gated_cross_attn_inverted_image_mask_sdpa_math_gate_fill_after_o_proj_bf16(
     %q_lin: tensor<2x5x64xbf16>, %k_lin: tensor<2x6x64xbf16>, %v_lin: tensor<2x6x64xbf16>,
     %o_proj_weight: tensor<64x64xbf16>,
