@@ -1072,8 +1072,41 @@ Value normaliseMask(PatternRewriter &rewriter, Location loc, Value mask,
   // A broadcast is taken off: the fused op broadcasts its batch and head
   // dims itself, and spells out the rows and keys below (a padding mask
   // [B, 1, 1, S] expanded over the heads stays one row of keys a batch).
-  while (auto bc = mask.getDefiningOp<BroadcastOp>())
-    mask = bc.getX();
+  // So is one under a reshape that only inserts or drops unit dims (a
+  // table expanded over the heads of a flattened batch * heads axis): the
+  // reshape goes onto the broadcast's operand.
+  for (;;) {
+    if (auto bc = mask.getDefiningOp<BroadcastOp>()) {
+      mask = bc.getX();
+      continue;
+    }
+    auto r = mask.getDefiningOp<ReshapeOp>();
+    auto bc = r ? r.getX().getDefiningOp<BroadcastOp>() : BroadcastOp();
+    if (!bc)
+      break;
+    auto in = typeOf(r.getX()), out = typeOf(r.getResult());
+    auto yt = typeOf(bc.getX());
+    SmallVector<int64_t> pin, pout;
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      if (in.getDimSize(d) != 1)
+        pin.push_back(d);
+    for (int64_t d = 0; d < out.getRank(); ++d)
+      if (out.getDimSize(d) != 1)
+        pout.push_back(d);
+    if (pin.size() != pout.size() ||
+        llvm::any_of(llvm::zip(pin, pout), [&](auto p) {
+          return in.getDimSize(std::get<0>(p)) !=
+                 out.getDimSize(std::get<1>(p));
+        }))
+      break;
+    SmallVector<int64_t> padded(in.getRank() - yt.getRank(), 1);
+    llvm::append_range(padded, yt.getShape());
+    SmallVector<int64_t> shape(out.getRank(), 1);
+    for (size_t i = 0; i < pin.size(); ++i)
+      shape[pout[i]] = padded[pin[i]];
+    mask = rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get(shape, yt.getElementType()), bc.getX());
+  }
   auto mt = typeOf(mask);
   if (mt.getRank() > 4)
     return nullptr;
@@ -1435,6 +1468,49 @@ bool constantVisibility(ConstantOp c, bool visibleWhenTrue, Visibility &vis,
     tighten(vis.upper, *hi, true);
   if (-(rows - 1) < *lo)
     tighten(vis.lower, *lo, false);
+  return true;
+}
+
+/// A mask table computed at compile time (xFormers' block-diagonal causal
+/// bias, written block by block into a -inf table) that is -inf outside a
+/// band of its rows and keys: the band is what the table keeps at most,
+/// so it is read (tiles past it are never visited) and the table stays the
+/// tensor mask, adding -inf again where the band hides. Returns whether
+/// the band tightened `vis`.
+bool enclosingBand(Value term, Visibility &vis, int64_t lq, int64_t lk) {
+  if (vis.posKnown && vis.posUsed)
+    return false;
+  Value src = stripBroadcast(term);
+  auto t = typeOf(src);
+  int64_t rank = t.getRank();
+  if (!isa<FloatType>(t.getElementType()) || rank < 2 ||
+      t.getDimSize(rank - 2) != lq || t.getDimSize(rank - 1) != lk ||
+      lq < 2 || lk < 2)
+    return false;
+  auto cells = constantElements(src, 1 << 16);
+  if (!cells)
+    return false;
+  std::optional<int64_t> lo, hi;
+  for (int64_t f = 0, n = cells->size(); f < n; ++f) {
+    double x = (*cells)[f];
+    if (x == -INFINITY)
+      continue;
+    int64_t k = f % lk, i = (f / lk) % lq;
+    lo = lo ? std::min(*lo, k - i) : k - i;
+    hi = hi ? std::max(*hi, k - i) : k - i;
+  }
+  if (!lo)
+    return false; // every key hidden: nothing to read
+  bool upper = lk - 1 > *hi && (!vis.upper || *vis.upper > *hi);
+  bool lower = -(lq - 1) < *lo && (!vis.lower || *vis.lower < *lo);
+  if (!upper && !lower)
+    return false;
+  vis.posKnown = true;
+  vis.posUsed = false;
+  if (upper)
+    vis.upper = *hi;
+  if (lower)
+    vis.lower = *lo;
   return true;
 }
 
@@ -1873,6 +1949,8 @@ MaskMeaning explainMasks(ArrayRef<Value> masks,
         out.alibi = *slopes;
         continue;
       }
+    if (enclosingBand(term, vis, lq, lk))
+      out.notes.push_back("band read off the table's -inf cells");
     out.rest.push_back(term);
   }
   for (auto [c, inverted] : allConds) {

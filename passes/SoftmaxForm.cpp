@@ -188,6 +188,86 @@ constantNode(Value v, int64_t limit, int depth,
     }
     return out;
   }
+  if (auto tr = dyn_cast<TransposeOp>(def)) {
+    auto x = constantElementsOf(tr.getX(), limit, depth + 1, memo);
+    if (!x)
+      return std::nullopt;
+    ArrayRef<int64_t> in = typeOf(tr.getX()).getShape();
+    ArrayRef<int64_t> perm = tr.getPerm();
+    SmallVector<int64_t> at, src(rank);
+    for (int64_t i = 0; i < n; ++i) {
+      multiIndex(i, at);
+      for (int64_t d = 0; d < rank; ++d)
+        src[perm[d]] = at[d];
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        flat = flat * in[d] + src[d];
+      out[i] = (*x)[flat];
+    }
+    return out;
+  }
+  if (auto cat = dyn_cast<ConcatOp>(def)) {
+    int64_t axis = cat.getAxis() < 0 ? cat.getAxis() + rank : cat.getAxis();
+    if (axis < 0 || axis >= rank)
+      return std::nullopt;
+    SmallVector<SmallVector<double>> parts;
+    SmallVector<int64_t> offsets;
+    int64_t off = 0;
+    for (Value x : cat.getInputs()) {
+      auto e = constantElementsOf(x, limit, depth + 1, memo);
+      if (!e)
+        return std::nullopt;
+      parts.push_back(std::move(*e));
+      offsets.push_back(off);
+      off += typeOf(x).getDimSize(axis);
+    }
+    SmallVector<int64_t> at;
+    for (int64_t i = 0; i < n; ++i) {
+      multiIndex(i, at);
+      size_t j = offsets.size() - 1;
+      while (offsets[j] > at[axis])
+        --j;
+      ArrayRef<int64_t> in = typeOf(cat.getInputs()[j]).getShape();
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        flat = flat * in[d] + (d == axis ? at[d] - offsets[j] : at[d]);
+      out[i] = parts[j][flat];
+    }
+    return out;
+  }
+  if (auto dus = dyn_cast<DynamicUpdateSliceOp>(def)) {
+    // The starts clamp into [0, dim - size], as the op's own do.
+    auto x = constantElementsOf(dus.getX(), limit, depth + 1, memo);
+    auto u = constantElementsOf(dus.getUpdate(), limit, depth + 1, memo);
+    if (!x || !u || static_cast<int64_t>(dus.getStarts().size()) != rank)
+      return std::nullopt;
+    ArrayRef<int64_t> us = typeOf(dus.getUpdate()).getShape();
+    SmallVector<int64_t> starts;
+    for (auto [d, st] : llvm::enumerate(dus.getStarts())) {
+      auto e = constantElementsOf(st, limit, depth + 1, memo);
+      if (!e || e->size() != 1)
+        return std::nullopt;
+      int64_t hi = t.getDimSize(d) - us[d];
+      starts.push_back(std::clamp<int64_t>(static_cast<int64_t>((*e)[0]), 0,
+                                           std::max<int64_t>(hi, 0)));
+    }
+    out = *x;
+    SmallVector<int64_t> at;
+    for (int64_t i = 0, m = typeOf(dus.getUpdate()).getNumElements(); i < m;
+         ++i) {
+      int64_t rest = i;
+      at.assign(rank, 0);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        at[d] = rest % us[d];
+        rest /= us[d];
+      }
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        flat = flat * t.getDimSize(d) + at[d] + starts[d];
+      out[flat] = (*u)[i];
+    }
+    return out;
+  }
   if (auto g = dyn_cast<GatherOp>(def)) {
     auto x = constantElementsOf(g.getX(), limit, depth + 1, memo);
     auto idx = constantElementsOf(g.getIdx(), limit, depth + 1, memo);

@@ -268,11 +268,13 @@ func.func @slopes_computed_scaled(%q: tensor<1x4x5x16xf32>, %k: tensor<1x4x5x16x
 
 // A constant table added to the scores (0, small biases and -inf) under the
 // empty-row guard: every row keeps a key with a finite bias, so the guard
-// never fires and the table is the fused op's mask.
+// never fires and the table is the fused op's mask. Its -inf cells lie
+// above t = i + 3 only where the band t <= i + 3 ends, so that band is read
+// as well (causal at offset 3) and the table stays.
 // CHECK-LABEL: func.func @const_additive_rows_kept
-// CHECK: poot.attention {{.+}} mask({{.+}}) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK: poot.attention {{.+}} mask({{.+}}) pos({{.+}}) {causal, n_rep = 1 : i64, scale = 2.500000e-01 : f64}
 // CHECK-NOT: poot.exp
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; empty-row guard never fires{{$}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask, causal at offset 3; empty-row guard never fires; band read off the table's -inf cells{{$}}
 func.func @const_additive_rows_kept(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x16xf32>,
     %v: tensor<1x1x5x16xf32>) -> tensor<1x1x4x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x5x16xf32>
@@ -302,9 +304,9 @@ func.func @const_additive_rows_kept(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x1
 // softmax gives NaN; fused with zero_empty_rows, which gives 0 there too.
 // CHECK-LABEL: func.func @const_additive_row_empty
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention {{.*}} mask(%{{.+}} : tensor<1x1x4x5xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64, zero_empty_rows}
+// CHECK: poot.attention {{.*}} mask(%{{.+}} : tensor<1x1x4x5xf32>) pos(%{{.+}}) {causal, n_rep = 1 : i64, scale = 2.500000e-01 : f64, zero_empty_rows}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; rows with no visible key are 0, as 'poot.select' at line {{[0-9]+}} makes them{{$}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask, causal at offset 3; rows with no visible key are 0, as 'poot.select' at line {{[0-9]+}} makes them; band read off the table's -inf cells{{$}}
 func.func @const_additive_row_empty(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x16xf32>,
     %v: tensor<1x1x5x16xf32>) -> tensor<1x1x4x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x5x16xf32>
@@ -337,9 +339,9 @@ func.func @const_additive_row_empty(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x1
 // -inf), so it fuses with zero_empty_rows.
 // CHECK-LABEL: func.func @const_additive_huge_penalty
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention {{.*}} mask(%{{.+}} : tensor<1x1x4x5xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64, zero_empty_rows}
+// CHECK: poot.attention {{.*}} mask(%{{.+}} : tensor<1x1x4x5xf32>) pos(%{{.+}}) {causal, n_rep = 1 : i64, scale = 2.500000e-01 : f64, zero_empty_rows}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; rows with no visible key are 0, as 'poot.select' at line {{[0-9]+}} makes them{{$}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask, causal at offset 3; rows with no visible key are 0, as 'poot.select' at line {{[0-9]+}} makes them; band read off the table's -inf cells{{$}}
 func.func @const_additive_huge_penalty(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x5x16xf32>,
     %v: tensor<1x1x5x16xf32>) -> tensor<1x1x4x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x5x16xf32>

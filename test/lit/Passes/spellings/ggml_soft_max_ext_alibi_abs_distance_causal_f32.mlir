@@ -14,13 +14,14 @@
 
 // Weaker form today: -|i - t| is not read as affine under the band, so the
 // product with the slopes stays a tensor mask (the same values the graph
-// adds); the strongest form would be causal with alibi_slopes.
+// adds), with the causal band its -inf cells give read as well; the
+// strongest form would be causal with alibi_slopes.
 
 // CHECK-LABEL: func.func @ggml_soft_max_ext_alibi_abs_distance_causal_f32
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x4x5x5xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x4x5x5xf32>) {causal, n_rep = 1 : i64, scale = 2.500000e-01 : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask, causal; band read off the table's -inf cells
 func.func @ggml_soft_max_ext_alibi_abs_distance_causal_f32(%q: tensor<1x4x5x16xf32>, %k: tensor<1x4x5x16xf32>,
                                                            %v: tensor<1x4x5x16xf32>) -> tensor<1x4x5x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x5x16xf32>

@@ -10,13 +10,15 @@
 // expand/reshape; attn_weights = q @ k^T / sqrt(D) + mask; softmax in f32,
 // .to(bf16); @ v. GQA 4/2, D = 64, L = 4, past = 3, sliding_window = 2.
 // The table's keys are the new tokens only: row i sees new keys i - 2 .. i
-// and every past key, which is no band over the whole key axis.
+// and every past key, which is no band over the whole key axis; its -inf
+// cells (keys past the diagonal) give the causal band at offset 3, read
+// beside the table.
 
 // CHECK-LABEL: func.func @hf_mistral434_sliding_log_past_cat_bf16
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
 // CHECK: poot.attention
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 0.125, tensor mask{{$}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 0.125, tensor mask, causal at offset 3; band read off the table's -inf cells{{$}}
 func.func @hf_mistral434_sliding_log_past_cat_bf16(%q: tensor<1x4x4x64xbf16>, %k: tensor<1x2x7x64xbf16>,
                                                    %v: tensor<1x2x7x64xbf16>) -> tensor<1x4x4x64xbf16> {
   %band = poot.constant dense<[[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0]]> : tensor<4x4xbf16>

@@ -6,13 +6,15 @@
 // Near miss of onnx_opset14_causal_trilu_table: the 0/1 float table
 // compared Equal(mask, 0) has one lower entry cleared (row 5 hides key 2),
 // so it is no band of col - row (every entry is checked) and the compare is
-// not read as the causal condition: the mask stays a tensor.
+// not read as the causal condition: the mask stays a tensor. Its -inf
+// cells still hold every key above the diagonal, so the band the table
+// keeps at most is causal: read as well, the table added to it.
 
 // CHECK-LABEL: func.func @nm_onnx_trilu_table_not_band
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x1x7x7xf32>) {n_rep = 1 : i64, scale = 0.15811{{[0-9]*}} : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x1x7x7xf32>) {causal, n_rep = 1 : i64, scale = 0.15811{{[0-9]*}} : f64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.158114, tensor mask
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.158114, tensor mask, causal; band read off the table's -inf cells{{$}}
 func.func @nm_onnx_trilu_table_not_band(%q: tensor<2x3x7x40xf32>, %k: tensor<2x3x7x40xf32>,
                                         %v: tensor<2x3x7x40xf32>) -> tensor<2x3x7x40xf32> {
   %tri = poot.constant dense<[[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]]> : tensor<7x7xf32>

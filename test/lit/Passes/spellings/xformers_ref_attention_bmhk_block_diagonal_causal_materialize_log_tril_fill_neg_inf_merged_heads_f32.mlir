@@ -23,23 +23,17 @@
 // M = 3 + 5, K = 16.
 //
 // Strongest form: the table is -inf off (t <= i and t in i's sequence), so
-// the causal part is a band and the rest (keys of the other sequence)
-// stays one constant tensor mask shared by every head: poot.attention q, k,
-// v mask(.. : tensor<1x1x8x8xf32>) {causal, n_rep = 1, scale = 0.25};
-// every row keeps its own diagonal key, so no row is empty.
-
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v mask(.. : tensor<1x1x8x8xf32>) {causal, n_rep = 1 : i64, scale = 2.500000e-01 : f64}
-// Today (sound, checked against the oracle):
-// fused with the materialized table as a tensor mask: the two
-// dynamic_update_slice writes of the log(tril) blocks into the -inf fill
-// are neither folded nor read as a condition, so no band is proven, and the
-// expand over the heads stays on the mask ([1, 4, 8, 8], not [1, 1, 8, 8]).
+// the band it keeps at most is causal with a window of 5 (the longer
+// sequence: no row sees a key more than 4 back), and the rest (keys of the
+// other sequence) stays one constant tensor mask shared by every head:
+// poot.attention q, k, v mask(.. : tensor<1x1x8x8xf32>) {causal, n_rep = 1,
+// scale = 0.25, window = 5}; every row keeps its own diagonal key, so no
+// row is empty.
 // CHECK-LABEL: func.func @xformers_ref_attention_bmhk_block_diagonal_causal_materialize_log_tril_fill_neg_inf_merged_heads_f32
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x4x8x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x1x8x8xf32>) {causal, n_rep = 1 : i64, scale = 2.500000e-01 : f64, window = 5 : i64}
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask{{$}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask, causal, window 5; band read off the table's -inf cells{{$}}
 func.func @xformers_ref_attention_bmhk_block_diagonal_causal_materialize_log_tril_fill_neg_inf_merged_heads_f32(
     %query: tensor<1x8x4x16xf32>, %key: tensor<1x8x4x16xf32>, %value: tensor<1x8x4x16xf32>)
     -> tensor<1x8x4x16xf32> {
