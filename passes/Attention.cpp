@@ -117,6 +117,24 @@ Value stripAligned(Value v) {
       v = r.getX();
       continue;
     }
+    // Any reshape of the leading dims of a broadcast of a value that varies
+    // only along rows and keys: every leading index holds that value (a
+    // mask repeated over the heads and flattened into a batch * heads axis,
+    // ParlAI's and Sockeye's bmm masks).
+    if (r)
+      if (auto b = r.getX().getDefiningOp<BroadcastOp>()) {
+        auto in = typeOf(r.getX()), out = r.getType(), xt = typeOf(b.getX());
+        int64_t ir = in.getRank(), orank = out.getRank();
+        bool rowsKeys = ir >= 2 && orank >= 2 &&
+                        in.getDimSize(ir - 1) == out.getDimSize(orank - 1) &&
+                        in.getDimSize(ir - 2) == out.getDimSize(orank - 2);
+        for (int64_t d = 0; rowsKeys && d + 2 < xt.getRank(); ++d)
+          rowsKeys = xt.getDimSize(d) == 1;
+        if (rowsKeys) {
+          v = b.getX();
+          continue;
+        }
+      }
     return v;
   }
 }
@@ -2880,6 +2898,17 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     hq = qt.getDimSize(1) * groups;
     lq = qt.getDimSize(3);
   }
+  // One query head the first matmul broadcasts against several key heads
+  // (MGP-STR's learned queries [T, C] against a batch of keys): the query
+  // is read by every head, so the fused op gets it broadcast, one query
+  // head per key head.
+  bool broadcastQueryHeads = false;
+  if (!grouped && hq == 1 && ktt.getDimSize(1 - lead) > 1 &&
+      typeOf(root.getRhs()).getDimSize(1 - lead) ==
+          ktt.getDimSize(1 - lead)) {
+    hq = ktt.getDimSize(1 - lead);
+    broadcastQueryHeads = true;
+  }
   Location loc = root.getLoc();
   int64_t headAxis = 1 - lead;
   auto isIdentityPerm = [](ArrayRef<int64_t> p) {
@@ -3219,9 +3248,17 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       return std::nullopt;
     SmallVector<int64_t> d(5 - t.getRank(), 1);
     llvm::append_range(d, t.getShape());
-    if (d[1] != 1 || d[2] != 1)
+    // A mask that varies over the key heads or the group (Doge's dynamic
+    // mask, repeated with the keys) is one mask per query head h = g * n +
+    // r, in the order the grouped query heads are flattened.
+    if ((d[1] != 1 && d[1] != qt.getDimSize(1)) ||
+        (d[2] != 1 && d[2] != qt.getDimSize(2)))
       return std::nullopt;
-    return RankedTensorType::get({d[0], 1, d[3], d[4]}, t.getElementType());
+    int64_t heads = d[1] == 1 && d[2] == 1
+                        ? 1
+                        : qt.getDimSize(1) * qt.getDimSize(2);
+    return RankedTensorType::get({d[0], heads, d[3], d[4]},
+                                 t.getElementType());
   };
   auto maskViewType = [&](Value m) {
     if (!grouped)
@@ -3237,7 +3274,23 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
     Value s = stripAligned(m);
     if (typeOf(s).getRank() <= 2)
       return s;
-    return rewriter.create<ReshapeOp>(loc, *unitHeadsView(m), m);
+    auto view = *unitHeadsView(m);
+    auto t = typeOf(m);
+    if (view.getDimSize(1) != 1) {
+      // Spelled out over both head axes before they merge.
+      SmallVector<int64_t> d(5 - t.getRank(), 1);
+      llvm::append_range(d, t.getShape());
+      Value x = m;
+      if (t.getRank() != 5)
+        x = rewriter.create<ReshapeOp>(
+            loc, RankedTensorType::get(d, t.getElementType()), x);
+      SmallVector<int64_t> full{d[0], qt.getDimSize(1), qt.getDimSize(2), d[3],
+                                d[4]};
+      if (ArrayRef<int64_t>(full) != ArrayRef<int64_t>(d))
+        x = rewriter.create<BroadcastOp>(loc, x, full);
+      return rewriter.create<ReshapeOp>(loc, view, x);
+    }
+    return rewriter.create<ReshapeOp>(loc, view, m);
   };
   if (grouped) {
     SmallVector<Value> all(peeled->masks);
@@ -3549,6 +3602,14 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   q = withBatch(q);
   k = withBatch(k);
   v = withBatch(v);
+  if (broadcastQueryHeads) {
+    SmallVector<int64_t> shape(typeOf(q).getShape());
+    shape[1] = hq;
+    q = rewriter.create<BroadcastOp>(loc, q, shape);
+    note += llvm::formatv("; the one query head broadcast to the {0} key "
+                          "heads",
+                          hq);
+  }
 
   if (grouped) {
     q = rewriter.create<ReshapeOp>(

@@ -452,6 +452,14 @@ bool readAsMaskOnly(Value v, int depth = 0) {
     if (isa<ReshapeOp, BroadcastOp>(user) &&
         readAsMaskOnly(user->getResult(0), depth + 1))
       continue;
+    // A compare with a constant read as mask logic (ParlAI's `mask == 0`
+    // of its 0/1 tril table): the folds of a compare of a bool converted
+    // to a number take it.
+    if (auto cmp = dyn_cast<CompareOp>(user)) {
+      Value other = cmp->getOperand(1 - use.getOperandNumber());
+      if (splatNumber(other) && readAsMaskOnly(cmp.getResult(), depth + 1))
+        continue;
+    }
     if (auto mul = dyn_cast<MulOp>(user)) {
       Value other = mul->getOperand(1 - use.getOperandNumber());
       if (!other.getDefiningOp<ConstantOp>())

@@ -703,13 +703,32 @@ static FailureOr<SoftmaxForm> readLogSumExp(ExpOp exp, std::string &why) {
   if (!isRowConstant(sub.getRhs(), frame))
     return variesAlongKeys();
   w = stripFloatConvert(w);
+  // torch.logsumexp (its decomposition) adds the max with infinities
+  // zeroed, select(|m| == inf, 0, m), and subtracts m itself inside: on a
+  // row whose max is finite both are m, and where it is infinite the row is
+  // NaN either way.
+  auto unguarded = [](Value v) {
+    v = stripRowView(v);
+    auto sel = v.getDefiningOp<SelectOp>();
+    auto cmp = sel ? sel.getCond().getDefiningOp<CompareOp>() : CompareOp();
+    if (!cmp || !isSplat(cmp.getRhs(), INFINITY))
+      return v;
+    // |x| == inf picks 0 when true, |x| != inf when false.
+    bool eq = cmp.getPredicate() == ComparePredicate::eq;
+    if (!eq && cmp.getPredicate() != ComparePredicate::ne)
+      return v;
+    Value zero = eq ? sel.getOnTrue() : sel.getOnFalse();
+    Value x = stripRowView(eq ? sel.getOnFalse() : sel.getOnTrue());
+    auto abs = cmp.getLhs().getDefiningOp<AbsOp>();
+    return isSplat(zero, 0.0) && abs && stripRowView(abs.getX()) == x ? x : v;
+  };
   bool same;
   if (!m) {
     same = w == stripFloatConvert(a);
   } else {
     auto inner = w.getDefiningOp<SubOp>();
     same = inner && stripFloatConvert(inner.getLhs()) == stripFloatConvert(a) &&
-           stripRowView(inner.getRhs()) == stripRowView(m) &&
+           unguarded(inner.getRhs()) == unguarded(m) &&
            isRowConstant(m, frame);
   }
   if (!same) {

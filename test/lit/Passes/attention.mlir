@@ -1354,10 +1354,11 @@ func.func @grouped_5d_broadcast(%q: tensor<1x6x4x40xf32>, %k: tensor<1x2x6x40xf3
 
 // -----
 
-// A per-head mask on grouped scores: its axes would need regrouping.
+// A per-head mask on grouped scores: one mask per query head h = k * 3 +
+// r, the grouping kept.
 // CHECK-LABEL: func.func @grouped_5d_head_mask
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: grouped scores take masks over [Lq, Lk] or with unit head and group axes only, got tensor<1x2x3x4x6xf32>{{$}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x6x4x6xf32>) {n_rep = 3 : i64, scale = 1.000000e+00 : f64}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 3, scale 1, tensor mask{{$}}
 func.func @grouped_5d_head_mask(%q: tensor<1x2x3x4x40xf32>, %k: tensor<1x2x6x40xf32>, %v: tensor<1x2x6x40xf32>, %bias: tensor<1x2x3x4x6xf32>) -> tensor<1x2x3x4x40xf32> {
   %kg = poot.reshape %k : tensor<1x2x6x40xf32> -> tensor<1x2x1x6x40xf32>
   %kt = poot.transpose %kg {perm = array<i64: 0, 1, 2, 4, 3>} : tensor<1x2x1x6x40xf32>
@@ -1412,10 +1413,12 @@ func.func @key_batch_broadcast(%q: tensor<2x2x1x16xf32>, %k: tensor<1x2x8x16xf32
 
 // -----
 
-// One query head broadcast against two key heads.
+// One query head broadcast against two key heads: every key head reads
+// the same query, broadcast for the fused op.
 // CHECK-LABEL: func.func @query_head_broadcast
-// CHECK-NOT: poot.attention
-// EXPLAIN: remark: attention declined: key heads 2 do not match query heads 1{{$}}
+// CHECK: poot.broadcast %{{.+}} {shape = array<i64: 1, 2, 1, 16>}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} {n_rep = 1 : i64, scale = 1.000000e+00 : f64}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 1; the one query head broadcast to the 2 key heads{{$}}
 func.func @query_head_broadcast(%q: tensor<1x1x1x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x1x16xf32> {
   %kt = poot.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x8x16xf32>
   %s = poot.matmul %q, %kt : tensor<1x1x1x16xf32>, tensor<1x2x16x8xf32>

@@ -3,17 +3,18 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
 // RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
-// Near miss of the grouped padding mask: the mask [B, 1, G, T, S] differs
-// per group member r, so in the rank-4 frame it would have to be regrouped
-// by query head, which is not read; must decline and run unfused (the
-// grouped view takes masks with unit head and group axes only).
+// The grouped padding mask [B, 1, G, T, S] that differs per group member
+// r (once a near miss): in the rank-4 frame it is one mask per query head
+// h = k * G + r, spelled out over the key heads and merged with the group
+// axis, and the grouping stays (n_rep 2, keys read once).
 // B = 2, T = 3, S = 5, K = 2, G = 2, H = 16.
 
-// CHECK-LABEL: func.func @nm_jax_gqa_padding_mask_per_group
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: grouped scores take masks over [Lq, Lk] or with unit head and group axes only, got tensor<2x1x2x3x5xi1>
-func.func @nm_jax_gqa_padding_mask_per_group(%q: tensor<2x3x4x16xf32>, %k: tensor<2x5x2x16xf32>,
+// CHECK-LABEL: func.func @jax_gqa_padding_mask_per_group_member
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x4x3x5xf32>) {n_rep = 2 : i64, scale = 2.500000e-01 : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 2, scale 0.25, tensor mask{{$}}
+func.func @jax_gqa_padding_mask_per_group_member(%q: tensor<2x3x4x16xf32>, %k: tensor<2x5x2x16xf32>,
                                              %v: tensor<2x5x2x16xf32>, %mask: tensor<2x1x2x3x5xi1>)
     -> tensor<2x3x4x16xf32> {
   %q5 = poot.reshape %q : tensor<2x3x4x16xf32> -> tensor<2x3x2x2x16xf32>

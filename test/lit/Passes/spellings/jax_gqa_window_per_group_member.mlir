@@ -3,17 +3,19 @@
 // RUN: poot-opt %s --poot-canonicalize --poot-attention -o %t.mlir && poot-run %t.mlir --check --ref=%s --quiet
 // RUN: %if vulkan %{ poot-run %t.mlir --device=vulkan --check --ref=%s --quiet %}
 
-// Near miss of jax_dpa_xla_gqa_window_bf16: the window mask built with
-// iotas over the grouped logits shape [B, K, G, T, S] reads the group index
-// too (row - (g + 1) <= col: each query head of a group looks back a
-// different distance). Reduced to what it varies along, the condition is
-// still over [G, T, S], not [T, S], so the grouped scores decline it.
+// A variant of jax_dpa_xla_gqa_window_bf16 (once a near miss): the window
+// mask built with iotas over the grouped logits shape [B, K, G, T, S]
+// reads the group index too (row - (g + 1) <= col: each query head of a
+// group looks back a different distance). The causal part is shared and
+// read as the band; the per-member window stays one tensor mask per query
+// head, and the grouping stays (n_rep 3).
 
-// CHECK-LABEL: func.func @nm_jax_gqa_window_per_group
-// CHECK-NOT: poot.attention
-// CHECK: poot.exp
-// EXPLAIN: remark: attention declined: grouped scores take masks over [Lq, Lk] or with unit head and group axes only, got tensor<3x8x8xi1>
-func.func @nm_jax_gqa_window_per_group(%q: tensor<1x8x6x32xbf16>, %k: tensor<1x8x2x32xbf16>,
+// CHECK-LABEL: func.func @jax_gqa_window_per_group_member
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<1x6x8x8xf32>) {causal, n_rep = 3 : i64, scale = 0.17677{{[0-9]*}} : f64}
+// CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 3, scale 0.176777, tensor mask, causal{{$}}
+func.func @jax_gqa_window_per_group_member(%q: tensor<1x8x6x32xbf16>, %k: tensor<1x8x2x32xbf16>,
                                        %v: tensor<1x8x2x32xbf16>) -> tensor<1x8x6x32xbf16> {
   %q5 = poot.reshape %q : tensor<1x8x6x32xbf16> -> tensor<1x8x2x3x32xbf16>
   %qf = poot.convert %q5 : tensor<1x8x2x3x32xbf16> -> tensor<1x8x2x3x32xf32>
