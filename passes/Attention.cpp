@@ -43,6 +43,7 @@
 #include "poot/Passes/Patterns.h"
 
 #include "HeadMap.h"
+#include "MaskForm.h"
 #include "SoftmaxForm.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -1104,19 +1105,10 @@ Value normaliseMask(PatternRewriter &rewriter, Location loc, Value mask,
       break;
     auto in = typeOf(r.getX()), out = typeOf(r.getResult());
     auto yt = typeOf(bc.getX());
-    SmallVector<int64_t> pin, pout;
-    for (int64_t d = 0; d < in.getRank(); ++d)
-      if (in.getDimSize(d) != 1)
-        pin.push_back(d);
-    for (int64_t d = 0; d < out.getRank(); ++d)
-      if (out.getDimSize(d) != 1)
-        pout.push_back(d);
-    if (pin.size() != pout.size() ||
-        llvm::any_of(llvm::zip(pin, pout), [&](auto p) {
-          return in.getDimSize(std::get<0>(p)) !=
-                 out.getDimSize(std::get<1>(p));
-        }))
+    auto dims = unitDimMap(in, out);
+    if (!dims)
       break;
+    auto &[pin, pout] = *dims;
     SmallVector<int64_t> padded(in.getRank() - yt.getRank(), 1);
     llvm::append_range(padded, yt.getShape());
     SmallVector<int64_t> shape(out.getRank(), 1);

@@ -704,25 +704,6 @@ struct NotNot : public OpRewritePattern<NotOp> {
   }
 };
 
-/// For a reshape from `in` to `out` that only inserts or drops unit dims,
-/// the non-unit dims of each, in order and pairwise of one size; nullopt
-/// when the reshape moves data otherwise.
-std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
-unitDimMap(RankedTensorType in, RankedTensorType out) {
-  SmallVector<int64_t> pin, pout;
-  for (int64_t d = 0; d < in.getRank(); ++d)
-    if (in.getDimSize(d) != 1)
-      pin.push_back(d);
-  for (int64_t d = 0; d < out.getRank(); ++d)
-    if (out.getDimSize(d) != 1)
-      pout.push_back(d);
-  if (pin.size() != pout.size())
-    return std::nullopt;
-  for (size_t i = 0; i < pin.size(); ++i)
-    if (in.getDimSize(pin[i]) != out.getDimSize(pout[i]))
-      return std::nullopt;
-  return std::pair{pin, pout};
-}
 
 /// reshape(broadcast(c)) of a condition, the reshape only inserting or
 /// dropping unit dims: broadcast(reshape'(c)), c laid out as the result
@@ -3413,6 +3394,27 @@ struct ConditionToItsDependence : public OpRewritePattern<OpTy> {
 } // namespace
 
 bool poot::isMaskArithmetic(Value v) { return maskLike(v); }
+
+/// For a reshape from `in` to `out` that only inserts or drops unit dims,
+/// the non-unit dims of each, in order and pairwise of one size; nullopt
+/// when the reshape moves data otherwise.
+std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+poot::unitDimMap(RankedTensorType in, RankedTensorType out) {
+  SmallVector<int64_t> pin, pout;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (in.getDimSize(d) != 1)
+      pin.push_back(d);
+  for (int64_t d = 0; d < out.getRank(); ++d)
+    if (out.getDimSize(d) != 1)
+      pout.push_back(d);
+  if (pin.size() != pout.size())
+    return std::nullopt;
+  for (size_t i = 0; i < pin.size(); ++i)
+    if (in.getDimSize(pin[i]) != out.getDimSize(pout[i]))
+      return std::nullopt;
+  return std::pair{pin, pout};
+}
+
 
 void poot::populateMaskFormPatterns(RewritePatternSet &patterns) {
   patterns.add<ArangeToIota, BandTableDynamicSlice, BandTableSlice,

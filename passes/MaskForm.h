@@ -14,6 +14,9 @@
 #define POOT_PASSES_MASKFORM_H
 
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
 
 namespace poot {
 
@@ -24,6 +27,12 @@ void populateMaskFormPatterns(mlir::RewritePatternSet &patterns);
 /// over such values and splats): the mask forms keep such arithmetic
 /// before a broadcast, where it was built, so the layout hoists leave it.
 bool isMaskArithmetic(mlir::Value v);
+
+/// For a reshape from `in` to `out` that only inserts or drops unit dims,
+/// the non-unit dims of each, in order and pairwise of one size; nullopt
+/// when the reshape moves data otherwise.
+std::optional<std::pair<llvm::SmallVector<int64_t>, llvm::SmallVector<int64_t>>>
+unitDimMap(mlir::RankedTensorType in, mlir::RankedTensorType out);
 
 } // namespace poot
 
