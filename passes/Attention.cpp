@@ -54,6 +54,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <limits>
 
 namespace poot {
 #define GEN_PASS_DEF_ATTENTIONFUSION
@@ -1021,6 +1022,84 @@ Value matchLiveCond(Value cond, int64_t keyAxis) {
     return nullptr;
   Value row = valueAlong(len, 0);
   if (!row || typeOf(row).getRank() < 1)
+    return nullptr;
+  return row;
+}
+
+/// The live bound a condition on the [B, H, Lq, Lk] scores states when it
+/// hides exactly the keys t >= len[b] of batch row b: `t < len` or
+/// `len > t` where true means visible, `t >= len` or `len <= t` where true
+/// means hidden, through nots (which swap the two), broadcasts and
+/// reshapes that only insert or drop unit dims, with t the key index and
+/// len varying along the batch alone. Returns len as it is spelled (any
+/// shape holding B elements along one axis), or null.
+Value scoresLiveBound(Value cond, bool visibleWhenTrue, int64_t batch) {
+  if (typeOf(cond).getRank() != 4 || typeOf(cond).getDimSize(0) != batch)
+    return nullptr;
+  Value c = cond;
+  int64_t keyAxis = 3, batchAxis = 0;
+  for (;;) {
+    auto key = traceAxis(c, keyAxis);
+    if (!key)
+      return nullptr;
+    if (batch > 1) {
+      auto row = traceAxis(c, batchAxis);
+      if (!row || row->first != key->first)
+        return nullptr;
+      batchAxis = row->second;
+    }
+    c = key->first;
+    keyAxis = key->second;
+    auto n = c.getDefiningOp<NotOp>();
+    if (!n)
+      break;
+    c = n.getX();
+    visibleWhenTrue = !visibleWhenTrue;
+  }
+  auto cmp = c.getDefiningOp<CompareOp>();
+  if (!cmp)
+    return nullptr;
+  Value t, len;
+  switch (cmp.getPredicate()) {
+  case ComparePredicate::lt:
+  case ComparePredicate::ge:
+    t = cmp.getLhs();
+    len = cmp.getRhs();
+    break;
+  case ComparePredicate::gt:
+  case ComparePredicate::le:
+    t = cmp.getRhs();
+    len = cmp.getLhs();
+    break;
+  default:
+    return nullptr;
+  }
+  bool visibleBelow = cmp.getPredicate() == ComparePredicate::lt ||
+                      cmp.getPredicate() == ComparePredicate::gt;
+  if (visibleBelow != visibleWhenTrue)
+    return nullptr;
+  // Both sides broadcast to the compare's shape, aligned at the right.
+  int64_t rank = typeOf(cmp.getResult()).getRank();
+  auto tt = typeOf(t), lt = typeOf(len);
+  int64_t tAxis = keyAxis - (rank - tt.getRank());
+  if (tAxis < 0 || tt.getDimSize(tAxis) == 1 || !isIndexAlong(t, tAxis))
+    return nullptr;
+  if (!isa<IntegerType>(lt.getElementType()))
+    return nullptr;
+  if (batch == 1) {
+    // One length: any broadcast or reshape of a single element.
+    while (Operation *def = len.getDefiningOp()) {
+      if (!isa<BroadcastOp, ReshapeOp>(def))
+        break;
+      len = def->getOperand(0);
+    }
+    return typeOf(len).getNumElements() == 1 ? len : nullptr;
+  }
+  int64_t lAxis = batchAxis - (rank - lt.getRank());
+  if (lAxis < 0 || lt.getDimSize(lAxis) != batch)
+    return nullptr;
+  Value row = valueAlong(len, lAxis);
+  if (!row || typeOf(row).getNumElements() != batch)
     return nullptr;
   return row;
 }
@@ -2698,12 +2777,115 @@ std::string finiteFillRisk(const MaskMeaning &m, const Scores &sc,
       "finite mask fill {0} with rows that may have no visible key", f);
   // Tensor masks beside the band: each row must keep key 0 or its own
   // diagonal key through all of them (a segment or document compare).
+  // A window keeps keys above a row's position only, which may all lie
+  // past a live length.
+  if (liveLength && m.lower)
+    return noKey + " (a window under a live length)";
   if (!m.rest.empty() || !m.restConds.empty()
           ? !tensorMasksKeepAKey(m, sc, fn, lq, lk, liveLength)
           : !rowsKeepAKey(m.upper, m.lower, m.posUsed ? m.pos : Value(), lq,
                           lk, fn))
     return noKey;
   return "";
+}
+
+/// The live form read from the scores alone: a mask that hides exactly the
+/// keys t >= len[b] (scoresLiveBound), with 1 <= len <= Lk proven, as a -inf
+/// select or added term, or with a finite fill where that fill stands for
+/// -inf exactly (finiteFillRisk under the live length, with the other
+/// masks). The mask is taken out of `sc` and `selectConds` and len
+/// returned; nothing changes where there is none.
+///
+/// Keys past len are then never read, where the graph reads them and gives
+/// them weight 0: the two agree wherever the graph's output is a number (a
+/// key or value row past len holding inf or NaN makes the graph's 0 * x
+/// NaN, and the fused op skips that row).
+Value liveFromScores(Scores &sc,
+                     SmallVectorImpl<std::pair<Value, bool>> &selectConds,
+                     int64_t b, int64_t hq, int64_t lq, int64_t lk,
+                     func::FuncOp fn) {
+  std::string why;
+  auto exact = [&](double fill, ArrayRef<Value> masks,
+                   ArrayRef<std::pair<Value, bool>> conds) {
+    if (std::isinf(fill))
+      return true;
+    MaskMeaning probe = explainMasks(masks, conds, hq, lq, lk,
+                                     /*finiteHides=*/true, sc.finiteFills,
+                                     sc.biasFactor);
+    probe.finiteFill =
+        probe.finiteFill ? std::max(*probe.finiteFill, fill) : fill;
+    return finiteFillRisk(probe, sc, lq, lk, /*liveLength=*/true, fn).empty();
+  };
+  // A select of the scores by the bound.
+  for (auto [cond, inverted] : selectConds) {
+    Value len = scoresLiveBound(cond, !inverted, b);
+    if (!len || !proveLiveBound(len, lk, fn, why))
+      continue;
+    auto it = sc.finiteFills.find(cond);
+    double fill = it == sc.finiteFills.end()
+                      ? -std::numeric_limits<double>::infinity()
+                      : it->second;
+    std::pair<Value, bool> taken{cond, inverted};
+    SmallVector<std::pair<Value, bool>> rest;
+    for (const auto &c : selectConds)
+      if (c != taken)
+        rest.push_back(c);
+    if (!exact(fill, sc.masks, rest))
+      continue;
+    // Every select by it goes; the selects after one count one fewer
+    // before them.
+    for (int64_t j = static_cast<int64_t>(sc.selectConds.size()) - 1; j >= 0;
+         --j) {
+      if (sc.selectConds[j] != taken)
+        continue;
+      sc.selectConds.erase(sc.selectConds.begin() + j);
+      for (auto &entry : sc.peeledBefore)
+        if (entry.second.second > static_cast<size_t>(j))
+          --entry.second.second;
+    }
+    sc.peeledBefore.erase(cond);
+    sc.finiteFills.erase(cond);
+    if (sc.innermostSelect == cond)
+      sc.innermostSelect = Value();
+    selectConds.assign(rest.begin(), rest.end());
+    return len;
+  }
+  // An added term of 0 and a fill, by the bound.
+  for (size_t i = 0; i < sc.masks.size(); ++i) {
+    SmallVector<Value> terms;
+    maskTerms(sc.masks[i], terms);
+    for (Value term : terms) {
+      auto fm = fillMask(term);
+      if (!fm || sc.biasFactor.count(term) || sc.biasFactor.count(sc.masks[i]))
+        continue;
+      auto [cond, visibleWhenTrue, fill] = *fm;
+      Value len = scoresLiveBound(cond, visibleWhenTrue, b);
+      if (!len || !proveLiveBound(len, lk, fn, why))
+        continue;
+      SmallVector<Value> others;
+      for (size_t j = 0; j < sc.masks.size(); ++j)
+        if (j != i)
+          others.push_back(sc.masks[j]);
+        else
+          for (Value t : terms)
+            if (t != term)
+              others.push_back(t);
+      if (!exact(fill, others, selectConds))
+        continue;
+      // The mask is replaced by its other terms, in place.
+      SmallVector<Value> kept;
+      for (Value t : terms)
+        if (t != term)
+          kept.push_back(t);
+      sc.masks.erase(sc.masks.begin() + i);
+      sc.masks.insert(sc.masks.begin() + i, kept.begin(), kept.end());
+      for (auto &entry : sc.peeledBefore)
+        if (entry.second.first > i)
+          entry.second.first = entry.second.first + kept.size() - 1;
+      return len;
+    }
+  }
+  return nullptr;
 }
 
 /// p = select(p != p, 0, p) (or select(p == p, p, 0)): a guard that turns
@@ -3148,6 +3330,10 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   } else if (kLive || vLive) {
     return decline(rewriter, root,
                    "key and value rows are bounded by different lengths");
+  } else if (!unbatched && !grouped && !broadcastBatch &&
+             !peeled->clampFill && rowGuards.empty() &&
+             finiteSameMask.empty()) {
+    len = liveFromScores(*peeled, selectConds, b, hq, lq, lk, fn);
   }
 
   // Key forms: paged through a proven read map, or the split MLA key.
@@ -3177,6 +3363,9 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
   auto [kg, kPaged] = pagedOf(k, kLayoutSrc, kLayoutPerm);
   auto [vg, vPaged] = pagedOf(v);
   std::string note;
+  if (len && !kLive)
+    note += "; the live length read from the scores' mask alone (keys past "
+            "it are not read)";
   if (!grouped && kPaged && vPaged && kg.getIdx() == vg.getIdx()) {
     int64_t slots = typeOf(kg.getX()).getDimSize(0);
     RangeOracle oracle(fn);
@@ -3709,6 +3898,12 @@ AttentionFusion::matchAndRewrite(MatmulOp root,
       pos = rewriter.create<ReshapeOp>(
           loc, RankedTensorType::get(shape, pt.getElementType()), pos);
   }
+
+  // A length read from the scores' mask may be spelled [B, 1] (or one
+  // element of any shape at B = 1): the fused op takes it as [B].
+  if (len && typeOf(len).getRank() != 1)
+    len = rewriter.create<ReshapeOp>(
+        loc, RankedTensorType::get({b}, typeOf(len).getElementType()), len);
 
   // Keys and values of batch 1: where nothing else of the chain depends on
   // the batch row (a scalar position, no mask tensor of its own per row or

@@ -21,18 +21,14 @@
 // lengths[b]. Strongest form: one fused op with len(lengths), scale 1/4,
 // n_rep 1 and no tensor mask. B = 2, L = 8, nH = 2, Hd = 16.
 
-// Not the strongest form yet; the strongest, from the source, was:
-//   poot.attention q, k, v len(lengths) {n_rep = 1 : i64, scale = 2.500000e-01 : f64}
-// Today (sound, checked against the oracle):
-// the fused op (the explicit max shift drops) with the -10000 padding bias
-// kept as a tensor mask. A live length is read only where the key and value
-// rows past it are zeroed too; here only the scores carry the lengths, and
-// t >= lengths[b] alone reads as a bound on t - lengths that no band implies.
+// Fused in the strongest form: the -10000 fill stands for -inf (every row
+// keeps key 0, the fill is far below the scores' spread), so the padding
+// bias is the live length itself and the keys past it are not read.
 // CHECK-LABEL: func.func @torchaudio_wav2vec2_pretransposed_k_lengths_minus_10000_double_max_subtract_f32
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask(%{{.+}} : tensor<2x1x8x8xf32>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32> -> tensor<2x2x8x16xf32>
+// CHECK: poot.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} len(%arg3 : tensor<2xi64>) {n_rep = 1 : i64, scale = 2.500000e-01 : f64} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32> -> tensor<2x2x8x16xf32>
 // CHECK-NOT: poot.{{exp|reduce_max|reduce_sum}}
-// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, tensor mask; a bound t - pos <= -1 on every row is not implied by the band{{$}}
+// EXPLAIN: remark: attention fused: dense attention, n_rep 1, scale 0.25, live length; the live length read from the scores' mask alone (keys past it are not read){{$}}
 func.func @torchaudio_wav2vec2_pretransposed_k_lengths_minus_10000_double_max_subtract_f32(
     %q_lin: tensor<2x8x32xf32>, %k_lin: tensor<2x8x32xf32>, %v_lin: tensor<2x8x32xf32>,
     %lengths: tensor<2xi64> {poot.range = array<i64: 1, 9>}) -> tensor<2x8x32xf32> {
